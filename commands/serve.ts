@@ -1,0 +1,33 @@
+import { Command, Flags } from "@oclif/core";
+import { resolveHome } from "../src/config/paths.js";
+import { startServer } from "../src/server/start-server.js";
+
+export default class Serve extends Command {
+  static override summary = "Start the gateway server.";
+  static override description = "Prints `listening on http://HOST:PORT` as its first line. SIGTERM or SIGINT drains in-flight requests and streams, then exits 0.";
+  static override flags = {
+    home: Flags.string({ description: "gw home directory (default: $GW_HOME or ~/.gw)" }),
+    host: Flags.string({ description: "address to listen on (default: config server.host)" }),
+    port: Flags.integer({ description: "port to listen on; 0 picks a free port (default: config server.port)", min: 0, max: 65535 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve);
+    let server;
+    try {
+      server = await startServer({ home: resolveHome(flags.home), host: flags.host, port: flags.port });
+    } catch (error) {
+      this.error((error as Error).message, { exit: 1 });
+    }
+    process.stdout.write(`listening on ${server.url}\n`);
+    const stop = () => {
+      server.shutdown().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+    await new Promise(() => undefined);
+  }
+}

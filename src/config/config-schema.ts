@@ -1,0 +1,199 @@
+// The config file's schema: validated at load and on every reload. Defaults here are the
+// embedded defaults; config/default.json is what `gw init` writes and config/schema.json is
+// generated from this file (scripts/write-config-schema.mjs).
+import { z } from "zod";
+
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+
+export const serverSchema = z
+  .object({
+    host: z.string().min(1).default("127.0.0.1"),
+    port: z.number().int().min(0).max(65535).default(8787),
+    publicUrl: z.string().url().nullable().default(null),
+    /** Largest accepted JSON body in bytes (DESIGN §6: 25 MB). */
+    maxJsonBodyBytes: positiveInt.default(25 * 1024 * 1024),
+    /** How long SIGTERM waits for in-flight requests and streams before closing them. */
+    drainTimeoutMs: nonNegativeInt.default(30_000),
+  })
+  .strict();
+
+export const upstreamSchema = z
+  .object({
+    connectTimeoutMs: positiveInt.default(10_000),
+    firstByteTimeoutMs: positiveInt.default(120_000),
+    idleTimeoutMs: positiveInt.default(120_000),
+    /** Retries on the same upstream before falling back to the next route. */
+    retries: nonNegativeInt.max(10).default(2),
+    retryBaseDelayMs: nonNegativeInt.default(250),
+    /** A Retry-After longer than this is not waited for: the next route is tried instead. */
+    maxRetryAfterMs: nonNegativeInt.default(10_000),
+    connectionsPerOrigin: positiveInt.default(256),
+  })
+  .strict();
+
+export const providerSchema = z
+  .object({
+    type: z.string().min(1),
+    baseUrl: z.string().url().optional(),
+    apiKey: z.string().optional(),
+    /** Extra headers sent on every upstream call (e.g. OpenRouter attribution). */
+    headers: z.record(z.string(), z.string()).optional(),
+    upstream: upstreamSchema.partial().optional(),
+  })
+  .strict();
+
+const routeUpstreamSchema = z
+  .object({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    weight: z.number().positive().default(1),
+  })
+  .strict();
+
+export const routeSchema = z
+  .object({
+    prefix: z.string().min(1),
+    provider: z.string().min(1).optional(),
+    /** When set, the upstream receives this model instead of the request's model minus the prefix. */
+    model: z.string().min(1).optional(),
+    priority: z.number().int().default(0),
+    freeTier: z.boolean().default(false),
+    upstreams: z.array(routeUpstreamSchema).min(1).optional(),
+  })
+  .strict()
+  .refine((route) => Boolean(route.provider) !== Boolean(route.upstreams), {
+    message: "a route names either `provider` or `upstreams`, not both and not neither",
+  });
+
+export const pricingSchema = z
+  .object({
+    /** USD per million input tokens. */
+    input_per_mtok: z.number().nonnegative(),
+    /** USD per million output tokens. */
+    output_per_mtok: z.number().nonnegative(),
+  })
+  .strict();
+
+const modality = z.enum(["text", "image", "file", "audio", "video"]);
+
+export const modelSchema = z
+  .object({
+    id: z.string().min(1),
+    name: z.string().min(1),
+    context_length: positiveInt,
+    input_modalities: z.array(modality).min(1).default(["text"]),
+    output_modalities: z.array(modality).min(1).default(["text"]),
+    created: nonNegativeInt.optional(),
+    pricing: pricingSchema.optional(),
+  })
+  .strict();
+
+const toolSchema = z
+  .object({ default: z.string().nullable().default(null), allow: z.array(z.string()).default([]) })
+  .strict();
+
+const resolution = z.enum(["512", "1K", "2K", "4K"]);
+
+const planSchema = z
+  .object({
+    monthlyCredits: nonNegativeInt.optional(),
+    /** Free-tier plans reach only routes flagged `freeTier`. */
+    freeTierOnly: z.boolean().optional(),
+    requestsPerMinute: positiveInt.optional(),
+    imageMaxN: positiveInt.optional(),
+    imageMaxResolution: resolution.optional(),
+    storageBytes: nonNegativeInt.optional(),
+    storageOperationsPerPeriod: nonNegativeInt.optional(),
+    /** Max: among eligible upstreams, prefer the one with the lowest recent latency. */
+    lowLatencyRouting: z.boolean().optional(),
+  })
+  .strict();
+
+export type PlanLimits = Required<z.infer<typeof planSchema>>;
+
+const MB = 1024 * 1024;
+const GB = 1024 * MB;
+export const DEFAULT_PLANS: Record<"free" | "pro" | "max", PlanLimits> = {
+  free: {
+    monthlyCredits: 1_000_000,
+    freeTierOnly: true,
+    requestsPerMinute: 20,
+    imageMaxN: 1,
+    imageMaxResolution: "1K",
+    storageBytes: 100 * MB,
+    storageOperationsPerPeriod: 100,
+    lowLatencyRouting: false,
+  },
+  pro: {
+    monthlyCredits: 20_000_000,
+    freeTierOnly: false,
+    requestsPerMinute: 600,
+    imageMaxN: 4,
+    imageMaxResolution: "2K",
+    storageBytes: 5 * GB,
+    storageOperationsPerPeriod: 500,
+    lowLatencyRouting: false,
+  },
+  max: {
+    monthlyCredits: 200_000_000,
+    freeTierOnly: false,
+    requestsPerMinute: 6000,
+    imageMaxN: 10,
+    imageMaxResolution: "4K",
+    storageBytes: 10 * GB,
+    storageOperationsPerPeriod: 5000,
+    lowLatencyRouting: true,
+  },
+};
+
+export const billingSchema = z
+  .object({
+    /** Credits are integer micro-dollars: a price of $X per million tokens is X credits per token. */
+    creditsPerUsd: positiveInt.default(1_000_000),
+    /** Price used for a chat model that has no `pricing` entry. */
+    defaultChatPricing: pricingSchema.default({ input_per_mtok: 1, output_per_mtok: 3 }),
+    /** Output tokens reserved for a request without max_tokens, until it settles to real usage. */
+    defaultReservedOutputTokens: positiveInt.default(1024),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    server: serverSchema.default(serverSchema.parse({})),
+    storage: z.object({ driver: z.string().default("fs") }).loose().default({ driver: "fs" }),
+    upstream: upstreamSchema.default(upstreamSchema.parse({})),
+    providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, "provider names are letters, digits, - and _"), providerSchema).default({}),
+    routes: z.array(routeSchema).default([]),
+    models: z.array(modelSchema).default([]),
+    tools: z.record(z.string(), toolSchema).default({}),
+    billing: billingSchema.default(billingSchema.parse({})),
+    plans: z.record(z.string(), planSchema).default({}),
+    /** Other plan names accepted as aliases (the spec's storage table says Assistant and Engineer). */
+    planAliases: z.record(z.string(), z.string()).default({ assistant: "pro", engineer: "max" }),
+  })
+  .strict()
+  .superRefine((config, context) => {
+    config.routes.forEach((route, index) => {
+      const names = route.upstreams ? route.upstreams.map((upstream) => upstream.provider) : [route.provider];
+      names.forEach((name) => {
+        if (name && !config.providers[name]) {
+          context.addIssue({ code: "custom", path: ["routes", index, route.upstreams ? "upstreams" : "provider"], message: `unknown provider "${name}"` });
+        }
+      });
+    });
+    for (const [alias, target] of Object.entries(config.planAliases)) {
+      if (!(target in DEFAULT_PLANS) && !(target in config.plans)) {
+        context.addIssue({ code: "custom", path: ["planAliases", alias], message: `unknown plan "${target}"` });
+      }
+    }
+  });
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type ParsedConfig = z.output<typeof configSchema>;
+export type ProviderConfig = z.output<typeof providerSchema>;
+export type RouteConfig = z.output<typeof routeSchema>;
+export type ModelConfig = z.output<typeof modelSchema>;
+export type UpstreamSettings = z.output<typeof upstreamSchema>;
+export type Pricing = z.output<typeof pricingSchema>;

@@ -1,0 +1,34 @@
+// `gw init`: a home with config.json and an empty metadata store. Idempotent: existing files are kept.
+import { existsSync, mkdirSync } from "node:fs";
+import { MetadataStore } from "../store/metadata-store.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
+import { defaultConfigText } from "./config-file.js";
+import { loadConfigFile } from "./load-config.js";
+import { homePaths, type HomePaths } from "./paths.js";
+
+export interface InitResult {
+  paths: HomePaths;
+  createdConfig: boolean;
+  createdMetadata: boolean;
+}
+
+export async function initHome(home: string): Promise<InitResult> {
+  const paths = homePaths(home);
+  mkdirSync(paths.usageDir, { recursive: true });
+  const createdConfig = !existsSync(paths.config);
+  if (createdConfig) writeFileAtomic(paths.config, defaultConfigText().replace('"./schema.json"', JSON.stringify(schemaUrl())));
+  loadConfigFile(paths.config);
+  const createdMetadata = !existsSync(paths.metadata);
+  const store = await MetadataStore.open(paths.metadata, { create: true });
+  store.close();
+  return { paths, createdConfig, createdMetadata };
+}
+
+/** Whether the home was ever initialised (a config file exists). */
+export function isInitialised(home: string): boolean {
+  return existsSync(homePaths(home).config);
+}
+
+function schemaUrl(): string {
+  return new URL("../../../config/schema.json", import.meta.url).href;
+}

@@ -1,0 +1,22 @@
+// `${NAME}` in any string of the config is replaced by the environment variable NAME.
+// An unset variable becomes "" so the embedded defaults load on a machine without vendor keys;
+// the provider then fails at call time with its own authentication error.
+const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export function interpolateEnv<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
+  if (typeof value === "string") {
+    return value.replace(reference, (_match, name: string) => env[name] ?? "") as T;
+  }
+  if (Array.isArray(value)) return value.map((item) => interpolateEnv(item, env)) as T;
+  if (value && typeof value === "object") {
+    const result: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) result[key] = interpolateEnv(item, env);
+    return result as T;
+  }
+  return value;
+}
+
+export function referencesEnv(value: string): boolean {
+  reference.lastIndex = 0;
+  return reference.test(value);
+}

@@ -1,0 +1,34 @@
+// Read, interpolate and validate a config file. Throws ConfigError naming the bad field.
+import { readFileSync } from "node:fs";
+import { ConfigError } from "./config-error.js";
+import { configSchema } from "./config-schema.js";
+import { interpolateEnv } from "./interpolate-env.js";
+import { resolveConfig, type Config } from "./resolved-config.js";
+
+export function parseConfigText(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`not valid JSON (${(error as Error).message})`, file);
+  }
+  const result = configSchema.safeParse(interpolateEnv(raw, env));
+  if (!result.success) throw ConfigError.fromZod(result.error, file);
+  return resolveConfig(result.data);
+}
+
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Config {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(code === "ENOENT" ? "config file not found (run `gw init`)" : `cannot read (${code})`, file);
+  }
+  return parseConfigText(text, file, env);
+}
+
+/** The raw JSON of the file, without interpolation: what provisioning commands edit. */
+export function readRawConfig(file: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+}

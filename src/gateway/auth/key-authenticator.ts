@@ -1,0 +1,58 @@
+// Resolves a presented API key to its agent and plan. Keys are looked up by SHA-256 hash in an
+// index rebuilt whenever the metadata store changes; the hashes are compared in constant time.
+// Missing, malformed, unknown and revoked keys all get the same InvalidApiKeyError.
+import { hashApiKey, hashesEqual, KEY_PATTERN } from "../../store/api-keys.js";
+import type { MetadataStore } from "../../store/metadata-store.js";
+import type { AgentRecord, KeyRecord } from "../../store/records.js";
+import { InvalidApiKeyError } from "../errors.js";
+
+export interface Caller {
+  agent: AgentRecord;
+  key: KeyRecord;
+}
+
+export class KeyAuthenticator {
+  private index = new Map<string, Caller>();
+  private lastRefresh = 0;
+
+  constructor(private readonly store: MetadataStore) {
+    this.rebuild();
+    store.onChange(() => this.rebuild());
+  }
+
+  /** `presented` is the raw key (from `Authorization: Bearer` or `x-api-key`). */
+  async authenticate(presented: string | undefined | null): Promise<Caller> {
+    if (!presented || !KEY_PATTERN.test(presented)) throw new InvalidApiKeyError();
+    await this.refreshNowAndThen();
+    const hash = hashApiKey(presented);
+    let caller = this.index.get(hash);
+    // A key created by another process a moment ago: re-read the store once if it changed.
+    if (!caller && (await this.store.reloadIfChanged())) caller = this.index.get(hash);
+    if (!caller || caller.key.revokedAt !== null || !hashesEqual(hash, caller.key.hash)) throw new InvalidApiKeyError();
+    return caller;
+  }
+
+  /** The file watcher usually reports CLI changes first; this bounds the delay if it does not. */
+  private async refreshNowAndThen(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastRefresh < 250) return;
+    this.lastRefresh = now;
+    await this.store.reloadIfChanged();
+  }
+
+  private rebuild(): void {
+    const agents = new Map(this.store.data.agents.map((agent) => [agent.id, agent]));
+    const index = new Map<string, Caller>();
+    for (const key of this.store.data.keys) {
+      const agent = agents.get(key.agentId);
+      if (agent && key.revokedAt === null) index.set(key.hash, { agent, key });
+    }
+    this.index = index;
+  }
+}
+
+export function bearerToken(header: string | null): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}

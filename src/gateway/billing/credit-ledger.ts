@@ -1,0 +1,55 @@
+// Credit balances per agent and period. Used credits come from the usage log's in-memory
+// totals; in-flight requests hold reservations so a burst of parallel requests cannot spend
+// more than the balance. A reservation settles to the real usage when the call ends.
+import { ulid } from "ulid";
+import { periodOf, type UsageLog, type UsageRow } from "../../store/usage-log.js";
+import { InsufficientCreditsError } from "../errors.js";
+
+export interface Reservation {
+  agentId: string;
+  amount: number;
+  settled: boolean;
+}
+
+export type UsageEntry = Omit<UsageRow, "id" | "time">;
+
+export class CreditLedger {
+  private readonly reserved = new Map<string, number>();
+
+  constructor(
+    private readonly log: UsageLog,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  used(agentId: string): number {
+    return this.log.creditsUsed(agentId, periodOf(this.now()));
+  }
+
+  remaining(agentId: string, allowance: number): number {
+    return allowance - this.used(agentId) - (this.reserved.get(agentId) ?? 0);
+  }
+
+  /** Hold `amount` credits or refuse with 402 before any upstream call. */
+  reserve(agentId: string, allowance: number, amount: number): Reservation {
+    const remaining = this.remaining(agentId, allowance);
+    if (remaining <= 0 || remaining < amount) throw new InsufficientCreditsError(Math.max(0, remaining), amount);
+    this.reserved.set(agentId, (this.reserved.get(agentId) ?? 0) + amount);
+    return { agentId, amount, settled: false };
+  }
+
+  /** Write the usage row (debiting its credits) and release the reservation. */
+  settle(reservation: Reservation, entry: UsageEntry): UsageRow {
+    this.release(reservation);
+    const row: UsageRow = { id: ulid(), time: this.now().toISOString(), ...entry };
+    this.log.append(row);
+    return row;
+  }
+
+  release(reservation: Reservation): void {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    const left = (this.reserved.get(reservation.agentId) ?? 0) - reservation.amount;
+    if (left > 0) this.reserved.set(reservation.agentId, left);
+    else this.reserved.delete(reservation.agentId);
+  }
+}

@@ -1,0 +1,154 @@
+// One error class per API error code. Each knows its status, type and code; the server's
+// single error handler renders them into the envelope of DESIGN §6.
+
+export interface ErrorBody {
+  error: { message: string; type: string; code: string; param?: string; provider?: string };
+}
+
+export abstract class GatewayError extends Error {
+  abstract readonly status: number;
+  abstract readonly type: string;
+  abstract readonly code: string;
+  readonly param: string | undefined;
+  readonly provider: string | undefined;
+  /** Extra response headers (Retry-After ...). */
+  headers: Record<string, string> = {};
+
+  constructor(message: string, options: { param?: string; provider?: string } = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.param = options.param;
+    this.provider = options.provider;
+  }
+
+  toBody(): ErrorBody {
+    const error: ErrorBody["error"] = { message: this.message, type: this.type, code: this.code };
+    if (this.param !== undefined) error.param = this.param;
+    if (this.provider !== undefined) error.provider = this.provider;
+    return { error };
+  }
+}
+
+export class InvalidApiKeyError extends GatewayError {
+  readonly status = 401;
+  readonly type = "authentication_error";
+  readonly code = "invalid_api_key";
+  constructor() {
+    super("Invalid API key. Send a valid gw key as `Authorization: Bearer <key>`.");
+  }
+}
+
+export class InvalidRequestError extends GatewayError {
+  readonly status = 400;
+  readonly type = "invalid_request_error";
+  readonly code: string;
+  constructor(message: string, options: { param?: string; provider?: string; code?: string } = {}) {
+    super(message, options);
+    this.code = options.code ?? "invalid_parameter";
+  }
+}
+
+export class InvalidJsonError extends GatewayError {
+  readonly status = 400;
+  readonly type = "invalid_request_error";
+  readonly code = "invalid_json";
+}
+
+export class UnsupportedMediaTypeError extends GatewayError {
+  readonly status = 415;
+  readonly type = "invalid_request_error";
+  readonly code = "unsupported_media_type";
+}
+
+export class PayloadTooLargeError extends GatewayError {
+  readonly status = 413;
+  readonly type = "invalid_request_error";
+  readonly code = "payload_too_large";
+}
+
+export class ModelNotFoundError extends GatewayError {
+  readonly status = 404;
+  readonly type = "invalid_request_error";
+  readonly code = "model_not_found";
+  constructor(model: string) {
+    super(
+      model === "auto"
+        ? "The model `auto` is not available: no auto route is configured."
+        : `The model \`${model}\` does not exist or no route serves it. GET /v1/models lists the available models.`,
+      { param: "model" },
+    );
+  }
+}
+
+export class ModelRequiresUpgradeError extends GatewayError {
+  readonly status = 403;
+  readonly type = "permission_error";
+  readonly code = "model_requires_upgrade";
+  constructor(model: string, plan: string) {
+    super(`The model \`${model}\` is not available on the ${plan} plan; upgrade to use it.`, { param: "model" });
+  }
+}
+
+export class InsufficientCreditsError extends GatewayError {
+  readonly status = 402;
+  readonly type = "insufficient_credits";
+  readonly code = "insufficient_credits";
+  constructor(remaining: number, needed: number) {
+    super(`Not enough credits for this request: ${remaining} left this period, about ${needed} needed.`);
+  }
+}
+
+export class RateLimitExceededError extends GatewayError {
+  readonly status = 429;
+  readonly type = "rate_limit_error";
+  readonly code = "rate_limit_exceeded";
+  constructor(limitPerMinute: number, retryAfterSeconds: number) {
+    super(`Rate limit of ${limitPerMinute} requests per minute exceeded for this key; retry in ${retryAfterSeconds} s.`);
+    this.headers = { "retry-after": String(retryAfterSeconds) };
+  }
+}
+
+export class RouteNotFoundError extends GatewayError {
+  readonly status = 404;
+  readonly type = "invalid_request_error";
+  readonly code = "not_found";
+}
+
+export class MethodNotAllowedError extends GatewayError {
+  readonly status = 405;
+  readonly type = "invalid_request_error";
+  readonly code = "method_not_allowed";
+}
+
+/** Every upstream failed in a way that is not about a client-supplied value. */
+export class UpstreamUnavailableError extends GatewayError {
+  readonly status: number;
+  readonly type = "upstream_error";
+  readonly code: string;
+  constructor(message: string, options: { status?: number; code?: string; provider?: string; failures?: string[] } = {}) {
+    super(options.failures && options.failures.length > 1 ? `${message} Attempts: ${options.failures.join("; ")}` : message, {
+      provider: options.provider,
+    });
+    this.status = options.status ?? 502;
+    this.code = options.code ?? "upstream_unavailable";
+  }
+}
+
+export class InternalError extends GatewayError {
+  readonly status = 500;
+  readonly type = "server_error";
+  readonly code = "internal_error";
+}
+
+/** An upstream error about a value the gateway accepted: returned verbatim with the upstream's status. */
+export class UpstreamPassthroughError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    readonly contentType: string,
+    readonly provider: string,
+  ) {
+    super(`upstream ${provider} answered ${status}`);
+    this.name = "UpstreamPassthroughError";
+  }
+}

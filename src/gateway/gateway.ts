@@ -1,0 +1,100 @@
+// The running gateway: current config (reloaded on change), providers, metadata, usage
+// ledger and the domain services. The server layer calls into this; it knows nothing of HTTP.
+import type { FSWatcher } from "node:fs";
+import type { PlanLimits } from "../config/config-schema.js";
+import { watchConfig } from "../config/config-watcher.js";
+import { loadConfigFile } from "../config/load-config.js";
+import type { HomePaths } from "../config/paths.js";
+import { canonicalPlanName, type Config } from "../config/resolved-config.js";
+import { UpstreamHttp } from "../net/upstream-http.js";
+import type { Provider } from "../providers/provider.js";
+import { MetadataStore } from "../store/metadata-store.js";
+import { UsageLog } from "../store/usage-log.js";
+import { KeyAuthenticator, type Caller } from "./auth/key-authenticator.js";
+import { CreditLedger } from "./billing/credit-ledger.js";
+import { RateLimiter } from "./billing/rate-limiter.js";
+import { ChatService } from "./chat/chat-service.js";
+import { RateLimitExceededError } from "./errors.js";
+import { createProviders } from "./provider-set.js";
+import { LatencyTracker } from "./routing/latency-tracker.js";
+import type { ConfigError } from "../config/config-error.js";
+
+export interface GatewayLogger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export class Gateway {
+  readonly chat: ChatService;
+  readonly ledger: CreditLedger;
+  private currentConfig: Config;
+  private currentProviders: Map<string, Provider>;
+  private readonly rateLimiter = new RateLimiter();
+  private readonly latency = new LatencyTracker();
+  private configWatcher: FSWatcher | null = null;
+
+  private constructor(
+    readonly paths: HomePaths,
+    config: Config,
+    readonly store: MetadataStore,
+    readonly usageLog: UsageLog,
+    readonly authenticator: KeyAuthenticator,
+    private readonly http: UpstreamHttp,
+    private readonly logger: GatewayLogger,
+  ) {
+    this.currentConfig = config;
+    this.currentProviders = createProviders(config, http);
+    this.ledger = new CreditLedger(usageLog);
+    this.chat = new ChatService({
+      config: () => this.currentConfig,
+      providers: () => this.currentProviders,
+      ledger: this.ledger,
+      latency: this.latency,
+    });
+  }
+
+  /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */
+  static async open(paths: HomePaths, logger: GatewayLogger): Promise<Gateway> {
+    const config = loadConfigFile(paths.config);
+    const store = await MetadataStore.open(paths.metadata);
+    const usageLog = UsageLog.open(paths.usageDir);
+    return new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store), new UpstreamHttp(), logger);
+  }
+
+  get config(): Config {
+    return this.currentConfig;
+  }
+
+  /** Follow config and metadata changes made by `gw` commands while the server runs. */
+  watch(): void {
+    this.store.watch();
+    this.configWatcher = watchConfig(this.paths.config, {
+      onReload: (config) => this.applyConfig(config),
+      onError: (error: ConfigError) => this.logger.warn(`config change refused, previous config stays in force: ${error.message}`),
+    });
+  }
+
+  applyConfig(config: Config): void {
+    this.currentConfig = config;
+    this.currentProviders = createProviders(config, this.http);
+    this.logger.info("config reloaded");
+  }
+
+  planOf(caller: Caller): { name: string; limits: PlanLimits } {
+    const name = canonicalPlanName(this.currentConfig, caller.agent.plan) ?? "free";
+    return { name, limits: this.currentConfig.resolvedPlans[name]! };
+  }
+
+  /** Count one request against the key's per-minute limit (429 with Retry-After when over). */
+  takeRateLimit(caller: Caller, plan: PlanLimits): void {
+    const wait = this.rateLimiter.take(caller.key.id, plan.requestsPerMinute);
+    if (wait > 0) throw new RateLimitExceededError(plan.requestsPerMinute, wait);
+  }
+
+  async close(): Promise<void> {
+    this.configWatcher?.close();
+    this.store.close();
+    this.usageLog.close();
+    await this.http.close();
+  }
+}

@@ -1,0 +1,113 @@
+// The one HTTP client for upstream vendors: undici, pooled keep-alive connections per origin,
+// with connect, first-byte (response headers) and idle-body timeouts. Failures come back as
+// UpstreamNetworkError / UpstreamHttpError so the gateway can decide on retry and fallback.
+import { Agent, errors, request, type Dispatcher } from "undici";
+import type { UpstreamSettings } from "../config/config-schema.js";
+import { UpstreamHttpError, UpstreamNetworkError, type NetworkFailure } from "../providers/provider-errors.js";
+
+export interface UpstreamRequest {
+  provider: string;
+  url: string;
+  method?: "GET" | "POST" | "PUT" | "DELETE";
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  signal: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData["body"];
+}
+
+export class UpstreamHttp {
+  private readonly agents = new Map<string, Agent>();
+
+  /** Send a request; resolves on a 2xx status, throws UpstreamHttpError otherwise. */
+  async send(upstream: UpstreamRequest, settings: UpstreamSettings): Promise<UpstreamResponse> {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(upstream.url, {
+        method: upstream.method ?? "POST",
+        headers: upstream.headers,
+        body: upstream.body,
+        signal: upstream.signal,
+        dispatcher: this.agentFor(settings),
+        headersTimeout: settings.firstByteTimeoutMs,
+        bodyTimeout: settings.idleTimeoutMs,
+      });
+    } catch (error) {
+      throw toNetworkError(upstream.provider, error, upstream.signal);
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    }
+    let text = "";
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw toNetworkError(upstream.provider, error, upstream.signal);
+    }
+    throw new UpstreamHttpError(
+      upstream.provider,
+      response.statusCode,
+      text,
+      headerValue(response.headers["content-type"]) ?? "application/json",
+      retryAfterMs(response.headers),
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((agent) => agent.close()));
+    this.agents.clear();
+  }
+
+  private agentFor(settings: UpstreamSettings): Agent {
+    const key = `${settings.connectTimeoutMs}:${settings.connectionsPerOrigin}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = new Agent({
+        connect: { timeout: settings.connectTimeoutMs },
+        connections: settings.connectionsPerOrigin,
+        keepAliveTimeout: 30_000,
+      });
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+}
+
+/** Map undici's errors to what the gateway's retry rules care about. */
+export function toNetworkError(provider: string, error: unknown, signal?: AbortSignal): Error {
+  if (signal?.aborted) return error instanceof Error ? error : new Error(String(error));
+  if (error instanceof UpstreamNetworkError || error instanceof UpstreamHttpError) return error;
+  const failure = classify(error);
+  const detail = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
+  return new UpstreamNetworkError(provider, failure, detail);
+}
+
+function classify(error: unknown): NetworkFailure {
+  if (error instanceof errors.ConnectTimeoutError) return "connect";
+  if (error instanceof errors.HeadersTimeoutError) return "first_byte_timeout";
+  if (error instanceof errors.BodyTimeoutError) return "idle_timeout";
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "";
+  if (["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"].includes(code)) {
+    return "connect";
+  }
+  return "connection_lost";
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function retryAfterMs(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const milliseconds = Number(headerValue(headers["retry-after-ms"]));
+  if (Number.isFinite(milliseconds) && milliseconds >= 0 && headers["retry-after-ms"] !== undefined) return milliseconds;
+  const value = headerValue(headers["retry-after"]);
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

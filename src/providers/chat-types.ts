@@ -1,0 +1,51 @@
+// The chat capability: every chat provider speaks OpenAI's chat-completions shapes at this
+// boundary (vendors with another wire format convert in their own folder).
+
+export type JsonObject = Record<string, unknown>;
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number } & JsonObject;
+  [extra: string]: unknown;
+}
+
+/** A chat.completion body (only the fields the gateway reads are typed). */
+export interface ChatCompletion extends JsonObject {
+  id: string;
+  model: string;
+  choices: JsonObject[];
+  usage?: ChatUsage;
+}
+
+/** One chat.completion.chunk. */
+export interface ChatChunk extends JsonObject {
+  id?: string;
+  model?: string;
+  choices?: Array<{ index?: number; delta?: JsonObject; finish_reason?: string | null } & JsonObject>;
+  usage?: ChatUsage | null;
+}
+
+/** The request as sent upstream: OpenAI chat-completions body with the upstream model id. */
+export type ChatRequest = JsonObject & { model: string; messages: JsonObject[]; stream?: boolean };
+
+export interface ChatCallOptions {
+  signal: AbortSignal;
+}
+
+export interface ChatResponse {
+  body: ChatCompletion;
+  upstreamRequestId?: string;
+}
+
+export interface ChatStreamResponse {
+  chunks: AsyncIterable<ChatChunk>;
+  upstreamRequestId?: string;
+}
+
+export interface ChatCapability {
+  complete(request: ChatRequest, options: ChatCallOptions): Promise<ChatResponse>;
+  /** Resolves once the upstream accepted the request (2xx); chunks then arrive as they are produced. */
+  stream(request: ChatRequest, options: ChatCallOptions): Promise<ChatStreamResponse>;
+}

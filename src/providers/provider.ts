@@ -1,0 +1,30 @@
+// What a provider type is: a factory that, given its config entry, offers capabilities.
+// Capabilities are small separate interfaces; a vendor implements only the ones it has.
+import type { ProviderConfig, UpstreamSettings } from "../config/config-schema.js";
+import type { UpstreamHttp } from "../net/upstream-http.js";
+import type { ChatCapability } from "./chat-types.js";
+
+export interface ProviderContext {
+  /** The provider's name in the config (`openai`, `groq` ...). */
+  name: string;
+  config: ProviderConfig;
+  upstream: UpstreamSettings;
+  http: UpstreamHttp;
+}
+
+export interface Provider {
+  name: string;
+  type: string;
+  chat?: ChatCapability;
+}
+
+export interface ProviderDefinition {
+  type: string;
+  /** Capability names, for `gw providers list` and catalogs. */
+  capabilities: readonly string[];
+  create(context: ProviderContext): Provider;
+}
+
+export function defineProvider(definition: ProviderDefinition): ProviderDefinition {
+  return definition;
+}

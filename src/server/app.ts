@@ -1,0 +1,30 @@
+// The h3 app: request id on every response, one error renderer, one module per endpoint group.
+import { H3 } from "h3";
+import { MethodNotAllowedError, RouteNotFoundError } from "../gateway/errors.js";
+import type { Gateway } from "../gateway/gateway.js";
+import { errorResponse } from "./render-error.js";
+import { requestIdOf } from "./request-context.js";
+import { registerChatCompletions } from "./routes/chat-completions.js";
+import { registerHealth } from "./routes/health.js";
+import { registerModels } from "./routes/models.js";
+import type { ServerLogger } from "./server-logger.js";
+
+export function createApp(gateway: Gateway, logger: ServerLogger): H3 {
+  const app = new H3({
+    onError: (error, event) => errorResponse(unwrap(error), requestIdOf(event), (cause) => logger.error(cause, requestIdOf(event))),
+  });
+  registerHealth(app);
+  registerChatCompletions(app, gateway, logger);
+  registerModels(app, gateway);
+  app.all("/**", (event) => {
+    const known = ["/v1/chat/completions", "/v1/models", "/health"].includes(event.url.pathname);
+    throw known ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`) : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);
+  });
+  return app;
+}
+
+/** h3 wraps thrown values in HTTPError; the original is its `cause`. */
+function unwrap(error: unknown): unknown {
+  const cause = (error as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== null ? cause : error;
+}

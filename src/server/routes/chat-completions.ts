@@ -1,0 +1,29 @@
+// POST /v1/chat/completions
+import type { H3 } from "h3";
+import { parseChatRequest } from "../../gateway/chat/chat-request.js";
+import type { Gateway } from "../../gateway/gateway.js";
+import { readJsonObject } from "../read-json-body.js";
+import { authenticateBearer, requestIdOf } from "../request-context.js";
+import { sseResponse } from "../sse-response.js";
+import type { ServerLogger } from "../server-logger.js";
+
+export function registerChatCompletions(app: H3, gateway: Gateway, logger: ServerLogger): void {
+  app.post("/v1/chat/completions", async (event) => {
+    const requestId = requestIdOf(event);
+    const caller = await authenticateBearer(event, gateway);
+    const plan = gateway.planOf(caller);
+    gateway.takeRateLimit(caller, plan.limits);
+    const request = parseChatRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+    const context = { caller, plan: plan.limits, requestId, signal: event.req.signal, endpoint: "chat.completions" };
+    if (request.stream) {
+      const streaming = await gateway.chat.stream(request, context);
+      const headers: Record<string, string> = { "x-request-id": requestId };
+      if (streaming.upstreamRequestId) headers["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
+      return sseResponse(streaming.chunks, headers, (error) => logger.error(error, requestId));
+    }
+    const completed = await gateway.chat.complete(request, context);
+    const headers: Record<string, string> = { "x-request-id": requestId };
+    if (completed.upstreamRequestId) headers["x-service-upstream-trace-id"] = completed.upstreamRequestId;
+    return Response.json(completed.body, { headers });
+  });
+}

@@ -1,0 +1,78 @@
+// Listen on the configured (or given) host and port; drain in-flight requests and streams on
+// shutdown before closing connections.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { toNodeHandler } from "h3/node";
+import { initHome, isInitialised } from "../config/init-home.js";
+import { homePaths } from "../config/paths.js";
+import { Gateway } from "../gateway/gateway.js";
+import { createApp } from "./app.js";
+import { stderrLogger, type ServerLogger } from "./server-logger.js";
+
+export interface RunningServer {
+  url: string;
+  gateway: Gateway;
+  /** Stop accepting, wait for in-flight requests (up to the drain timeout), then close. */
+  shutdown(): Promise<void>;
+}
+
+export interface StartOptions {
+  home: string;
+  host?: string;
+  port?: number;
+  logger?: ServerLogger;
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const logger = options.logger ?? stderrLogger();
+  // A home that was never set up starts on the embedded defaults; an initialised home with
+  // missing or corrupt data refuses to start (Gateway.open throws).
+  if (!isInitialised(options.home)) await initHome(options.home);
+  const gateway = await Gateway.open(homePaths(options.home), logger);
+  gateway.watch();
+  const app = createApp(gateway, logger);
+  const server = createServer(toNodeHandler(app));
+  server.keepAliveTimeout = 65_000;
+  let inFlight = 0;
+  let idle: (() => void) | null = null;
+  server.on("request", (_request, response) => {
+    inFlight += 1;
+    response.once("close", () => {
+      inFlight -= 1;
+      if (inFlight === 0) idle?.();
+    });
+  });
+  const host = options.host ?? gateway.config.server.host;
+  const port = options.port ?? gateway.config.server.port;
+  await listen(server, host, port);
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+
+  let closing: Promise<void> | null = null;
+  const shutdown = () => {
+    closing ??= (async () => {
+      server.close();
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          idle = resolve;
+          setTimeout(resolve, gateway.config.server.drainTimeoutMs).unref();
+        });
+      }
+      server.closeAllConnections();
+      await gateway.close();
+    })();
+    return closing;
+  };
+  return { url, gateway, shutdown };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,32 @@
+// API keys: `gw_` + 32 random bytes in base62, shown once. Only a SHA-256 hash and a short
+// visible prefix are stored.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+export const KEY_PATTERN = /^gw_[0-9A-Za-z]{43,}$/;
+const VISIBLE_CHARACTERS = 8;
+
+export function generateApiKey(): string {
+  let value = BigInt(`0x${randomBytes(32).toString("hex")}`);
+  let encoded = "";
+  while (value > 0n) {
+    encoded = alphabet[Number(value % 62n)] + encoded;
+    value /= 62n;
+  }
+  // 32 bytes need up to 43 base62 digits; pad so every key has the same length.
+  return `gw_${encoded.padStart(43, "0")}`;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export function visiblePrefix(key: string): string {
+  return key.slice(0, 3 + VISIBLE_CHARACTERS);
+}
+
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, "hex");
+  const right = Buffer.from(b, "hex");
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,0 +1,132 @@
+// Small mutable records (agents, keys) in one lowdb JSON file. Every mutation, from the server
+// or a CLI process, runs under a cross-process lock on a fresh read, and is written atomically.
+// Mutations issued together in one process are coalesced into one locked read-modify-write.
+import { statSync, watch, type FSWatcher } from "node:fs";
+import path from "node:path";
+import { Low } from "lowdb";
+import { JSONFile } from "lowdb/node";
+import { withFileLock } from "./file-lock.js";
+import { emptyMetadata, type MetadataData } from "./records.js";
+import { StoreError } from "./store-error.js";
+
+type Mutation = { apply: (data: MetadataData) => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+
+export class MetadataStore {
+  private readonly db: Low<MetadataData>;
+  private pending: Mutation[] = [];
+  private flushing: Promise<void> | null = null;
+  private lastSeen = "";
+  private watcher: FSWatcher | null = null;
+  private readonly listeners = new Set<() => void>();
+
+  private constructor(readonly file: string) {
+    this.db = new Low(new JSONFile<MetadataData>(file), emptyMetadata());
+  }
+
+  /** Open an existing store. A missing or corrupt file is an error unless `create` is set (gw init). */
+  static async open(file: string, options: { create?: boolean } = {}): Promise<MetadataStore> {
+    const store = new MetadataStore(file);
+    const exists = fileSignature(file) !== "";
+    if (!exists && !options.create) {
+      throw new StoreError(`metadata file ${file} is missing; refusing to start with empty balances and keys (restore it, or run \`gw init\` on a new home)`);
+    }
+    if (!exists) await store.mutate(() => undefined);
+    else await store.read();
+    return store;
+  }
+
+  get data(): MetadataData {
+    return this.db.data;
+  }
+
+  /** Apply a change under the cross-process lock and persist it; resolves with `apply`'s result. */
+  mutate<T>(apply: (data: MetadataData) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ apply, resolve: resolve as (value: unknown) => void, reject });
+      this.flushing ??= Promise.resolve().then(() => this.flush());
+    });
+  }
+
+  /** Re-read the file when another process changed it. Returns true when data changed. */
+  async reloadIfChanged(): Promise<boolean> {
+    if (fileSignature(this.file) === this.lastSeen) return false;
+    await this.read();
+    return true;
+  }
+
+  /** Follow changes made by other processes (the CLI) while the server runs. */
+  watch(): void {
+    if (this.watcher) return;
+    let timer: NodeJS.Timeout | null = null;
+    this.watcher = watch(path.dirname(this.file), { persistent: false }, () => {
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        this.reloadIfChanged().catch(() => undefined);
+      }, 20);
+    });
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
+  private async read(): Promise<void> {
+    const signature = fileSignature(this.file);
+    try {
+      await this.db.read();
+    } catch (error) {
+      throw new StoreError(`metadata file ${this.file} is corrupt (${(error as Error).message}); refusing to start — restore it from a backup`);
+    }
+    const data = this.db.data as Partial<MetadataData> | null;
+    if (!data || !Array.isArray(data.agents) || !Array.isArray(data.keys)) {
+      throw new StoreError(`metadata file ${this.file} is not a gw metadata file; refusing to start — restore it from a backup`);
+    }
+    this.lastSeen = signature;
+    for (const listener of this.listeners) listener();
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      await withFileLock(this.file, async () => {
+        if (fileSignature(this.file) !== "" && statSync(this.file).size > 0) await this.read();
+        else this.db.data = emptyMetadata();
+        const results = batch.map((mutation) => {
+          try {
+            return { ok: true as const, value: mutation.apply(this.db.data) };
+          } catch (error) {
+            return { ok: false as const, error };
+          }
+        });
+        await this.db.write();
+        this.lastSeen = fileSignature(this.file);
+        batch.forEach((mutation, index) => {
+          const result = results[index]!;
+          if (result.ok) mutation.resolve(result.value);
+          else mutation.reject(result.error);
+        });
+      });
+      for (const listener of this.listeners) listener();
+    } catch (error) {
+      for (const mutation of batch) mutation.reject(error);
+    } finally {
+      this.flushing = this.pending.length > 0 ? Promise.resolve().then(() => this.flush()) : null;
+    }
+  }
+}
+
+function fileSignature(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,77 @@
+// Agent and key changes, shared by the CLI (with or without a running server) and the server.
+// Each runs as one locked read-modify-write of the metadata file.
+import { ulid } from "ulid";
+import { generateApiKey, hashApiKey, visiblePrefix } from "./api-keys.js";
+import type { MetadataStore } from "./metadata-store.js";
+import type { AgentRecord, KeyRecord, MetadataData } from "./records.js";
+
+export class ProvisioningError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ProvisioningError";
+  }
+}
+
+export function findAgent(data: MetadataData, nameOrId: string): AgentRecord | undefined {
+  return data.agents.find((agent) => agent.name === nameOrId || agent.id === nameOrId);
+}
+
+export async function createAgent(store: MetadataStore, name: string, plan: string): Promise<AgentRecord> {
+  return store.mutate((data) => {
+    if (findAgent(data, name)) throw new ProvisioningError(`agent "${name}" already exists`);
+    const agent: AgentRecord = { id: `agt_${ulid()}`, name, plan, createdAt: new Date().toISOString() };
+    data.agents.push(agent);
+    return agent;
+  });
+}
+
+export interface CreatedKey {
+  key: string;
+  record: KeyRecord;
+  agent: AgentRecord;
+}
+
+/** Create a key for an agent, creating the agent (with `plan`) when it does not exist yet. */
+export async function createKey(store: MetadataStore, agentName: string, plan: string | undefined, defaultPlan: string): Promise<CreatedKey> {
+  const key = generateApiKey();
+  return store.mutate((data) => {
+    let agent = findAgent(data, agentName);
+    if (!agent) {
+      agent = { id: `agt_${ulid()}`, name: agentName, plan: plan ?? defaultPlan, createdAt: new Date().toISOString() };
+      data.agents.push(agent);
+    } else if (plan && agent.plan !== plan) {
+      agent.plan = plan;
+    }
+    const record: KeyRecord = {
+      id: `key_${ulid()}`,
+      prefix: visiblePrefix(key),
+      hash: hashApiKey(key),
+      agentId: agent.id,
+      createdAt: new Date().toISOString(),
+      revokedAt: null,
+    };
+    data.keys.push(record);
+    return { key, record, agent: { ...agent } };
+  });
+}
+
+/** Revoke every live key whose visible prefix (or id) matches; refuses an ambiguous prefix. */
+export async function revokeKey(store: MetadataStore, prefixOrId: string): Promise<KeyRecord> {
+  return store.mutate((data) => {
+    const live = data.keys.filter((key) => key.revokedAt === null && (key.prefix.startsWith(prefixOrId) || key.id === prefixOrId));
+    if (live.length === 0) throw new ProvisioningError(`no active key matches "${prefixOrId}"`);
+    if (live.length > 1) throw new ProvisioningError(`"${prefixOrId}" matches ${live.length} keys; give more of the prefix`);
+    const key = live[0]!;
+    key.revokedAt = new Date().toISOString();
+    return { ...key };
+  });
+}
+
+export async function setAgentPlan(store: MetadataStore, agentName: string, plan: string): Promise<AgentRecord> {
+  return store.mutate((data) => {
+    const agent = findAgent(data, agentName);
+    if (!agent) throw new ProvisioningError(`no agent "${agentName}"`);
+    agent.plan = plan;
+    return { ...agent };
+  });
+}

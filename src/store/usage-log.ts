@@ -1,0 +1,137 @@
+// Append-only usage log: one JSON line per billed upstream call, one file per period
+// (calendar month, UTC). Rows are written with a synchronous append before the response is
+// finished, so a SIGKILL never loses an acknowledged row. Totals per agent are computed once
+// when the log is opened and then kept current in memory; nothing rescans the log per request.
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync, ftruncateSync } from "node:fs";
+import path from "node:path";
+import { StoreError } from "./store-error.js";
+
+export interface UsageRow {
+  id: string;
+  time: string;
+  agent: string;
+  keyPrefix: string;
+  endpoint: string;
+  model: string;
+  provider: string;
+  units: Record<string, number>;
+  credits: number;
+  requestId: string;
+}
+
+export function periodOf(date: Date): string {
+  return date.toISOString().slice(0, 7);
+}
+
+export class UsageLog {
+  private fd: number | null = null;
+  private fdPeriod = "";
+  /** period -> agent id -> credits used */
+  private readonly totals = new Map<string, Map<string, number>>();
+
+  constructor(readonly directory: string) {}
+
+  /** Open for appending and load the current period's totals. Refuses a corrupt log. */
+  static open(directory: string, now = new Date()): UsageLog {
+    const log = new UsageLog(directory);
+    mkdirSync(directory, { recursive: true });
+    log.loadPeriod(periodOf(now), { repairTail: true });
+    return log;
+  }
+
+  append(row: UsageRow): void {
+    const period = row.time.slice(0, 7);
+    const fd = this.fileFor(period);
+    writeSync(fd, `${JSON.stringify(row)}\n`);
+    const agents = this.periodTotals(period);
+    agents.set(row.agent, (agents.get(row.agent) ?? 0) + row.credits);
+  }
+
+  creditsUsed(agentId: string, period: string): number {
+    return this.periodTotals(period).get(agentId) ?? 0;
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** Every row of a period, for reports (`gw usage`). Not used on the request path. */
+  static readRows(directory: string, period: string): UsageRow[] {
+    const file = path.join(directory, `${period}.jsonl`);
+    if (!existsSync(file)) return [];
+    return parseRows(readFileSync(file, "utf8"), file).rows;
+  }
+
+  static periods(directory: string): string[] {
+    if (!existsSync(directory)) return [];
+    return readdirSync(directory)
+      .filter((name) => /^\d{4}-\d{2}\.jsonl$/.test(name))
+      .map((name) => name.slice(0, 7))
+      .sort();
+  }
+
+  private periodTotals(period: string): Map<string, number> {
+    let agents = this.totals.get(period);
+    if (!agents) {
+      agents = this.loadPeriod(period, { repairTail: false });
+    }
+    return agents;
+  }
+
+  private loadPeriod(period: string, options: { repairTail: boolean }): Map<string, number> {
+    const file = path.join(this.directory, `${period}.jsonl`);
+    const agents = new Map<string, number>();
+    if (existsSync(file)) {
+      const text = readFileSync(file, "utf8");
+      const { rows, validLength } = parseRows(text, file);
+      if (validLength < Buffer.byteLength(text) && options.repairTail) {
+        // A torn last line (the process died inside a write that was never acknowledged): drop it.
+        const fd = openSync(file, "r+");
+        ftruncateSync(fd, validLength);
+        closeSync(fd);
+      }
+      for (const row of rows) agents.set(row.agent, (agents.get(row.agent) ?? 0) + row.credits);
+    }
+    this.totals.set(period, agents);
+    return agents;
+  }
+
+  private fileFor(period: string): number {
+    if (this.fd !== null && this.fdPeriod === period) return this.fd;
+    this.close();
+    if (!this.totals.has(period)) this.loadPeriod(period, { repairTail: true });
+    this.fd = openSync(path.join(this.directory, `${period}.jsonl`), "a", 0o600);
+    this.fdPeriod = period;
+    return this.fd;
+  }
+}
+
+function parseRows(text: string, file: string): { rows: UsageRow[]; validLength: number } {
+  const rows: UsageRow[] = [];
+  let offset = 0;
+  let lineNumber = 0;
+  while (offset < text.length) {
+    const end = text.indexOf("\n", offset);
+    lineNumber += 1;
+    if (end === -1) {
+      // No newline: the last write was cut short, so it was never acknowledged.
+      break;
+    }
+    const line = text.slice(offset, end);
+    if (line.trim()) {
+      let row: UsageRow;
+      try {
+        row = JSON.parse(line) as UsageRow;
+      } catch {
+        throw new StoreError(`usage log ${file} is corrupt at line ${lineNumber}; refusing to start — restore it from a backup`);
+      }
+      if (typeof row.agent !== "string" || !Number.isInteger(row.credits)) {
+        throw new StoreError(`usage log ${file} has an invalid row at line ${lineNumber}; refusing to start`);
+      }
+      rows.push(row);
+    }
+    offset = end + 1;
+  }
+  return { rows, validLength: Buffer.byteLength(text.slice(0, offset)) };
+}
