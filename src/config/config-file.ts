@@ -2,17 +2,18 @@
 // the raw JSON (keeping `${ENV}` references as written), validated as a whole before it is
 // written atomically. An invalid result is refused with the path of the bad field.
 import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
 import { withFileLock } from "../store/file-lock.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { parseConfigText, readRawConfig } from "./load-config.js";
+import { projectRoot } from "./project-root.js";
 import type { Config } from "./resolved-config.js";
 
 export type RawConfig = Record<string, unknown>;
 
 /** config/default.json as shipped: the embedded defaults `gw init` writes. */
 export function defaultConfigText(): string {
-  return readFileSync(fileURLToPath(new URL("../../../config/default.json", import.meta.url)), "utf8");
+  return readFileSync(path.join(projectRoot(), "config", "default.json"), "utf8");
 }
 
 export async function editConfig<T>(file: string, edit: (raw: RawConfig) => T): Promise<{ result: T; config: Config }> {

@@ -1,5 +1,8 @@
 // `gw init`: a home with config.json and an empty metadata store. Idempotent: existing files are kept.
 import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { projectRoot } from "./project-root.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
 import { defaultConfigText } from "./config-file.js";
@@ -30,5 +33,5 @@ export function isInitialised(home: string): boolean {
 }
 
 function schemaUrl(): string {
-  return new URL("../../../config/schema.json", import.meta.url).href;
+  return pathToFileURL(path.join(projectRoot(), "config", "schema.json")).href;
 }

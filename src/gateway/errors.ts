@@ -126,7 +126,7 @@ export class UpstreamUnavailableError extends GatewayError {
   readonly type = "upstream_error";
   readonly code: string;
   constructor(message: string, options: { status?: number; code?: string; provider?: string; failures?: string[] } = {}) {
-    super(options.failures && options.failures.length > 1 ? `${message} Attempts: ${options.failures.join("; ")}` : message, {
+    super(options.failures?.length ? `${message} Attempts: ${options.failures.join("; ")}.` : message, {
       provider: options.provider,
     });
     this.status = options.status ?? 502;

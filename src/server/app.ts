@@ -11,7 +11,12 @@ import type { ServerLogger } from "./server-logger.js";
 
 export function createApp(gateway: Gateway, logger: ServerLogger): H3 {
   const app = new H3({
+    silent: true,
     onError: (error, event) => errorResponse(unwrap(error), requestIdOf(event), (cause) => logger.error(cause, requestIdOf(event))),
+  });
+  // Every response, errors included, carries the request id.
+  app.use((event) => {
+    event.res.headers.set("x-request-id", requestIdOf(event));
   });
   registerHealth(app);
   registerChatCompletions(app, gateway, logger);

@@ -2,11 +2,11 @@
 import type { H3 } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { listModels } from "../../gateway/models/model-list.js";
-import { authenticateBearer, requestIdOf } from "../request-context.js";
+import { authenticateBearer } from "../request-context.js";
 
 export function registerModels(app: H3, gateway: Gateway): void {
   app.get("/v1/models", async (event) => {
     await authenticateBearer(event, gateway);
-    return Response.json(listModels(gateway.config), { headers: { "x-request-id": requestIdOf(event) } });
+    return listModels(gateway.config);
   });
 }

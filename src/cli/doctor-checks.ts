@@ -1,0 +1,113 @@
+// `gw doctor`: what this machine and this home can run. A broken config or data dir is an error;
+// a missing media engine is a warning (the endpoints that need it answer 503 instead).
+import { accessSync, constants, statSync } from "node:fs";
+import { loadConfigFile } from "../config/load-config.js";
+import { homePaths } from "../config/paths.js";
+import { findEspeak, findFfmpeg, findTesseract, type EngineInfo } from "../media/engines.js";
+import { MetadataStore } from "../store/metadata-store.js";
+import { periodOf, UsageLog } from "../store/usage-log.js";
+
+export type CheckStatus = "ok" | "warn" | "error";
+
+export interface DoctorCheck {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+  path?: string;
+  version?: string;
+  source?: string;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  home: string;
+  checks: DoctorCheck[];
+}
+
+const MINIMUM_NODE = [20, 19] as const;
+
+export async function runDoctor(home: string, env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
+  const [ffmpeg, espeak, tesseract] = await Promise.all([findFfmpeg(env), findEspeak(env), findTesseract(env)]);
+  const checks: DoctorCheck[] = [
+    nodeCheck(),
+    ffmpegCheck(ffmpeg, env),
+    engineCheck("espeak-ng", espeak, "local speech (local/espeak) is unavailable; install espeak-ng"),
+    engineCheck("tesseract", tesseract, "local OCR (local/tesseract) is unavailable; install tesseract-ocr"),
+    ...(await homeChecks(home)),
+  ];
+  return { ok: checks.every((check) => check.status !== "error"), home, checks };
+}
+
+function nodeCheck(): DoctorCheck {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  const [needMajor, needMinor] = MINIMUM_NODE;
+  const ok = major > needMajor || (major === needMajor && minor >= needMinor);
+  return {
+    name: "node",
+    status: ok ? "ok" : "error",
+    version: process.versions.node,
+    detail: ok ? `node ${process.versions.node}` : `node ${process.versions.node} is too old: gw needs >= ${needMajor}.${needMinor}`,
+  };
+}
+
+function ffmpegCheck(ffmpeg: EngineInfo | null, env: NodeJS.ProcessEnv): DoctorCheck {
+  const check = engineCheck("ffmpeg", ffmpeg, "audio/video transcoding and local video jobs are unavailable; install ffmpeg or set GW_FFMPEG_PATH");
+  if (env.GW_FFMPEG_PATH && ffmpeg?.source !== "GW_FFMPEG_PATH") {
+    check.status = "warn";
+    check.detail = `GW_FFMPEG_PATH=${env.GW_FFMPEG_PATH} is not a working ffmpeg; ${ffmpeg ? `using ${check.detail}` : check.detail}`;
+  }
+  return check;
+}
+
+function engineCheck(name: string, engine: EngineInfo | null, missing: string): DoctorCheck {
+  if (!engine) return { name, status: "warn", detail: `not found: ${missing}` };
+  return { name, status: "ok", path: engine.path, version: engine.version, source: engine.source, detail: `${engine.version} (${engine.source}: ${engine.path})` };
+}
+
+async function homeChecks(home: string): Promise<DoctorCheck[]> {
+  const paths = homePaths(home);
+  const checks: DoctorCheck[] = [];
+
+  try {
+    const config = loadConfigFile(paths.config);
+    const detail = `${Object.keys(config.providers).length} providers, ${config.routes.length} routes, ${config.models.length} models`;
+    checks.push({ name: "config", status: "ok", path: paths.config, detail });
+  } catch (error) {
+    checks.push({ name: "config", status: "error", path: paths.config, detail: messageOf(error) });
+  }
+
+  try {
+    if (!statSync(paths.dataDir).isDirectory()) throw new Error(`${paths.dataDir} is not a directory`);
+    accessSync(paths.dataDir, constants.R_OK | constants.W_OK);
+    checks.push({ name: "data dir", status: "ok", path: paths.dataDir, detail: `${paths.dataDir} is writable` });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const detail = code === "ENOENT" ? `${paths.dataDir} does not exist (run \`gw init\`)` : code === "EACCES" ? `${paths.dataDir} is not writable` : messageOf(error);
+    checks.push({ name: "data dir", status: "error", path: paths.dataDir, detail });
+  }
+
+  try {
+    const store = await MetadataStore.open(paths.metadata);
+    const { agents, keys } = store.data;
+    store.close();
+    const active = keys.filter((key) => key.revokedAt === null).length;
+    checks.push({ name: "metadata", status: "ok", path: paths.metadata, detail: `${agents.length} agents, ${keys.length} keys (${active} active)` });
+  } catch (error) {
+    checks.push({ name: "metadata", status: "error", path: paths.metadata, detail: messageOf(error) });
+  }
+
+  try {
+    const period = periodOf(new Date());
+    const rows = UsageLog.readRows(paths.usageDir, period);
+    const periods = UsageLog.periods(paths.usageDir).length;
+    checks.push({ name: "usage log", status: "ok", path: paths.usageDir, detail: `${periods} periods, ${rows.length} rows in ${period}` });
+  } catch (error) {
+    checks.push({ name: "usage log", status: "error", path: paths.usageDir, detail: messageOf(error) });
+  }
+
+  return checks;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,41 @@
+// The client endpoint commands use: GW_BASE_URL (or --base-url), else the home's server address;
+// GW_API_KEY (or --api-key).
+import { existsSync } from "node:fs";
+import { readRawConfig } from "../config/load-config.js";
+import { homePaths, resolveHome } from "../config/paths.js";
+import { GwClient } from "../client/gw-client.js";
+import { CliError } from "./cli-error.js";
+import { isRecord } from "./raw-config.js";
+
+export interface GatewayFlags {
+  home?: string;
+  "api-key"?: string;
+  "base-url"?: string;
+}
+
+export function gatewayClient(flags: GatewayFlags, env: NodeJS.ProcessEnv = process.env): GwClient {
+  const apiKey = flags["api-key"] ?? env.GW_API_KEY;
+  if (!apiKey) throw new CliError("no API key: set GW_API_KEY or pass --api-key (create one with `gw keys create --agent NAME`)");
+  return new GwClient({ baseUrl: flags["base-url"] ?? env.GW_BASE_URL ?? homeServerUrl(flags.home), apiKey });
+}
+
+/** http://host:port from the home's config; the built-in default when there is none. */
+export function homeServerUrl(homeFlag: string | undefined): string {
+  let host = "127.0.0.1";
+  let port = 8787;
+  const file = homePaths(resolveHome(homeFlag)).config;
+  if (existsSync(file)) {
+    try {
+      const server = readRawConfig(file).server;
+      if (isRecord(server)) {
+        if (typeof server.host === "string" && server.host) host = server.host;
+        if (typeof server.port === "number" && server.port > 0) port = server.port;
+      }
+    } catch {
+      // An unreadable config is `gw doctor`'s business; fall back to the default address.
+    }
+  }
+  // A server bound to every interface is reached on loopback.
+  if (host === "0.0.0.0" || host === "::") host = "127.0.0.1";
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}

@@ -1,0 +1,28 @@
+// Base of every gw command: the global --home flag, and errors printed as their message alone on
+// stderr (also under --json, so stdout only ever carries the result) with a non-zero exit.
+import { Command, Errors } from "@oclif/core";
+import { homeFlag } from "./flags.js";
+import { exitQuietlyOnBrokenPipe } from "./output.js";
+
+interface CommandFailure extends Error {
+  exitCode?: number;
+  oclif?: { exit?: number | false };
+}
+
+export abstract class GwCommand extends Command {
+  static override baseFlags = { home: homeFlag };
+
+  override async init(): Promise<void> {
+    await super.init();
+    exitQuietlyOnBrokenPipe();
+  }
+
+  protected override async catch(error: CommandFailure): Promise<void> {
+    if (error instanceof Errors.ExitError) throw error;
+    const exit = error.oclif?.exit || error.exitCode || 1;
+    // Parse errors from oclif carry their own help hints; everything else is the message alone.
+    const message = process.env.DEBUG && error.stack ? error.stack : error.message || String(error);
+    process.stderr.write(`${message.replace(/\n+$/, "")}\n`);
+    process.exitCode = exit;
+  }
+}

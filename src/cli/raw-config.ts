@@ -1,0 +1,37 @@
+// Reading and editing the raw config JSON (as written, `${ENV}` references kept) inside editConfig.
+import type { RawConfig } from "../config/config-file.js";
+import { CliError } from "./cli-error.js";
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The object at `raw[key]`, created when missing. */
+export function objectAt(raw: RawConfig, key: string): Record<string, unknown> {
+  const value = raw[key];
+  if (value === undefined) {
+    const created: Record<string, unknown> = {};
+    raw[key] = created;
+    return created;
+  }
+  if (!isRecord(value)) throw new CliError(`config.json: ${key}: expected an object`);
+  return value;
+}
+
+/** The array at `raw[key]`, created when missing. */
+export function arrayAt(raw: RawConfig, key: string): unknown[] {
+  const value = raw[key];
+  if (value === undefined) {
+    const created: unknown[] = [];
+    raw[key] = created;
+    return created;
+  }
+  if (!Array.isArray(value)) throw new CliError(`config.json: ${key}: expected an array`);
+  return value;
+}
+
+export function stringField(entry: unknown, key: string): string | undefined {
+  if (!isRecord(entry)) return undefined;
+  const value = entry[key];
+  return typeof value === "string" ? value : undefined;
+}

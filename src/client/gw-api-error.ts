@@ -1,0 +1,42 @@
+// An error answered by the gateway (or a failure to reach it), with the server's own message.
+
+export class GwApiError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status; 0 when the server could not be reached or the body was not understood. */
+    readonly status: number,
+    readonly type?: string,
+    readonly code?: string,
+    readonly requestId?: string,
+    /** The decoded error body, when there was one. */
+    readonly body?: unknown,
+  ) {
+    super(message);
+    this.name = "GwApiError";
+  }
+}
+
+/**
+ * The message of an error body in any of the gateway's shapes: `{error:{message,type,code}}`
+ * (chat and tools), `{message}` (storage), `{type:"error",error:{type,message}}` (messages format).
+ */
+export function errorFromBody(body: unknown, status: number, requestId?: string): GwApiError | undefined {
+  if (!isRecord(body)) return undefined;
+  const inner = body.error;
+  if (isRecord(inner) && typeof inner.message === "string") {
+    return new GwApiError(inner.message, status, stringOrUndefined(inner.type), stringOrUndefined(inner.code), requestId, body);
+  }
+  if (typeof inner === "string") return new GwApiError(inner, status, undefined, undefined, requestId, body);
+  if (typeof body.message === "string") {
+    return new GwApiError(body.message, status, stringOrUndefined(body.type), stringOrUndefined(body.code), requestId, body);
+  }
+  return undefined;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}

@@ -1,0 +1,160 @@
+// The gateway transport: base URL, bearer auth, error decoding, and the three body kinds the
+// endpoints answer with (JSON, Server-Sent Events, binary). Endpoint methods live in GwClient.
+import { errorFromBody, GwApiError, isRecord } from "./gw-api-error.js";
+import { readServerSentEvents } from "./server-sent-events.js";
+
+export interface TransportOptions {
+  /** The gateway's root, e.g. http://127.0.0.1:8787 (a trailing `/v1` is tolerated). */
+  baseUrl: string;
+  apiKey?: string;
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  method?: string;
+  /** A JSON value (sent as application/json), or a ready body (FormData, bytes). */
+  json?: unknown;
+  body?: FormData | Uint8Array | Blob;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Public endpoints (catalogs) need no key. */
+  auth?: boolean;
+}
+
+export interface EventOptions extends RequestOptions {
+  /** The data line that ends the stream (`[DONE]` for chat). */
+  terminator?: string;
+  /** Treat a body that ends without the terminator as a lost connection. */
+  requireTerminator?: boolean;
+}
+
+export interface BinaryResult {
+  data: Uint8Array;
+  contentType: string;
+  headers: Headers;
+}
+
+export class HttpTransport {
+  readonly baseUrl: string;
+  private readonly apiKey: string | undefined;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: TransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+    this.apiKey = options.apiKey;
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  /** Send a request; a non-2xx answer is raised as GwApiError with the server's message. */
+  async request(path: string, options: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.auth !== false) {
+      if (!this.apiKey) throw new GwApiError("no API key given", 0);
+      headers.authorization = `Bearer ${this.apiKey}`;
+    }
+    let body: FormData | Uint8Array | Blob | string | undefined = options.body;
+    if (options.json !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(options.json);
+    }
+    let response: Response;
+    try {
+      response = await this.fetchImpl(this.url(path, options.query), {
+        method: options.method ?? (body === undefined ? "GET" : "POST"),
+        headers,
+        body,
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw new GwApiError(`cannot reach the gateway at ${this.baseUrl} (${networkReason(error)}); is \`gw serve\` running?`, 0);
+    }
+    if (!response.ok) throw await decodeError(response);
+    return response;
+  }
+
+  async json<T>(path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.request(path, { ...options, headers: { accept: "application/json", ...options.headers } });
+    return (await readJson(response)) as T;
+  }
+
+  /** The JSON `data:` payload of each event; an `{error}` event is raised as GwApiError. */
+  async *events(path: string, options: EventOptions = {}): AsyncGenerator<unknown> {
+    const response = await this.request(path, { ...options, headers: { accept: "text/event-stream", ...options.headers } });
+    const requestId = response.headers.get("x-request-id") ?? undefined;
+    if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      const body = await readJson(response);
+      throw errorFromBody(body, response.status, requestId) ?? new GwApiError("expected an event stream from the gateway", response.status, undefined, undefined, requestId, body);
+    }
+    if (!response.body) throw new GwApiError("the gateway sent an empty stream", response.status, undefined, undefined, requestId);
+    const terminator = options.terminator ?? "[DONE]";
+    for await (const event of readServerSentEvents(response.body)) {
+      if (event.data === terminator) return;
+      let data: unknown;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        throw new GwApiError(`malformed event from the gateway: ${event.data.slice(0, 200)}`, response.status, undefined, undefined, requestId);
+      }
+      if (isRecord(data) && (data.error !== undefined || data.type === "error")) {
+        throw errorFromBody(data, response.status, requestId) ?? new GwApiError("the gateway reported an error", response.status, undefined, undefined, requestId, data);
+      }
+      yield data;
+    }
+    if (options.requireTerminator) {
+      throw new GwApiError(`the stream ended before ${terminator}: connection lost`, response.status, undefined, undefined, requestId);
+    }
+  }
+
+  async binary(path: string, options: RequestOptions = {}): Promise<BinaryResult> {
+    const response = await this.request(path, options);
+    return {
+      data: new Uint8Array(await response.arrayBuffer()),
+      contentType: response.headers.get("content-type") ?? "application/octet-stream",
+      headers: response.headers,
+    };
+  }
+
+  private url(path: string, query: RequestOptions["query"]): string {
+    const url = new URL(`${this.baseUrl}${path.startsWith("/") ? path : `/${path}`}`);
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    return url.href;
+  }
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GwApiError(`the gateway answered with a body that is not JSON: ${text.slice(0, 200)}`, response.status, undefined, undefined, response.headers.get("x-request-id") ?? undefined);
+  }
+}
+
+async function decodeError(response: Response): Promise<GwApiError> {
+  const requestId = response.headers.get("x-request-id") ?? undefined;
+  const text = await response.text().catch(() => "");
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's HTML page, an empty body): report the status and what was sent.
+  }
+  const decoded = errorFromBody(body, response.status, requestId);
+  if (decoded) return decoded;
+  const detail = text.trim() ? `: ${text.trim().slice(0, 200)}` : "";
+  return new GwApiError(`HTTP ${response.status} ${response.statusText}${detail}`, response.status, undefined, undefined, requestId, body);
+}
+
+function networkReason(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause;
+    if (isRecord(cause) && typeof cause.code === "string") return cause.code;
+    if (cause instanceof Error) return cause.message;
+    return error.message;
+  }
+  return String(error);
+}

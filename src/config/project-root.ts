@@ -1,0 +1,19 @@
+// The installed gw package's root (where config/default.json lives), found by walking up from
+// this module, so it works from src/ (tests) and from dist/src/ (the CLI) alike.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+let cached: string | undefined;
+
+export function projectRoot(): string {
+  if (cached) return cached;
+  let directory = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(directory, "config", "default.json"))) {
+    const parent = path.dirname(directory);
+    if (parent === directory) throw new Error("cannot find the gw installation (config/default.json)");
+    directory = parent;
+  }
+  cached = directory;
+  return directory;
+}

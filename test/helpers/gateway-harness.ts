@@ -1,0 +1,115 @@
+// Start a real gw server for a test: a fresh temp home, config edited by the test, keys created
+// through the same provisioning code the CLI uses. In-process (fast) or as a `gw serve`
+// subprocess (when the test is about the process itself).
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { initHome } from "../../src/config/init-home.js";
+import { homePaths } from "../../src/config/paths.js";
+import { MetadataStore } from "../../src/store/metadata-store.js";
+import { createKey } from "../../src/store/provisioning.js";
+import { startServer, type RunningServer } from "../../src/server/start-server.js";
+import type { ServerLogger } from "../../src/server/server-logger.js";
+
+export const projectRoot = path.resolve(import.meta.dirname, "../..");
+export const gwBin = path.join(projectRoot, "bin/run.js");
+
+export type RawConfig = Record<string, any>;
+
+/** A home whose only provider is an OpenAI-compatible fake, routed by prefix `fake/`. */
+export async function makeHome(edit?: (config: RawConfig) => void): Promise<string> {
+  const home = mkdtempSync(path.join(os.tmpdir(), "gw-test-"));
+  await initHome(home);
+  const file = homePaths(home).config;
+  const config = JSON.parse(readFileSync(file, "utf8")) as RawConfig;
+  config.providers = {};
+  config.routes = [];
+  config.models = [];
+  edit?.(config);
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return home;
+}
+
+export function editHomeConfig(home: string, edit: (config: RawConfig) => void): void {
+  const file = homePaths(home).config;
+  const config = JSON.parse(readFileSync(file, "utf8")) as RawConfig;
+  edit(config);
+  writeFileSync(file, JSON.stringify(config, null, 2));
+}
+
+export async function addKey(home: string, agent: string, plan = "pro"): Promise<string> {
+  const store = await MetadataStore.open(homePaths(home).metadata);
+  try {
+    return (await createKey(store, agent, plan, "free")).key;
+  } finally {
+    store.close();
+  }
+}
+
+export const quietLogger: ServerLogger & { lines: string[] } = Object.assign(
+  {
+    lines: [] as string[],
+  },
+  {
+    info(message: string) {
+      quietLogger.lines.push(`info ${message}`);
+    },
+    warn(message: string) {
+      quietLogger.lines.push(`warn ${message}`);
+    },
+    error(error: unknown) {
+      quietLogger.lines.push(`error ${error instanceof Error ? error.stack : String(error)}`);
+    },
+  },
+);
+
+export interface TestGateway extends RunningServer {
+  home: string;
+  /** Base URL for OpenAI SDK clients: `${url}/v1`. */
+  v1: string;
+}
+
+export async function startTestGateway(home: string): Promise<TestGateway> {
+  const server = await startServer({ home, host: "127.0.0.1", port: 0, logger: quietLogger });
+  return Object.assign(server, { home, v1: `${server.url}/v1` });
+}
+
+/** Run `gw ...` as a user would; never rejects: returns code, stdout, stderr. */
+export async function gw(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [gwBin, ...args], { env: { ...process.env, ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  child.stdin.end(options.input ?? "");
+  const code = await new Promise<number>((resolve) => child.on("close", (exitCode) => resolve(exitCode ?? 1)));
+  return { code, stdout, stderr };
+}
+
+export interface ServeProcess {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `gw serve --port 0` as a subprocess; resolves once it printed its listening line. */
+export async function spawnServe(home: string, extraArgs: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [gwBin, "serve", "--home", home, "--port", "0", ...extraArgs], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`gw serve exited ${code}: ${stderr}`)));
+  });
+  const match = /^listening on (http:\/\/\S+)$/.exec(first);
+  if (!match) throw new Error(`unexpected first line: ${first}`);
+  return { url: match[1]!, child, stderr: () => stderr, exited };
+}
+
+export const execFileAsync = promisify(execFile);
