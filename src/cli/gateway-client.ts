@@ -16,7 +16,9 @@ export interface GatewayFlags {
 export function gatewayClient(flags: GatewayFlags, env: NodeJS.ProcessEnv = process.env): GwClient {
   const apiKey = flags["api-key"] ?? env.GW_API_KEY;
   if (!apiKey) throw new CliError("no API key: set GW_API_KEY or pass --api-key (create one with `gw keys create --agent NAME`)");
-  return new GwClient({ baseUrl: flags["base-url"] ?? env.GW_BASE_URL ?? homeServerUrl(flags.home), apiKey });
+  const baseUrl = flags["base-url"] ?? env.GW_BASE_URL ?? homeServerUrl(flags.home);
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new CliError(`gateway address "${baseUrl}" is not an http(s) URL (GW_BASE_URL or --base-url)`);
+  return new GwClient({ baseUrl, apiKey });
 }
 
 /** http://host:port from the home's config; the built-in default when there is none. */

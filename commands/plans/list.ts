@@ -1,0 +1,32 @@
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { jsonFlag } from "../../src/cli/flags.js";
+import { loadConfig, openHome } from "../../src/cli/home.js";
+import { printJson, printTable } from "../../src/cli/output.js";
+import { aliasesOf } from "../../src/cli/plan-names.js";
+
+export default class PlansList extends GwCommand {
+  static override description = "List plans with their resolved limits (defaults plus config.json overrides).";
+  static override flags = { json: jsonFlag };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(PlansList);
+    const config = loadConfig(await openHome(flags.home));
+    const plans = Object.entries(config.resolvedPlans).map(([name, limits]) => ({ name, aliases: aliasesOf(config, name), ...limits }));
+    if (flags.json) return printJson(plans);
+    printTable(
+      ["PLAN", "ALIASES", "CREDITS/MONTH", "RPM", "FREE TIER ONLY", "IMAGE N", "RESOLUTION", "STORAGE BYTES", "STORAGE OPS", "LOW LATENCY"],
+      plans.map((plan) => [
+        plan.name,
+        plan.aliases.join(","),
+        plan.monthlyCredits,
+        plan.requestsPerMinute,
+        plan.freeTierOnly,
+        plan.imageMaxN,
+        plan.imageMaxResolution,
+        plan.storageBytes,
+        plan.storageOperationsPerPeriod,
+        plan.lowLatencyRouting,
+      ]),
+    );
+  }
+}
