@@ -17,7 +17,9 @@ export default class Serve extends Command {
     try {
       server = await startServer({ home: resolveHome(flags.home), host: flags.host, port: flags.port });
     } catch (error) {
-      this.error((error as Error).message, { exit: 1 });
+      // One plain line (oclif's error box wraps long paths), then a non-zero exit.
+      process.stderr.write(`gw serve: ${(error as Error).message}\n`);
+      return this.exit(1);
     }
     process.stdout.write(`listening on ${server.url}\n`);
     const stop = () => {

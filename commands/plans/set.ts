@@ -7,7 +7,7 @@ import { jsonFlag } from "../../src/cli/flags.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { requirePlan } from "../../src/cli/plan-names.js";
-import { objectAt } from "../../src/cli/raw-config.js";
+import { isRecord, objectAt } from "../../src/cli/raw-config.js";
 import { setAgentPlan } from "../../src/store/provisioning.js";
 
 export default class PlansSet extends GwCommand {
@@ -58,15 +58,16 @@ export default class PlansSet extends GwCommand {
       const name = plan;
       ({ config } = await editConfig(paths.config, (raw) => {
         const plans = objectAt(raw, "plans");
-        const current = plans[name] ?? {};
-        plans[name] = { ...(typeof current === "object" ? current : {}), ...changes };
+        const current = plans[name];
+        plans[name] = { ...(isRecord(current) ? current : {}), ...changes };
       }));
     }
-    plan = requirePlan(config, plan ?? args.plan);
-    const agent = flags.agent === undefined ? undefined : await withMetadata(paths, (store) => setAgentPlan(store, flags.agent ?? "", plan ?? ""));
-    const result = { plan, limits: config.resolvedPlans[plan], ...(agent ? { agent: agent.name } : {}) };
+    const target = requirePlan(config, plan ?? args.plan);
+    const agentName = flags.agent;
+    const agent = agentName === undefined ? undefined : await withMetadata(paths, (store) => setAgentPlan(store, agentName, target));
+    const result = { plan: target, limits: config.resolvedPlans[target], ...(agent ? { agent: agent.name } : {}) };
     if (flags.json) return printJson(result);
-    if (Object.keys(changes).length > 0) printLine(`plan ${plan}: set ${Object.entries(changes).map(([key, value]) => `${key}=${String(value)}`).join(", ")}`);
-    if (agent) printLine(`agent "${agent.name}" is now on plan ${plan}`);
+    if (Object.keys(changes).length > 0) printLine(`plan ${target}: set ${Object.entries(changes).map(([key, value]) => `${key}=${String(value)}`).join(", ")}`);
+    if (agent) printLine(`agent "${agent.name}" is now on plan ${target}`);
   }
 }

@@ -10,11 +10,14 @@ export interface TransportOptions {
   fetch?: typeof fetch;
 }
 
+/** What fetch accepts as a body (FormData, Blob, bytes as an ArrayBuffer view ...). */
+export type RequestBody = NonNullable<RequestInit["body"]>;
+
 export interface RequestOptions {
   method?: string;
   /** A JSON value (sent as application/json), or a ready body (FormData, bytes). */
   json?: unknown;
-  body?: FormData | Uint8Array | Blob;
+  body?: RequestBody;
   query?: Record<string, string | number | boolean | undefined>;
   headers?: Record<string, string>;
   signal?: AbortSignal;
@@ -53,7 +56,7 @@ export class HttpTransport {
       if (!this.apiKey) throw new GwApiError("no API key given", 0);
       headers.authorization = `Bearer ${this.apiKey}`;
     }
-    let body: FormData | Uint8Array | Blob | string | undefined = options.body;
+    let body: RequestBody | undefined = options.body;
     if (options.json !== undefined) {
       headers["content-type"] = "application/json";
       body = JSON.stringify(options.json);

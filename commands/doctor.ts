@@ -1,0 +1,20 @@
+import { resolveHome } from "../src/config/paths.js";
+import { runDoctor } from "../src/cli/doctor-checks.js";
+import { GwCommand } from "../src/cli/gw-command.js";
+import { jsonFlag } from "../src/cli/flags.js";
+import { printJson, printLine } from "../src/cli/output.js";
+
+export default class Doctor extends GwCommand {
+  static override description = "Check node, media engines (ffmpeg, espeak-ng, tesseract), the config and the data dir. Exits non-zero when the config or data is broken.";
+  static override flags = { json: jsonFlag };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Doctor);
+    const report = await runDoctor(resolveHome(flags.home));
+    if (!report.ok) process.exitCode = 1;
+    if (flags.json) return printJson(report);
+    const marks = { ok: "ok  ", warn: "warn", error: "FAIL" } as const;
+    printLine(`home ${report.home}`);
+    for (const check of report.checks) printLine(`${marks[check.status]}  ${check.name.padEnd(10)}  ${check.detail}`);
+  }
+}

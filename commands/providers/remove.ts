@@ -1,0 +1,34 @@
+import { Args } from "@oclif/core";
+import { editConfig } from "../../src/config/config-file.js";
+import { CliError } from "../../src/cli/cli-error.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { jsonFlag } from "../../src/cli/flags.js";
+import { openHome } from "../../src/cli/home.js";
+import { printJson, printLine } from "../../src/cli/output.js";
+import { providerView, routesUsing } from "../../src/cli/provider-entries.js";
+import { arrayAt, objectAt } from "../../src/cli/raw-config.js";
+
+export default class ProvidersRemove extends GwCommand {
+  static override description = "Remove a provider from config.json; refused while a route sends traffic to it.";
+  static override args = { name: Args.string({ description: "provider name", required: true }) };
+  static override flags = { json: jsonFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ProvidersRemove);
+    const paths = await openHome(flags.home);
+    const { result: removed } = await editConfig(paths.config, (raw) => {
+      const providers = objectAt(raw, "providers");
+      if (providers[args.name] === undefined) throw new CliError(`no provider "${args.name}"`);
+      const users = routesUsing(arrayAt(raw, "routes"), args.name);
+      if (users.length > 0) {
+        const named = users.map((user) => `routes[${user.index}] (prefix "${user.prefix}")`).join(", ");
+        throw new CliError(`provider "${args.name}" is used by ${named}; remove or change ${users.length > 1 ? "those routes" : "that route"} first (\`gw routes remove PREFIX\`)`);
+      }
+      const entry = providers[args.name];
+      delete providers[args.name];
+      return providerView(args.name, entry);
+    });
+    if (flags.json) return printJson(removed);
+    printLine(`removed provider "${args.name}"`);
+  }
+}

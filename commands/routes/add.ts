@@ -1,0 +1,51 @@
+import { Args, Flags } from "@oclif/core";
+import { editConfig } from "../../src/config/config-file.js";
+import { CliError } from "../../src/cli/cli-error.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { jsonFlag } from "../../src/cli/flags.js";
+import { openHome } from "../../src/cli/home.js";
+import { printJson, printLine } from "../../src/cli/output.js";
+import { arrayAt, isRecord } from "../../src/cli/raw-config.js";
+import { parseUpstream } from "../../src/cli/route-entries.js";
+
+export default class RoutesAdd extends GwCommand {
+  static override description =
+    "Add a chat route: requests whose model starts with PREFIX go to a provider (highest priority, then longest prefix, wins). `auto` takes weighted --upstream entries.";
+  static override examples = [
+    "<%= config.bin %> routes add groq/ --provider groq --priority 10 --free-tier",
+    "<%= config.bin %> routes add fast --provider groq --model llama-3.1-8b-instant",
+    "<%= config.bin %> routes add auto --upstream openai:gpt-4o-mini:3 --upstream groq:llama-3.1-8b-instant:1",
+  ];
+  static override args = { prefix: Args.string({ description: "model prefix (e.g. openai/), a short alias, or auto", required: true }) };
+  static override flags = {
+    provider: Flags.string({ description: "provider that serves the route", exclusive: ["upstream"] }),
+    upstream: Flags.string({ description: "weighted upstream provider:model[:weight] (repeatable)", multiple: true, exclusive: ["provider", "model"] }),
+    model: Flags.string({ description: "send this model upstream instead of the request's model minus the prefix" }),
+    priority: Flags.integer({ description: "higher wins among matching routes [default: 0]" }),
+    "free-tier": Flags.boolean({ description: "reachable by free-tier plans", default: false }),
+    json: jsonFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(RoutesAdd);
+    if (flags.provider === undefined && flags.upstream === undefined) throw new CliError("give --provider NAME, or --upstream provider:model[:weight] for a weighted route");
+    const route: Record<string, unknown> = { prefix: args.prefix };
+    if (flags.provider !== undefined) route.provider = flags.provider;
+    if (flags.upstream !== undefined) route.upstreams = flags.upstream.map(parseUpstream);
+    if (flags.model !== undefined) route.model = flags.model;
+    if (flags.priority !== undefined) route.priority = flags.priority;
+    if (flags["free-tier"]) route.freeTier = true;
+    const paths = await openHome(flags.home, { create: true });
+    const { config, result: index } = await editConfig(paths.config, (raw) => {
+      const routes = arrayAt(raw, "routes");
+      const target = JSON.stringify(route.provider ?? route.upstreams);
+      const duplicate = routes.findIndex((existing) => isRecord(existing) && existing.prefix === args.prefix && JSON.stringify(existing.provider ?? existing.upstreams) === target);
+      if (duplicate >= 0) throw new CliError(`routes[${duplicate}] already sends "${args.prefix}" there; remove it first (\`gw routes remove ${args.prefix}\`)`);
+      routes.push(route);
+      return routes.length - 1;
+    });
+    const added = config.routes[index];
+    if (flags.json) return printJson(added);
+    printLine(`added routes[${index}]: "${args.prefix}" -> ${flags.provider ?? (flags.upstream ?? []).join(", ")}`);
+  }
+}

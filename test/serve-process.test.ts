@@ -1,0 +1,116 @@
+// `gw serve` as a process: its first line, graceful drain on SIGTERM, refusal to start on
+// missing or corrupt data, and no lost acknowledged usage when killed with SIGKILL under load.
+import test from "ava";
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { homePaths } from "../src/config/paths.js";
+import { UsageLog, periodOf } from "../src/store/usage-log.js";
+import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { addKey, makeHome, spawnServe } from "./helpers/gateway-harness.js";
+
+let fake: FakeOpenAI;
+test.before(async () => {
+  fake = await startFakeOpenAI();
+});
+test.after.always(async () => {
+  await fake?.close();
+});
+
+const homeWithFake = () =>
+  makeHome((config) => {
+    config.providers = { fake: { type: "openai", baseUrl: fake.url, apiKey: "x" } };
+    config.routes = [{ prefix: "fake/", provider: "fake" }];
+  });
+
+const chat = (url: string, key: string, extra: Record<string, unknown> = {}) =>
+  fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "fake/x", messages: [{ role: "user", content: "one two three four five" }], ...extra }),
+  });
+
+test("first stdout line is `listening on http://HOST:PORT`; SIGTERM drains an open stream and exits 0", async (t) => {
+  const home = await homeWithFake();
+  const key = await addKey(home, "drain", "pro");
+  const serve = await spawnServe(home);
+  t.regex(serve.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  fake.enqueue({ chunkDelayMs: 150 });
+  const response = await chat(serve.url, key, { stream: true });
+  t.is(response.status, 200);
+  serve.child.kill("SIGTERM");
+  const text = await response.text();
+  t.true(text.trimEnd().endsWith("data: [DONE]"), "the in-flight stream finished");
+  t.is(await serve.exited, 0);
+  await t.throwsAsync(fetch(`${serve.url}/health`), undefined, "no longer accepting");
+});
+
+test("an initialised home with a missing metadata file refuses to start", async (t) => {
+  const home = await homeWithFake();
+  rmSync(homePaths(home).metadata);
+  const error = await t.throwsAsync(spawnServe(home));
+  t.regex(error!.message, /metadata file .* is missing; refusing to start/);
+});
+
+test("a corrupt metadata file refuses to start with a clear message", async (t) => {
+  const home = await homeWithFake();
+  writeFileSync(homePaths(home).metadata, '{"version":1,"agents":[');
+  const error = await t.throwsAsync(spawnServe(home));
+  t.regex(error!.message, /metadata file .* is corrupt/);
+});
+
+test("a usage log corrupt in the middle refuses to start; a torn last line is dropped", async (t) => {
+  const home = await homeWithFake();
+  const file = path.join(homePaths(home).usageDir, `${periodOf(new Date())}.jsonl`);
+  const row = { id: "1", time: new Date().toISOString(), agent: "a", keyPrefix: "gw_x", endpoint: "e", model: "m", provider: "p", units: {}, credits: 5, requestId: "r" };
+  writeFileSync(file, `${JSON.stringify(row)}\n{broken\n${JSON.stringify(row)}\n`);
+  const error = await t.throwsAsync(spawnServe(home));
+  t.regex(error!.message, /usage log .* is corrupt at line 2/);
+
+  writeFileSync(file, `${JSON.stringify(row)}\n${JSON.stringify(row).slice(0, 20)}`);
+  const serve = await spawnServe(home);
+  serve.child.kill("SIGTERM");
+  t.is(await serve.exited, 0);
+  t.is(readFileSync(file, "utf8"), `${JSON.stringify(row)}\n`);
+});
+
+test("SIGKILL under load loses no acknowledged usage row and leaves every file parseable", async (t) => {
+  const home = await homeWithFake();
+  const key = await addKey(home, "kill", "max");
+  const serve = await spawnServe(home);
+  let acknowledged = 0;
+  let stop = false;
+  const worker = async () => {
+    while (!stop) {
+      try {
+        const response = await chat(serve.url, key);
+        if (response.status === 200) {
+          await response.json();
+          acknowledged += 1;
+        }
+      } catch {
+        return;
+      }
+    }
+  };
+  const workers = Array.from({ length: 16 }, worker);
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  serve.child.kill("SIGKILL");
+  stop = true;
+  await Promise.all(workers);
+  await serve.exited;
+  t.true(acknowledged > 20, `${acknowledged} acknowledged`);
+
+  const paths = homePaths(home);
+  JSON.parse(readFileSync(paths.metadata, "utf8"));
+  const rows = UsageLog.readRows(paths.usageDir, periodOf(new Date()));
+  t.true(rows.length >= acknowledged, `${rows.length} rows for ${acknowledged} acknowledged responses`);
+
+  // It starts again on the same data, with the balance carried over.
+  appendFileSync(path.join(paths.usageDir, `${periodOf(new Date())}.jsonl`), "");
+  const again = await spawnServe(home);
+  const response = await chat(again.url, key);
+  t.is(response.status, 200);
+  again.child.kill("SIGTERM");
+  t.is(await again.exited, 0);
+  t.is(UsageLog.readRows(paths.usageDir, periodOf(new Date())).length, rows.length + 1);
+});
