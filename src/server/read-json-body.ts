@@ -1,5 +1,6 @@
 // Read a JSON request body with the checks every JSON endpoint needs: content type (415),
 // size (413), empty or malformed body and a non-object body (400).
+import type { IncomingMessage } from "node:http";
 import type { H3Event } from "h3";
 import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../gateway/errors.js";
 
@@ -23,23 +24,18 @@ export async function readJsonObject(event: H3Event, maxBytes: number): Promise<
 }
 
 async function readLimitedText(event: H3Event, maxBytes: number): Promise<string> {
-  const body = event.req.body;
-  if (!body) return "";
-  const decoder = new TextDecoder();
+  // On Node, read the IncomingMessage directly: no web-stream wrapper on the hot path.
+  const nodeRequest = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
+  const source: AsyncIterable<Uint8Array> | null = nodeRequest ?? event.req.body;
+  if (!source) return "";
+  const chunks: Uint8Array[] = [];
   let received = 0;
-  let text = "";
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(maxBytes);
-    }
-    text += decoder.decode(value, { stream: true });
+  for await (const chunk of source) {
+    received += chunk.byteLength;
+    if (received > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(chunk);
   }
-  return text + decoder.decode();
+  return chunks.length === 1 ? Buffer.from(chunks[0]!).toString("utf8") : Buffer.concat(chunks).toString("utf8");
 }
 
 function tooLarge(maxBytes: number): PayloadTooLargeError {

@@ -1,7 +1,7 @@
 // Agent and key changes, shared by the CLI (with or without a running server) and the server.
 // Each runs as one locked read-modify-write of the metadata file.
 import { ulid } from "ulid";
-import { generateApiKey, hashApiKey, visiblePrefix } from "./api-keys.js";
+import { generateApiKey, hashApiKey, KEY_PATTERN, visiblePrefix } from "./api-keys.js";
 import type { MetadataStore } from "./metadata-store.js";
 import type { AgentRecord, KeyRecord, MetadataData } from "./records.js";
 
@@ -50,6 +50,23 @@ export async function createKey(store: MetadataStore, agentName: string, plan: s
       createdAt: new Date().toISOString(),
       revokedAt: null,
     };
+    data.keys.push(record);
+    return { key, record, agent: { ...agent } };
+  });
+}
+
+/** Register an existing key (a migration, or the benchmark's fixed key). Only its hash is kept. */
+export async function importKey(store: MetadataStore, agentName: string, plan: string, key: string): Promise<CreatedKey> {
+  if (!KEY_PATTERN.test(key)) throw new ProvisioningError("a gw key is `gw_` followed by at least 43 letters and digits");
+  return store.mutate((data) => {
+    const hash = hashApiKey(key);
+    if (data.keys.some((existing) => existing.hash === hash)) throw new ProvisioningError("this key is already registered");
+    let agent = findAgent(data, agentName);
+    if (!agent) {
+      agent = { id: `agt_${ulid()}`, name: agentName, plan, createdAt: new Date().toISOString() };
+      data.agents.push(agent);
+    }
+    const record: KeyRecord = { id: `key_${ulid()}`, prefix: visiblePrefix(key), hash, agentId: agent.id, createdAt: new Date().toISOString(), revokedAt: null };
     data.keys.push(record);
     return { key, record, agent: { ...agent } };
   });

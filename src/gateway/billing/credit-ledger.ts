@@ -1,7 +1,7 @@
 // Credit balances per agent and period. Used credits come from the usage log's in-memory
 // totals; in-flight requests hold reservations so a burst of parallel requests cannot spend
 // more than the balance. A reservation settles to the real usage when the call ends.
-import { ulid } from "ulid";
+import { randomUUID } from "node:crypto";
 import { periodOf, type UsageLog, type UsageRow } from "../../store/usage-log.js";
 import { InsufficientCreditsError } from "../errors.js";
 
@@ -40,7 +40,7 @@ export class CreditLedger {
   /** Write the usage row (debiting its credits) and release the reservation. */
   settle(reservation: Reservation, entry: UsageEntry): UsageRow {
     this.release(reservation);
-    const row: UsageRow = { id: ulid(), time: this.now().toISOString(), ...entry };
+    const row: UsageRow = { id: randomUUID(), time: this.now().toISOString(), ...entry };
     this.log.append(row);
     return row;
   }

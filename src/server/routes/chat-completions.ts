@@ -17,13 +17,12 @@ export function registerChatCompletions(app: H3, gateway: Gateway, logger: Serve
     const context = { caller, plan: plan.limits, requestId, signal: event.req.signal, endpoint: "chat.completions" };
     if (request.stream) {
       const streaming = await gateway.chat.stream(request, context);
-      const headers: Record<string, string> = { "x-request-id": requestId };
+      const headers: Record<string, string> = {};
       if (streaming.upstreamRequestId) headers["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
       return sseResponse(streaming.chunks, headers, (error) => logger.error(error, requestId));
     }
     const completed = await gateway.chat.complete(request, context);
-    const headers: Record<string, string> = { "x-request-id": requestId };
-    if (completed.upstreamRequestId) headers["x-service-upstream-trace-id"] = completed.upstreamRequestId;
-    return Response.json(completed.body, { headers });
+    if (completed.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", completed.upstreamRequestId);
+    return completed.body;
   });
 }
