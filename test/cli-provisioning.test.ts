@@ -4,6 +4,8 @@ import { appendFileSync, chmodSync, mkdirSync, readFileSync, writeFileSync } fro
 import path from "node:path";
 import { initHome } from "../src/config/init-home.js";
 import { homePaths } from "../src/config/paths.js";
+import { MetadataStore } from "../src/store/metadata-store.js";
+import { createKey } from "../src/store/provisioning.js";
 import { gw, json, tempHome } from "./_gw-cli.js";
 
 const KEY = /^gw_[0-9A-Za-z]{43}$/;
@@ -116,9 +118,10 @@ test("20 concurrent `keys create` on a fresh home all land in the metadata", asy
   t.is(listed.length, 20);
   t.is(new Set(listed.map((entry) => entry.id)).size, 20);
   t.deepEqual(new Set(listed.map((entry) => entry.prefix)), new Set(created.map((entry) => entry.key.slice(0, listed[0]!.prefix.length))));
-  const agents = json<AgentView[]>(await gw(["agents", "list", "--json"], { home }));
-  t.deepEqual(agents.map((agent) => agent.name).sort(), ["bot0", "bot1", "bot2"], "one agent per name, however many raced to create it");
-  t.is(agents.reduce((sum, agent) => sum + agent.activeKeys, 0), 20);
+  const metadata = JSON.parse(readFileSync(homePaths(home).metadata, "utf8")) as { agents: Array<{ id: string; name: string }>; keys: Array<{ agentId: string }> };
+  t.deepEqual(metadata.agents.map((agent) => agent.name).sort(), ["bot0", "bot1", "bot2"], "one agent per name, however many raced to create it");
+  t.is(metadata.keys.length, 20);
+  t.true(metadata.keys.every((key) => metadata.agents.some((agent) => agent.id === key.agentId)));
 });
 
 test("agents create and list; plans are validated, aliases accepted", async (t) => {
@@ -270,9 +273,10 @@ test("usage on an empty home, then with rows of the period", async (t) => {
   t.is(empty.code, 0, empty.stderr);
   t.deepEqual(json(empty), { period, agents: [], rows: [] });
 
-  const created = json<{ key: string }>(await gw(["keys", "create", "--agent", "dave", "--json"], { home }));
-  const agents = json<AgentView[]>(await gw(["agents", "list", "--json"], { home }));
-  const agentId = agents[0]!.id;
+  const store = await MetadataStore.open(homePaths(home).metadata);
+  const created = await createKey(store, "dave", undefined, "free");
+  store.close();
+  const agentId = created.agent.id;
   const row = (credits: number, time: string) => ({
     id: `use_${credits}`,
     time,
