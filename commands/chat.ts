@@ -11,7 +11,7 @@ export default class Chat extends GwCommand {
   static override examples = [
     '<%= config.bin %> chat "Write a haiku about routers"',
     'git diff | <%= config.bin %> chat - --system "Review this diff" --model openai/gpt-4o',
-    '<%= config.bin %> chat "2+2?" --json | jq -r .choices[0].message.content',
+    `<%= config.bin %> chat "2+2?" --json | jq -r '.choices[0].message.content'`,
   ];
   static override args = { prompt: Args.string({ description: "the user message; - reads it from stdin", required: true }) };
   static override flags = {
@@ -40,14 +40,20 @@ export default class Chat extends GwCommand {
       if (flags.json) return printJson(completion);
       return writeStdout(`${completion.choices[0]?.message.content ?? ""}\n`);
     }
+    let started = false;
     try {
       for await (const chunk of client.chatCompletionStream(request)) {
         const content = chunk.choices[0]?.delta.content;
-        if (content) await writeStdout(content);
+        if (content) {
+          started = true;
+          await writeStdout(content);
+        }
       }
-    } finally {
-      // End the line even when the stream fails midway, so the error starts on its own line.
-      await writeStdout("\n");
+    } catch (error) {
+      // Keep what arrived, on a line of its own, before the error is reported.
+      if (started) await writeStdout("\n");
+      throw error;
     }
+    await writeStdout("\n");
   }
 }

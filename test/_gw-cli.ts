@@ -1,6 +1,6 @@
 // Runs the built `gw` (bin/run.js -> dist/commands) as a user would, in a subprocess.
 import { execFile, type ExecFileException } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +20,9 @@ export interface GwOptions {
 }
 
 export function gw(args: string[], options: GwOptions = {}): Promise<GwResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, GW_API_KEY: undefined, GW_BASE_URL: undefined, ...options.env };
+  // ava sets NODE_ENV=test, which makes oclif try to load the TypeScript sources through tsx/ts-node
+  // (three times slower); a user's shell runs the built commands.
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: undefined, GW_API_KEY: undefined, GW_BASE_URL: undefined, ...options.env };
   if (options.home) env.GW_HOME = options.home;
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   return new Promise((resolve) => {
@@ -41,6 +43,14 @@ export function json<T = unknown>(result: GwResult): T {
   }
 }
 
+const homes: string[] = [];
+
 export function tempHome(): string {
-  return mkdtempSync(path.join(os.tmpdir(), "gw-cli-"));
+  const home = mkdtempSync(path.join(os.tmpdir(), "gw-cli-"));
+  homes.push(home);
+  return home;
+}
+
+export function removeTempHomes(): void {
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
 }

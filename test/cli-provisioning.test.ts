@@ -5,10 +5,13 @@ import path from "node:path";
 import { initHome } from "../src/config/init-home.js";
 import { homePaths } from "../src/config/paths.js";
 import { MetadataStore } from "../src/store/metadata-store.js";
-import { createKey } from "../src/store/provisioning.js";
-import { gw, json, tempHome } from "./_gw-cli.js";
+import { createAgent, createKey } from "../src/store/provisioning.js";
+import type { MetadataData } from "../src/store/records.js";
+import { gw, json, removeTempHomes, tempHome } from "./_gw-cli.js";
 
 const KEY = /^gw_[0-9A-Za-z]{43}$/;
+
+test.after.always(() => removeTempHomes());
 
 interface KeyView {
   id: string;
@@ -53,6 +56,10 @@ async function initialisedHome(): Promise<string> {
   return home;
 }
 
+function storedAgents(home: string): MetadataData["agents"] {
+  return (JSON.parse(readFileSync(homePaths(home).metadata, "utf8")) as MetadataData).agents;
+}
+
 function rawConfig(home: string): Record<string, unknown> & { plans: Record<string, unknown>; providers: Record<string, unknown>; routes: unknown[] } {
   return JSON.parse(readFileSync(homePaths(home).config, "utf8"));
 }
@@ -91,8 +98,7 @@ test("keys create prints the key once; list never shows it; revoke by prefix", a
   }
   t.regex(table.stdout, /PREFIX\s+AGENT\s+CREATED\s+REVOKED/);
 
-  const agents = json<AgentView[]>(await gw(["agents", "list", "--json"], { home }));
-  t.is(agents.find((agent) => agent.name === "alice")?.plan, "pro", "--plan on an existing agent moves it; aliases resolve");
+  t.is(storedAgents(home).find((agent) => agent.name === "alice")?.plan, "pro", "--plan on an existing agent moves it; aliases resolve");
 
   const revoked = await gw(["keys", "revoke", keys[0]!.prefix, "--json"], { home });
   t.is(revoked.code, 0, revoked.stderr);
@@ -117,7 +123,7 @@ test("20 concurrent `keys create` on a fresh home all land in the metadata", asy
   const listed = json<KeyView[]>(await gw(["keys", "list", "--json"], { home }));
   t.is(listed.length, 20);
   t.is(new Set(listed.map((entry) => entry.id)).size, 20);
-  t.deepEqual(new Set(listed.map((entry) => entry.prefix)), new Set(created.map((entry) => entry.key.slice(0, listed[0]!.prefix.length))));
+  t.deepEqual(listed.map((entry) => entry.prefix).sort(), created.map((entry) => entry.key.slice(0, listed[0]!.prefix.length)).sort());
   const metadata = JSON.parse(readFileSync(homePaths(home).metadata, "utf8")) as { agents: Array<{ id: string; name: string }>; keys: Array<{ agentId: string }> };
   t.deepEqual(metadata.agents.map((agent) => agent.name).sort(), ["bot0", "bot1", "bot2"], "one agent per name, however many raced to create it");
   t.is(metadata.keys.length, 20);
@@ -174,11 +180,12 @@ test("plans list shows resolved limits; plans set edits config.json and moves ag
   t.regex(badResolution.stderr, /image-max-resolution/);
   t.is(readFileSync(homePaths(home).config, "utf8"), before, "a refused edit writes nothing");
 
-  await gw(["agents", "create", "carol"], { home });
+  const store = await MetadataStore.open(homePaths(home).metadata);
+  await createAgent(store, "carol", "free");
+  store.close();
   const moved = await gw(["plans", "set", "engineer", "--agent", "carol"], { home });
   t.is(moved.code, 0, moved.stderr);
-  const agents = json<AgentView[]>(await gw(["agents", "list", "--json"], { home }));
-  t.is(agents.find((agent) => agent.name === "carol")?.plan, "max");
+  t.is(storedAgents(home).find((agent) => agent.name === "carol")?.plan, "max");
   const missing = await gw(["plans", "set", "pro", "--agent", "nobody"], { home });
   t.is(missing.code, 1);
   t.regex(missing.stderr, /no agent "nobody"/);

@@ -47,7 +47,7 @@ test.serial("malformed JSON is 400 invalid_json", async (t) => {
 test.serial("an empty body is 400 with a clear message", async (t) => {
   const result = await post("");
   t.is(result.status, 400);
-  t.regex(result.body.error.message, /empty/);
+  t.regex(result.body.error.message ?? "", /empty/);
 });
 
 test.serial("a JSON value that is not an object is 400", async (t) => {

@@ -1,14 +1,12 @@
 // Opening the gw home from a command. Commands that create something (agents, keys, providers,
 // routes, plans) initialise a missing home, as `gw init` would, since `gw keys create` on a fresh
 // machine is the natural first step. Commands that only read or remove ask for `gw init` instead.
-import { statSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
+import { existsSync } from "node:fs";
 import { initHome, isInitialised } from "../config/init-home.js";
 import { loadConfigFile } from "../config/load-config.js";
 import { homePaths, resolveHome, type HomePaths } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
 import { MetadataStore } from "../store/metadata-store.js";
-import { StoreError } from "../store/store-error.js";
 import { CliError } from "./cli-error.js";
 
 export interface HomeOptions {
@@ -23,32 +21,10 @@ export async function openHome(homeFlag: string | undefined, options: HomeOption
   return homePaths(home);
 }
 
-/**
- * Initialise the home unless its config and metadata are both there. Several first commands may
- * run at once on a fresh home (a script creating keys in parallel): while one process is creating
- * the metadata file, another may find it missing or still empty, which MetadataStore.open refuses.
- * That state lasts only until the creator's first write lands, so it is retried briefly.
- */
+/** Initialise the home unless its config and metadata are both there (initHome is safe in parallel). */
 async function ensureHome(home: string): Promise<void> {
   const paths = homePaths(home);
-  for (let attempt = 0; ; attempt += 1) {
-    if (isInitialised(home) && hasContent(paths.metadata)) return;
-    try {
-      await initHome(home);
-      return;
-    } catch (error) {
-      if (!(error instanceof StoreError) || attempt >= 100) throw error;
-      await sleep(10 + Math.random() * 40);
-    }
-  }
-}
-
-function hasContent(file: string): boolean {
-  try {
-    return statSync(file).size > 0;
-  } catch {
-    return false;
-  }
+  if (!isInitialised(home) || !existsSync(paths.metadata)) await initHome(home);
 }
 
 export function loadConfig(paths: HomePaths): Config {

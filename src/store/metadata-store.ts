@@ -26,12 +26,9 @@ export class MetadataStore {
   /** Open an existing store. A missing or corrupt file is an error unless `create` is set (gw init). */
   static async open(file: string, options: { create?: boolean } = {}): Promise<MetadataStore> {
     const store = new MetadataStore(file);
-    const exists = fileSignature(file) !== "";
-    if (!exists && !options.create) {
-      throw new StoreError(`metadata file ${file} is missing; refusing to start with empty balances and keys (restore it, or run \`gw init\` on a new home)`);
-    }
-    if (!exists) await store.mutate(() => undefined);
-    else await store.read();
+    if (fileSignature(file) !== "") await store.read();
+    else if (options.create) await store.createIfMissing();
+    else throw new StoreError(`metadata file ${file} is missing; refusing to start with empty balances and keys (restore it, or run \`gw init\` on a new home)`);
     return store;
   }
 
@@ -76,6 +73,17 @@ export class MetadataStore {
     this.watcher = null;
   }
 
+  /** Under the lock, so that parallel first commands on a fresh home agree on one file. */
+  private async createIfMissing(): Promise<void> {
+    await withFileLock(this.file, async () => {
+      if (fileSignature(this.file) === "") {
+        this.db.data = emptyMetadata();
+        await this.db.write();
+      }
+      await this.read();
+    });
+  }
+
   private async read(): Promise<void> {
     const signature = fileSignature(this.file);
     try {
@@ -96,7 +104,8 @@ export class MetadataStore {
     this.pending = [];
     try {
       await withFileLock(this.file, async () => {
-        if (fileSignature(this.file) !== "" && statSync(this.file).size > 0) await this.read();
+        // A missing file starts empty; an existing one is always re-read (corrupt -> StoreError).
+        if (fileSignature(this.file) !== "") await this.read();
         else this.db.data = emptyMetadata();
         const results = batch.map((mutation) => {
           try {

@@ -1,12 +1,11 @@
 // Start a real gw server for a test: a fresh temp home, config edited by the test, keys created
 // through the same provisioning code the CLI uses. In-process (fast) or as a `gw serve`
 // subprocess (when the test is about the process itself).
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { promisify } from "node:util";
 import { initHome } from "../../src/config/init-home.js";
 import { homePaths } from "../../src/config/paths.js";
 import { MetadataStore } from "../../src/store/metadata-store.js";
@@ -77,17 +76,7 @@ export async function startTestGateway(home: string): Promise<TestGateway> {
   return Object.assign(server, { home, v1: `${server.url}/v1` });
 }
 
-/** Run `gw ...` as a user would; never rejects: returns code, stdout, stderr. */
-export async function gw(args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [gwBin, ...args], { env: { ...process.env, ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  child.stdin.end(options.input ?? "");
-  const code = await new Promise<number>((resolve) => child.on("close", (exitCode) => resolve(exitCode ?? 1)));
-  return { code, stdout, stderr };
-}
+export { gw, json } from "../_gw-cli.js";
 
 export interface ServeProcess {
   url: string;
@@ -112,4 +101,3 @@ export async function spawnServe(home: string, extraArgs: string[] = []): Promis
   return { url: match[1]!, child, stderr: () => stderr, exited };
 }
 
-export const execFileAsync = promisify(execFile);
