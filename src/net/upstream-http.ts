@@ -1,13 +1,24 @@
 // The one HTTP client for upstream vendors: undici, pooled keep-alive connections per origin,
 // with connect, first-byte (response headers) and idle-body timeouts. Failures come back as
 // UpstreamNetworkError / UpstreamHttpError so the gateway can decide on retry and fallback.
-import { Agent, errors, request, type Dispatcher } from "undici";
+import { Agent, errors, type Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config/config-schema.js";
 import { UpstreamHttpError, UpstreamNetworkError, type NetworkFailure } from "../providers/provider-errors.js";
 
+/** Where a request goes, split once when a provider is created (not parsed per request). */
+export interface UpstreamTarget {
+  origin: string;
+  path: string;
+}
+
+export function upstreamTarget(url: string): UpstreamTarget {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+}
+
 export interface UpstreamRequest {
   provider: string;
-  url: string;
+  target: UpstreamTarget;
   method?: "GET" | "POST" | "PUT" | "DELETE";
   headers?: Record<string, string>;
   body?: string | Uint8Array;
@@ -27,14 +38,13 @@ export class UpstreamHttp {
   async send(upstream: UpstreamRequest, settings: UpstreamSettings): Promise<UpstreamResponse> {
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(upstream.url, {
+      response = await this.agentFor(settings).request({
+        origin: upstream.target.origin,
+        path: upstream.target.path,
         method: upstream.method ?? "POST",
         headers: upstream.headers,
         body: upstream.body,
         signal: upstream.signal,
-        dispatcher: this.agentFor(settings),
-        headersTimeout: settings.firstByteTimeoutMs,
-        bodyTimeout: settings.idleTimeoutMs,
       });
     } catch (error) {
       throw toNetworkError(upstream.provider, error, upstream.signal);
@@ -63,12 +73,14 @@ export class UpstreamHttp {
   }
 
   private agentFor(settings: UpstreamSettings): Agent {
-    const key = `${settings.connectTimeoutMs}:${settings.connectionsPerOrigin}`;
+    const key = `${settings.connectTimeoutMs}:${settings.firstByteTimeoutMs}:${settings.idleTimeoutMs}:${settings.connectionsPerOrigin}`;
     let agent = this.agents.get(key);
     if (!agent) {
       agent = new Agent({
         connect: { timeout: settings.connectTimeoutMs },
         connections: settings.connectionsPerOrigin,
+        headersTimeout: settings.firstByteTimeoutMs,
+        bodyTimeout: settings.idleTimeoutMs,
         keepAliveTimeout: 30_000,
       });
       this.agents.set(key, agent);

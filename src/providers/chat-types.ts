@@ -39,8 +39,15 @@ export interface ChatResponse {
   upstreamRequestId?: string;
 }
 
+/**
+ * One streamed chat.completion.chunk: an object, or its JSON text when the vendor already speaks
+ * OpenAI's format (forwarded without a parse/serialize round trip where possible).
+ */
+export type ChatStreamEvent = ChatChunk | string;
+
 export interface ChatStreamResponse {
-  chunks: AsyncIterable<ChatChunk>;
+  /** Events in the batches they arrived in from the upstream. */
+  chunks: AsyncIterable<ChatStreamEvent[]>;
   upstreamRequestId?: string;
 }
 

@@ -24,18 +24,53 @@ export async function readJsonObject(event: H3Event, maxBytes: number): Promise<
 }
 
 async function readLimitedText(event: H3Event, maxBytes: number): Promise<string> {
-  // On Node, read the IncomingMessage directly: no web-stream wrapper on the hot path.
+  // On Node, read the IncomingMessage directly with listeners: no web-stream wrapper and no
+  // async iterator on the hot path.
   const nodeRequest = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
-  const source: AsyncIterable<Uint8Array> | null = nodeRequest ?? event.req.body;
-  if (!source) return "";
+  if (nodeRequest) return readNodeBody(nodeRequest, maxBytes);
+  const body = event.req.body;
+  if (!body) return "";
   const chunks: Uint8Array[] = [];
   let received = 0;
-  for await (const chunk of source) {
+  for await (const chunk of body) {
     received += chunk.byteLength;
     if (received > maxBytes) throw tooLarge(maxBytes);
     chunks.push(chunk);
   }
-  return chunks.length === 1 ? Buffer.from(chunks[0]!).toString("utf8") : Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBytes) {
+        cleanup();
+        request.resume();
+        reject(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = () => {
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("error", onError);
+    };
+    request.on("data", onData);
+    request.on("end", onEnd);
+    request.on("error", onError);
+  });
 }
 
 function tooLarge(maxBytes: number): PayloadTooLargeError {

@@ -19,8 +19,16 @@ export interface UsageRow {
   requestId: string;
 }
 
+let cachedPeriod = { start: 0, end: 0, name: "" };
+
+/** The period (calendar month, UTC) of a date, e.g. "2026-11". Cached: called on every request. */
 export function periodOf(date: Date): string {
-  return date.toISOString().slice(0, 7);
+  const time = date.getTime();
+  if (time >= cachedPeriod.start && time < cachedPeriod.end) return cachedPeriod.name;
+  const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const end = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  cachedPeriod = { start, end, name: date.toISOString().slice(0, 7) };
+  return cachedPeriod.name;
 }
 
 export class UsageLog {

@@ -2,7 +2,7 @@
 // route -> plan gate -> credit reservation -> upstream attempts -> settle usage -> respond.
 import type { PlanLimits } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
-import type { ChatChunk, ChatCompletion, ChatRequest, ChatUsage } from "../../providers/chat-types.js";
+import type { ChatCompletion, ChatRequest, ChatStreamEvent, ChatUsage } from "../../providers/chat-types.js";
 import type { Provider } from "../../providers/provider.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { Caller } from "../auth/key-authenticator.js";
@@ -11,6 +11,7 @@ import { chatPricing, creditsForTokens, estimateTokens } from "../billing/pricin
 import { resolveRoutes, type RouteCandidate } from "../routing/route-resolver.js";
 import type { LatencyTracker } from "../routing/latency-tracker.js";
 import type { ChatRequestBody } from "./chat-request.js";
+import { StreamRelay } from "./stream-relay.js";
 import { attemptInOrder, type AttemptTarget } from "./upstream-attempts.js";
 
 export interface ChatServiceDependencies {
@@ -34,8 +35,8 @@ export interface CompletedChat {
 }
 
 export interface StreamingChat {
-  /** OpenAI chat.completion.chunk objects; the usage chunk always comes last. */
-  chunks: AsyncGenerator<ChatChunk>;
+  /** Batches of chat.completion.chunk JSON texts; the usage chunk always comes last. */
+  chunks: AsyncGenerator<string[]>;
   upstreamRequestId?: string;
 }
 
@@ -52,7 +53,7 @@ export class ChatService {
       this.dependencies.latency.record(target.candidate.provider, target.candidate.upstreamModel, performance.now() - started);
       const body = result.body;
       body.model = target.candidate.publicModel;
-      const usage = body.usage ?? estimateUsage(request, completionText(body));
+      const usage = body.usage ?? estimateUsage(request, completionText(body).length);
       this.settle(prepared.reservation, context, target, usage);
       return { body, upstreamRequestId: result.upstreamRequestId };
     } catch (error) {
@@ -115,42 +116,34 @@ export class ChatService {
     };
   }
 
-  /** Forward chunks as they arrive, naming the public model; end with the usage chunk; bill once. */
+  /**
+   * Forward chunks as they arrive (a batch per upstream read), naming the public model; end with
+   * the usage chunk; bill exactly once, also when the client goes away or the upstream breaks.
+   */
   private async *relay(
-    first: ChatChunk,
-    rest: AsyncIterator<ChatChunk>,
+    first: ChatStreamEvent[],
+    rest: AsyncIterator<ChatStreamEvent[]>,
     request: ChatRequestBody,
     context: ChatCallContext,
     target: AttemptTarget,
     reservation: Reservation,
-  ): AsyncGenerator<ChatChunk> {
-    const model = target.candidate.publicModel;
-    let usage: ChatUsage | undefined;
-    let produced = "";
-    let template: ChatChunk = first;
+  ): AsyncGenerator<string[]> {
+    const relay = new StreamRelay(target.candidate.publicModel);
     try {
-      let chunk: ChatChunk | undefined = first;
-      let isFirst = true;
-      while (chunk) {
-        chunk.model = model;
-        if (isFirst) ensureRole(chunk);
-        isFirst = false;
-        if (chunk.usage) usage = chunk.usage;
-        produced += deltaText(chunk);
-        template = chunk;
-        yield chunk;
-        const next: IteratorResult<ChatChunk> = await rest.next();
-        chunk = next.done ? undefined : next.value;
+      let batch: ChatStreamEvent[] | undefined = first;
+      while (batch) {
+        yield batch.map((event) => relay.relay(event));
+        const next: IteratorResult<ChatStreamEvent[]> = await rest.next();
+        batch = next.done ? undefined : next.value;
       }
-      if (!usage) {
+      if (!relay.usage) {
         // The upstream sent no usage (some compatible servers ignore include_usage): estimate it.
-        usage = estimateUsage(request, produced);
-        yield { id: template.id, object: "chat.completion.chunk", created: template.created, model, choices: [], usage };
+        relay.usage = estimateUsage(request, relay.producedCharacters);
+        yield [JSON.stringify(relay.usageChunk(relay.usage))];
       }
     } finally {
-      // Runs on normal end, upstream failure and client disconnect alike: bill what was produced.
       await rest.return?.();
-      this.settle(reservation, context, target, usage ?? estimateUsage(request, produced));
+      this.settle(reservation, context, target, relay.usage ?? estimateUsage(request, relay.producedCharacters));
     }
   }
 
@@ -177,27 +170,12 @@ function upstreamRequest(request: ChatRequestBody, candidate: RouteCandidate): C
   return { ...request, model: candidate.upstreamModel } as ChatRequest;
 }
 
-function ensureRole(chunk: ChatChunk): void {
-  const choice = chunk.choices?.[0];
-  if (choice) choice.delta = { role: "assistant", ...choice.delta };
-}
-
-function deltaText(chunk: ChatChunk): string {
-  let text = "";
-  for (const choice of chunk.choices ?? []) {
-    const delta = choice.delta as { content?: unknown; tool_calls?: Array<{ function?: { arguments?: unknown } }> } | undefined;
-    if (typeof delta?.content === "string") text += delta.content;
-    for (const call of delta?.tool_calls ?? []) if (typeof call.function?.arguments === "string") text += call.function.arguments;
-  }
-  return text;
-}
-
 function completionText(body: ChatCompletion): string {
   return body.choices.map((choice) => JSON.stringify((choice as { message?: unknown }).message ?? "")).join("");
 }
 
-function estimateUsage(request: ChatRequestBody, output: string): ChatUsage {
+function estimateUsage(request: ChatRequestBody, outputCharacters: number): ChatUsage {
   const prompt = estimateTokens(JSON.stringify(request.messages));
-  const completion = estimateTokens(output);
+  const completion = Math.ceil(outputCharacters / 4);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }

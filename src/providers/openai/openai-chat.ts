@@ -1,19 +1,19 @@
 // Chat completions against OpenAI and every OpenAI-compatible server (OpenRouter, Groq, vLLM,
 // Ollama, llama.cpp): the request goes out as it came, always asking for streamed usage.
-import type { ChatCapability, ChatChunk, ChatCompletion, ChatRequest } from "../chat-types.js";
+import type { ChatCapability, ChatCompletion, ChatRequest, ChatStreamEvent } from "../chat-types.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamNetworkError } from "../provider-errors.js";
-import { readServerSentEvents } from "../sse.js";
-import { toNetworkError } from "../../net/upstream-http.js";
+import { readServerSentEventBatches } from "../sse.js";
+import { toNetworkError, upstreamTarget } from "../../net/upstream-http.js";
 
 export function createOpenAIChat(context: ProviderContext): ChatCapability {
   const baseUrl = (context.config.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
-  const url = `${baseUrl}/chat/completions`;
+  const target = upstreamTarget(`${baseUrl}/chat/completions`);
   const headers: Record<string, string> = { "content-type": "application/json", ...context.config.headers };
   if (context.config.apiKey) headers.authorization = `Bearer ${context.config.apiKey}`;
 
   async function send(request: ChatRequest, signal: AbortSignal) {
-    return context.http.send({ provider: context.name, url, headers, body: JSON.stringify(request), signal }, context.upstream);
+    return context.http.send({ provider: context.name, target, headers, body: JSON.stringify(request), signal }, context.upstream);
   }
 
   return {
@@ -36,17 +36,25 @@ export function createOpenAIChat(context: ProviderContext): ChatCapability {
   };
 }
 
-async function* parseChunks(provider: string, body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ChatChunk> {
+/**
+ * The upstream's `data:` payloads, batch by batch, until `[DONE]`. Parsed later, only if needed.
+ * The body is read to its natural end (it ends right after `[DONE]`): leaving the loop early
+ * would destroy it with an AbortError, whose stack trace costs more than the read.
+ */
+async function* parseChunks(provider: string, body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ChatStreamEvent[]> {
+  let finished = false;
   try {
-    for await (const event of readServerSentEvents(body)) {
-      if (event.data === "[DONE]") return;
-      let chunk: ChatChunk;
-      try {
-        chunk = JSON.parse(event.data) as ChatChunk;
-      } catch {
-        throw new UpstreamNetworkError(provider, "invalid_response", "a stream event is not JSON");
+    for await (const batch of readServerSentEventBatches(body)) {
+      if (finished) continue;
+      const events: ChatStreamEvent[] = [];
+      for (const event of batch) {
+        if (event.data === "[DONE]") {
+          finished = true;
+          break;
+        }
+        events.push(event.data);
       }
-      yield chunk;
+      if (events.length > 0) yield events;
     }
   } catch (error) {
     throw toNetworkError(provider, error, signal);
