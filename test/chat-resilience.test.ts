@@ -133,6 +133,22 @@ test.serial("no retry after the first byte: a stream dropped midway ends with an
   t.is(secondary.requests.length, 0, "never falls back after the first byte");
 });
 
+test.serial("an upstream that goes quiet mid-stream hits the idle timeout: error event, no fallback", async (t) => {
+  primary.enqueue({ chunkDelayMs: 1500 });
+  const stream = await client().chat.completions.create({ model: "m/x", stream: true, messages: [{ role: "user", content: "a b c" }] });
+  const started = Date.now();
+  const error = await t.throwsAsync(async () => {
+    // The role chunk arrives at once, then the upstream says nothing for 1.5 s (idle timeout 400 ms).
+    for await (const _chunk of stream) {
+      // drain
+    }
+  });
+  t.true(Date.now() - started < 1400, "ended by the idle timeout, not by the upstream");
+  t.is(primary.requests.length, 1, "no retry after the first byte");
+  t.regex(String(error?.message), /stream|upstream/i);
+  t.is(secondary.requests.length, 0);
+});
+
 test.serial("a stream dropped before its first chunk is retried", async (t) => {
   primary.enqueue({ dropConnection: true });
   const stream = await client().chat.completions.create({ model: "m/x", stream: true, messages: [{ role: "user", content: "a" }] });
