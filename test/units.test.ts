@@ -97,13 +97,13 @@ test("api keys: gw_ + 43 base62 characters (32 random bytes); only a hash and a 
   t.is(visiblePrefix(key), key.slice(0, 11));
 });
 
-test("ledger: reservations hold credits until settled; settling appends a usage row", (t) => {
+test("ledger: reservations hold credits until settled; settling appends a usage row", async (t) => {
   const directory = mkdtempSync(path.join(os.tmpdir(), "gw-ledger-"));
   const log = UsageLog.open(directory);
   const ledger = new CreditLedger(log, () => new Date("2026-03-15T00:00:00Z"));
   const first = ledger.reserve("agent", 100, 60);
   t.throws(() => ledger.reserve("agent", 100, 50), { instanceOf: InsufficientCreditsError });
-  ledger.settle(first, { agent: "agent", keyPrefix: "gw_x", endpoint: "chat", model: "m", provider: "p", units: {}, credits: 30, requestId: "r1" });
+  await ledger.settle(first, { agent: "agent", keyPrefix: "gw_x", endpoint: "chat", model: "m", provider: "p", units: {}, credits: 30, requestId: "r1" });
   t.is(ledger.used("agent"), 30);
   t.is(ledger.remaining("agent", 100), 70);
   const second = ledger.reserve("agent", 100, 70);

@@ -1,7 +1,11 @@
 // Vendor-neutral failures a provider reports. The gateway decides from them whether to retry,
 // fall back to the next route, or pass the upstream's answer through verbatim.
 
-/** The upstream answered with a non-2xx status. `body` is its raw text. */
+/**
+ * The upstream answered with a non-2xx status. `body` is its raw text, or for vendors whose wire
+ * format is not OpenAI's, the OpenAI error envelope built from it; `vendorBody` then keeps the
+ * vendor's own body (for endpoints that speak that vendor's format).
+ */
 export class UpstreamHttpError extends Error {
   constructor(
     readonly provider: string,
@@ -10,6 +14,7 @@ export class UpstreamHttpError extends Error {
     readonly contentType: string,
     /** Milliseconds the upstream asked us to wait (Retry-After / retry-after-ms), if any. */
     readonly retryAfterMs: number | undefined,
+    readonly vendorBody?: string,
   ) {
     super(`${provider} answered HTTP ${status}`);
     this.name = "UpstreamHttpError";
@@ -27,5 +32,20 @@ export class UpstreamNetworkError extends Error {
   ) {
     super(`${provider}: ${failure.replaceAll("_", " ")} (${detail})`);
     this.name = "UpstreamNetworkError";
+  }
+}
+
+/**
+ * The request holds something this vendor cannot take (an image by URL for Gemini, n > 1 for
+ * Anthropic ...). Found before any upstream call; the caller's fault, so a 400.
+ */
+export class UnsupportedContentError extends Error {
+  constructor(
+    message: string,
+    /** The request parameter at fault, as a JSON path (`messages[2].content[1]`), when known. */
+    readonly param?: string,
+  ) {
+    super(message);
+    this.name = "UnsupportedContentError";
   }
 }

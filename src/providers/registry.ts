@@ -1,8 +1,10 @@
 // Provider types by `type`. Adding a vendor: one folder under src/providers and one line here.
+import { anthropicProvider } from "./anthropic/anthropic-provider.js";
+import { geminiProvider } from "./gemini/gemini-provider.js";
 import { openaiProvider } from "./openai/openai-provider.js";
 import type { ProviderDefinition } from "./provider.js";
 
-const definitions: ProviderDefinition[] = [openaiProvider];
+const definitions: ProviderDefinition[] = [openaiProvider, anthropicProvider, geminiProvider];
 
 export const providerTypes: ReadonlyMap<string, ProviderDefinition> = new Map(
   definitions.map((definition) => [definition.type, definition]),

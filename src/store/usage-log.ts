@@ -33,6 +33,9 @@ export function periodOf(date: Date): string {
 
 export class UsageLog {
   private fd: number | null = null;
+  /** Rows of this turn of the event loop, written together by one syscall (group commit). */
+  private pendingLines: string[] = [];
+  private pendingWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   private fdPeriod = "";
   /** period -> agent id -> credits used */
   private readonly totals = new Map<string, Map<string, number>>();
@@ -47,12 +50,36 @@ export class UsageLog {
     return log;
   }
 
-  append(row: UsageRow): void {
+  /**
+   * Count the row at once (balances never lag) and write it with the other rows of this turn of
+   * the event loop. Resolves once the bytes are in the file: callers answer their client only
+   * then, so a SIGKILL cannot lose a row whose response was sent.
+   */
+  append(row: UsageRow): Promise<void> {
     const period = row.time.slice(0, 7);
-    const fd = this.fileFor(period);
-    writeSync(fd, `${JSON.stringify(row)}\n`);
     const agents = this.periodTotals(period);
     agents.set(row.agent, (agents.get(row.agent) ?? 0) + row.credits);
+    if (period !== this.fdPeriod && this.pendingLines.length > 0) this.flush();
+    this.fileFor(period);
+    this.pendingLines.push(`${JSON.stringify(row)}\n`);
+    return new Promise((resolve, reject) => {
+      this.pendingWaiters.push({ resolve, reject });
+      if (this.pendingWaiters.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const lines = this.pendingLines;
+    const waiters = this.pendingWaiters;
+    if (lines.length === 0) return;
+    this.pendingLines = [];
+    this.pendingWaiters = [];
+    try {
+      writeSync(this.fd!, lines.length === 1 ? lines[0]! : lines.join(""));
+      for (const waiter of waiters) waiter.resolve();
+    } catch (error) {
+      for (const waiter of waiters) waiter.reject(error);
+    }
   }
 
   creditsUsed(agentId: string, period: string): number {
@@ -60,6 +87,7 @@ export class UsageLog {
   }
 
   close(): void {
+    this.flush();
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }

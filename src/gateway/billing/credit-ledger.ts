@@ -37,11 +37,11 @@ export class CreditLedger {
     return { agentId, amount, settled: false };
   }
 
-  /** Write the usage row (debiting its credits) and release the reservation. */
-  settle(reservation: Reservation, entry: UsageEntry): UsageRow {
+  /** Debit the usage row's credits and release the reservation; resolves once the row is written. */
+  async settle(reservation: Reservation, entry: UsageEntry): Promise<UsageRow> {
     this.release(reservation);
     const row: UsageRow = { id: randomUUID(), time: this.now().toISOString(), ...entry };
-    this.log.append(row);
+    await this.log.append(row);
     return row;
   }
 

@@ -54,7 +54,7 @@ export class ChatService {
       const body = result.body;
       body.model = target.candidate.publicModel;
       const usage = body.usage ?? estimateUsage(request, completionText(body).length);
-      this.settle(prepared.reservation, context, target, usage);
+      await this.settle(prepared.reservation, context, target, usage);
       return { body, upstreamRequestId: result.upstreamRequestId };
     } catch (error) {
       this.dependencies.ledger.release(prepared.reservation);
@@ -143,17 +143,17 @@ export class ChatService {
       }
     } finally {
       await rest.return?.();
-      this.settle(reservation, context, target, relay.usage ?? estimateUsage(request, relay.producedCharacters));
+      await this.settle(reservation, context, target, relay.usage ?? estimateUsage(request, relay.producedCharacters));
     }
   }
 
-  private settle(reservation: Reservation, context: ChatCallContext, target: AttemptTarget, usage: ChatUsage): void {
+  private async settle(reservation: Reservation, context: ChatCallContext, target: AttemptTarget, usage: ChatUsage): Promise<void> {
     const config = this.dependencies.config();
     const tokens = { prompt_tokens: usage.prompt_tokens ?? 0, completion_tokens: usage.completion_tokens ?? 0 };
     const units: Record<string, number> = { ...tokens };
     const cached = usage.prompt_tokens_details?.cached_tokens;
     if (typeof cached === "number" && cached > 0) units.cached_tokens = cached;
-    this.dependencies.ledger.settle(reservation, {
+    await this.dependencies.ledger.settle(reservation, {
       agent: context.caller.agent.id,
       keyPrefix: context.caller.key.prefix,
       endpoint: context.endpoint,

@@ -1,0 +1,78 @@
+// OpenAI chat.completion -> Anthropic Messages response, for the messages endpoint. Pure.
+import type { ChatCompletion, ChatUsage } from "../../providers/chat-types.js";
+import type { MessagesJson, MessagesOutputBlock, MessagesResponse, MessagesUsage, StopReason } from "./messages-types.js";
+
+export interface ChatToMessagesOptions {
+  /** The model name the client asked for. */
+  model: string;
+}
+
+export function convertChatToMessages(completion: ChatCompletion, options: ChatToMessagesOptions): MessagesResponse {
+  const choice = completion.choices[0] ?? {};
+  const message = isObject(choice.message) ? choice.message : {};
+  const content: MessagesOutputBlock[] = [];
+  const text = typeof message.content === "string" ? message.content : typeof message.refusal === "string" ? message.refusal : "";
+  if (text) content.push({ type: "text", text });
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
+  for (const call of calls) {
+    const fn = isObject(call.function) ? call.function : {};
+    content.push({ type: "tool_use", id: String(call.id ?? ""), name: String(fn.name ?? ""), input: parseInput(fn.arguments) });
+  }
+  return {
+    id: messageId(completion.id),
+    type: "message",
+    role: "assistant",
+    model: options.model,
+    content,
+    stop_reason: mapFinishReasonToStopReason(typeof choice.finish_reason === "string" ? choice.finish_reason : null),
+    stop_sequence: null,
+    usage: convertChatUsage(completion.usage),
+  };
+}
+
+/** `stop` cannot tell a matched stop sequence from a natural end: both are end_turn. */
+export function mapFinishReasonToStopReason(finishReason: string | null | undefined): StopReason {
+  switch (finishReason) {
+    case "length":
+      return "max_tokens";
+    case "tool_calls":
+    case "function_call":
+      return "tool_use";
+    case "content_filter":
+      return "refusal";
+    default:
+      return "end_turn";
+  }
+}
+
+/** input_tokens excludes cached reads, as Anthropic counts them. */
+export function convertChatUsage(usage: ChatUsage | null | undefined): MessagesUsage {
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
+    output_tokens: usage?.completion_tokens ?? 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: cached,
+  };
+}
+
+/** Anthropic ids start with `msg_`; an upstream's own id is kept after that prefix. */
+export function messageId(id: unknown): string {
+  const value = typeof id === "string" && id ? id : String(Date.now());
+  return value.startsWith("msg_") ? value : `msg_${value.replace(/^chatcmpl-/, "")}`;
+}
+
+/** Tool arguments the model produced; malformed JSON (the model's own) becomes an empty input. */
+function parseInput(value: unknown): MessagesJson {
+  if (typeof value !== "string" || !value) return {};
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return isObject(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+function isObject(value: unknown): value is MessagesJson {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,76 @@
+// The Anthropic Messages shapes the /anthropic/v1/messages endpoint speaks (reference
+// anthropic-messages.md §2, §3, §5), as far as the converters read or write them.
+
+export type MessagesJson = Record<string, unknown>;
+
+export interface MessagesTextBlock {
+  type: "text";
+  text: string;
+  [extra: string]: unknown;
+}
+
+/** An inbound content block; only `type` is fixed, the rest is read per type. */
+export interface MessagesInputBlock {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface MessagesMessage {
+  role: "user" | "assistant";
+  content: string | MessagesInputBlock[];
+}
+
+export interface MessagesTool {
+  name: string;
+  description?: string;
+  input_schema?: MessagesJson;
+  /** Server tools (web_search_20250305 ...) name a type; client tools name none or "custom". */
+  type?: string;
+  [extra: string]: unknown;
+}
+
+export interface MessagesRequest {
+  model: string;
+  max_tokens: number;
+  messages: MessagesMessage[];
+  system?: string | MessagesTextBlock[];
+  stop_sequences?: string[];
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  tools?: MessagesTool[];
+  tool_choice?: { type: string; name?: string; disable_parallel_tool_use?: boolean };
+  stream?: boolean;
+  metadata?: MessagesJson;
+  [extra: string]: unknown;
+}
+
+export type MessagesOutputBlock =
+  | { type: "text"; text: string }
+  | { type: "tool_use"; id: string; name: string; input: MessagesJson };
+
+export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal";
+
+export interface MessagesUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export interface MessagesResponse {
+  id: string;
+  type: "message";
+  role: "assistant";
+  model: string;
+  content: MessagesOutputBlock[];
+  stop_reason: StopReason;
+  stop_sequence: string | null;
+  usage: MessagesUsage;
+}
+
+/** One server-sent event of the native stream: `event: <event>` and `data: <JSON of data>`. */
+export interface MessagesStreamEvent {
+  event: string;
+  data: MessagesJson;
+}

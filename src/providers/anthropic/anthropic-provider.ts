@@ -1,0 +1,11 @@
+// Provider type `anthropic`: Claude through the native Messages API.
+import { defineProvider } from "../provider.js";
+import { createAnthropicChat } from "./anthropic-chat.js";
+
+export const anthropicProvider = defineProvider({
+  type: "anthropic",
+  capabilities: ["chat"],
+  create(context) {
+    return { name: context.name, type: "anthropic", chat: createAnthropicChat(context) };
+  },
+});

@@ -1,0 +1,16 @@
+// Anthropic stop_reason -> OpenAI finish_reason (reference §B).
+export function mapAnthropicFinishReason(stopReason: string | null | undefined): string {
+  switch (stopReason) {
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "tool_use":
+      return "tool_calls";
+    case "refusal":
+      return "content_filter";
+    default:
+      // end_turn, stop_sequence, pause_turn (the turn can be resumed, but it did end here) and
+      // anything newer.
+      return "stop";
+  }
+}

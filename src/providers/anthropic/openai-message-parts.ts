@@ -1,0 +1,57 @@
+// Reading the parts of an OpenAI chat request that the gateway forwards loosely (content parts,
+// tool calls). Gemini has its own copy: vendor folders do not import each other.
+import { UnsupportedContentError } from "../provider-errors.js";
+
+export type Json = Record<string, unknown>;
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Content as a list of parts: a string becomes one text part. */
+export function contentParts(content: unknown): Json[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return Array.isArray(content) ? content.filter(isObject) : [];
+}
+
+/** The text of a content value (string or parts), text parts joined without separator. */
+export function textOf(content: unknown): string {
+  return contentParts(content)
+    .map((part) => (typeof part.text === "string" ? part.text : typeof part.refusal === "string" ? part.refusal : ""))
+    .join("");
+}
+
+export interface DataUrl {
+  mediaType: string;
+  data: string;
+}
+
+/** `data:<media type>;base64,<data>`; undefined for any other URL. */
+export function parseDataUrl(url: string): DataUrl | undefined {
+  const match = /^data:([^;,]+)((?:;[^;,]+)*);base64,(.*)$/s.exec(url);
+  if (!match) return undefined;
+  return { mediaType: match[1]!.toLowerCase(), data: match[3]! };
+}
+
+/** The URL of an `image_url` part (`{url}` or, from some clients, a bare string). */
+export function imageUrlOf(part: Json, param: string): string {
+  const image = part.image_url;
+  const url = isObject(image) ? image.url : image;
+  if (typeof url !== "string" || url.length === 0) throw new UnsupportedContentError("An image_url part needs a url.", param);
+  return url;
+}
+
+/** Tool-call arguments as the object vendors want; anything but a JSON object is refused. */
+export function parseToolArguments(value: unknown, param: string): Json {
+  if (value === undefined || value === "") return {};
+  let parsed: unknown = value;
+  if (typeof value === "string") {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new UnsupportedContentError("Tool call arguments must be a JSON object; these are not valid JSON.", param);
+    }
+  }
+  if (!isObject(parsed)) throw new UnsupportedContentError("Tool call arguments must be a JSON object.", param);
+  return parsed;
+}

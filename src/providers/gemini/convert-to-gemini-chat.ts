@@ -1,0 +1,164 @@
+// OpenAI chat-completions request -> Gemini generateContent request (reference §2, §6). Pure.
+// Left out, as Gemini would refuse or ignore them: logprobs, logit_bias, user, stream_options,
+// parallel_tool_calls, service_tier, store, reasoning_effort, and presence/frequency penalties
+// (several current Gemini models answer those with 400 "Penalty is not enabled").
+import type { ChatRequest } from "../chat-types.js";
+import { UnsupportedContentError } from "../provider-errors.js";
+import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from "./gemini-api-types.js";
+import { contentParts, imageUrlOf, isObject, parseDataUrl, parseToolArguments, textOf, type Json } from "./openai-message-parts.js";
+
+export function convertToGeminiChat(request: ChatRequest): GeminiRequest {
+  const system: Array<{ text: string }> = [];
+  const contents: GeminiContent[] = [];
+  // functionResponse parts name the function; OpenAI tool messages only carry the call's id.
+  const toolNames = new Map<string, string>();
+  request.messages.forEach((message, index) => {
+    const param = `messages[${index}]`;
+    switch (message.role) {
+      case "system":
+      case "developer": {
+        const text = textOf(message.content);
+        if (text.trim()) system.push({ text });
+        return;
+      }
+      case "user":
+        return append(contents, "user", userParts(message.content, param));
+      case "assistant":
+        return append(contents, "model", modelParts(message, param, toolNames));
+      case "tool":
+        return append(contents, "user", [functionResponse(message, param, toolNames)]);
+      default:
+        throw new UnsupportedContentError(`Messages with role '${String(message.role)}' are not supported.`, `${param}.role`);
+    }
+  });
+  if (contents.length === 0) throw new UnsupportedContentError("At least one user or assistant message is required.", "messages");
+  // Function responses open their user turn, before any text sent after them.
+  for (const content of contents) {
+    if (content.role === "user") content.parts.sort((a, b) => Number("functionResponse" in b) - Number("functionResponse" in a));
+  }
+  const body: GeminiRequest = { contents };
+  if (system.length > 0) body.systemInstruction = { parts: system };
+  const generationConfig = convertGenerationConfig(request);
+  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+  const declarations = convertTools(request.tools);
+  if (declarations) {
+    body.tools = [{ functionDeclarations: declarations }];
+    const toolConfig = convertToolChoice(request.tool_choice);
+    if (toolConfig) body.toolConfig = toolConfig;
+  }
+  return body;
+}
+
+function append(contents: GeminiContent[], role: GeminiContent["role"], parts: GeminiPart[]): void {
+  if (parts.length === 0) return;
+  const last = contents.at(-1);
+  if (last?.role === role) last.parts.push(...parts);
+  else contents.push({ role, parts });
+}
+
+function userParts(content: unknown, param: string): GeminiPart[] {
+  return contentParts(content).flatMap((part, index): GeminiPart[] => {
+    const partParam = typeof content === "string" ? `${param}.content` : `${param}.content[${index}]`;
+    if (part.type === "text") return typeof part.text === "string" && part.text ? [{ text: part.text }] : [];
+    if (part.type === "image_url") return [inlineImage(imageUrlOf(part, partParam), partParam)];
+    if (part.type === "input_audio" && isObject(part.input_audio)) {
+      const { data, format } = part.input_audio;
+      if (typeof data === "string" && typeof format === "string") return [{ inlineData: { mimeType: `audio/${format}`, data } }];
+    }
+    if (part.type === "file" && isObject(part.file) && typeof part.file.file_data === "string") {
+      const inline = parseDataUrl(part.file.file_data);
+      if (inline) return [{ inlineData: { mimeType: inline.mediaType, data: inline.data } }];
+    }
+    throw new UnsupportedContentError(`This '${String(part.type)}' content part is not supported by Gemini.`, partParam);
+  });
+}
+
+function inlineImage(url: string, param: string): GeminiPart {
+  const inline = parseDataUrl(url);
+  // fileData only takes URIs of files uploaded to Gemini's Files API, not arbitrary web URLs.
+  if (!inline) throw new UnsupportedContentError("Gemini takes images as base64 data: URLs only, not by URL.", param);
+  return { inlineData: { mimeType: inline.mediaType, data: inline.data } };
+}
+
+function modelParts(message: Json, param: string, toolNames: Map<string, string>): GeminiPart[] {
+  const text = textOf(message.content);
+  const parts: GeminiPart[] = text ? [{ text }] : [];
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
+  calls.forEach((call, index) => {
+    const fn = isObject(call.function) ? call.function : {};
+    const callParam = `${param}.tool_calls[${index}]`;
+    if (typeof fn.name !== "string") throw new UnsupportedContentError("A tool call needs a function name.", callParam);
+    if (typeof call.id === "string") toolNames.set(call.id, fn.name);
+    const part: GeminiPart = { functionCall: { name: fn.name, args: parseToolArguments(fn.arguments, `${callParam}.function.arguments`) } };
+    // Thinking models need their signature back with the call; it rode out in extra_content.
+    const signature = thoughtSignatureOf(call);
+    if (signature) part.thoughtSignature = signature;
+    parts.push(part);
+  });
+  return parts;
+}
+
+function thoughtSignatureOf(call: Json): string | undefined {
+  const extra = isObject(call.extra_content) && isObject(call.extra_content.google) ? call.extra_content.google : undefined;
+  return typeof extra?.thought_signature === "string" ? extra.thought_signature : undefined;
+}
+
+function functionResponse(message: Json, param: string, toolNames: Map<string, string>): GeminiPart {
+  const name = typeof message.tool_call_id === "string" ? toolNames.get(message.tool_call_id) : undefined;
+  if (!name) throw new UnsupportedContentError("A tool message must answer a tool call of an earlier assistant message.", `${param}.tool_call_id`);
+  const text = textOf(message.content);
+  // `response` must be an object: a JSON object result goes as it is, anything else is wrapped.
+  let response: Json = { result: text };
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isObject(parsed)) response = parsed;
+  } catch {
+    // Plain text result.
+  }
+  return { functionResponse: { name, response } };
+}
+
+function convertGenerationConfig(request: ChatRequest): GeminiGenerationConfig {
+  const config: GeminiGenerationConfig = {};
+  if (typeof request.temperature === "number") config.temperature = request.temperature;
+  if (typeof request.top_p === "number") config.topP = request.top_p;
+  if (typeof request.top_k === "number") config.topK = request.top_k;
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens;
+  if (typeof maxTokens === "number") config.maxOutputTokens = maxTokens;
+  const stop = typeof request.stop === "string" ? [request.stop] : Array.isArray(request.stop) ? request.stop : [];
+  const stopSequences = stop.filter((value): value is string => typeof value === "string" && value.length > 0);
+  if (stopSequences.length > 0) config.stopSequences = stopSequences;
+  if (typeof request.n === "number" && request.n > 1) config.candidateCount = request.n;
+  if (typeof request.seed === "number") config.seed = request.seed;
+  const format = isObject(request.response_format) ? request.response_format : undefined;
+  if (format?.type === "json_object") config.responseMimeType = "application/json";
+  if (format?.type === "json_schema") {
+    config.responseMimeType = "application/json";
+    if (isObject(format.json_schema) && isObject(format.json_schema.schema)) config.responseJsonSchema = format.json_schema.schema;
+  }
+  return config;
+}
+
+function convertTools(tools: unknown): GeminiFunctionDeclaration[] | undefined {
+  if (!Array.isArray(tools) || tools.length === 0) return undefined;
+  return tools.map((tool, index) => {
+    const fn = isObject(tool) && tool.type === "function" && isObject(tool.function) ? tool.function : undefined;
+    if (!fn || typeof fn.name !== "string") throw new UnsupportedContentError("Only function tools are supported by Gemini.", `tools[${index}]`);
+    const declaration: GeminiFunctionDeclaration = { name: fn.name };
+    if (typeof fn.description === "string") declaration.description = fn.description;
+    // JSON Schema as OpenAI clients write it (additionalProperties ...) fits parametersJsonSchema;
+    // `parameters` only takes Gemini's OpenAPI subset.
+    if (isObject(fn.parameters)) declaration.parametersJsonSchema = fn.parameters;
+    return declaration;
+  });
+}
+
+function convertToolChoice(choice: unknown): GeminiRequest["toolConfig"] {
+  if (choice === "auto") return { functionCallingConfig: { mode: "AUTO" } };
+  if (choice === "none") return { functionCallingConfig: { mode: "NONE" } };
+  if (choice === "required") return { functionCallingConfig: { mode: "ANY" } };
+  if (isObject(choice) && isObject(choice.function) && typeof choice.function.name === "string") {
+    return { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [choice.function.name] } };
+  }
+  return undefined;
+}

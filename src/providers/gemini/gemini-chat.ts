@@ -1,0 +1,91 @@
+// Chat completions against Gemini's generateContent / streamGenerateContent?alt=sse: OpenAI-shaped
+// requests are converted out, Gemini's answers and chunks converted back. Gemini sends no
+// request-id header the reference names, so no upstreamRequestId is reported.
+import type { ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
+import type { ProviderContext } from "../provider.js";
+import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
+import { readServerSentEventBatches } from "../sse.js";
+import { toNetworkError, upstreamTarget, type UpstreamResponse, type UpstreamTarget } from "../../net/upstream-http.js";
+import type { GeminiResponse } from "./gemini-api-types.js";
+import { fromGeminiHttpError, fromGeminiStreamError } from "./gemini-error.js";
+import { convertFromGeminiChat, GeminiStreamConverter } from "./convert-from-gemini-chat.js";
+import { convertToGeminiChat } from "./convert-to-gemini-chat.js";
+import { isObject } from "./openai-message-parts.js";
+
+export function createGeminiChat(context: ProviderContext): ChatCapability {
+  // The base URL may name the API version (`.../v1beta`) or just the origin.
+  let baseUrl = (context.config.baseUrl ?? "https://generativelanguage.googleapis.com/v1beta").replace(/\/+$/, "");
+  if (!/\/v\d+(?:alpha|beta)?$/.test(baseUrl)) baseUrl += "/v1beta";
+  const base = upstreamTarget(baseUrl);
+  const headers: Record<string, string> = { "content-type": "application/json", ...context.config.headers };
+  if (context.config.apiKey) headers["x-goog-api-key"] = context.config.apiKey;
+
+  /** `models/{model}:{method}`; a model given as `models/x` or `tunedModels/x` keeps its collection. */
+  function targetFor(model: string, method: string): UpstreamTarget {
+    const name = model.includes("/") ? model : `models/${model}`;
+    return { origin: base.origin, path: `${base.path}/${name.split("/").map(encodeURIComponent).join("/")}:${method}` };
+  }
+
+  async function send(request: ChatRequest, method: string, signal: AbortSignal): Promise<UpstreamResponse> {
+    const body = JSON.stringify(convertToGeminiChat(request));
+    try {
+      return await context.http.send({ provider: context.name, target: targetFor(request.model, method), headers, body, signal }, context.upstream);
+    } catch (error) {
+      throw error instanceof UpstreamHttpError ? fromGeminiHttpError(error) : error;
+    }
+  }
+
+  return {
+    async complete(request, { signal }) {
+      const response = await send(request, "generateContent", signal);
+      let body: GeminiResponse;
+      try {
+        body = (await response.body.json()) as GeminiResponse;
+      } catch (error) {
+        if (error instanceof SyntaxError) throw new UpstreamNetworkError(context.name, "invalid_response", "the body is not JSON");
+        throw toNetworkError(context.name, error, signal);
+      }
+      return { body: convertFromGeminiChat(body, { model: request.model, created: nowSeconds() }) };
+    },
+
+    async stream(request, { signal }) {
+      const response = await send(request, "streamGenerateContent?alt=sse", signal);
+      const converter = new GeminiStreamConverter({ model: request.model, created: nowSeconds() });
+      return { chunks: convertChunks(context.name, response.body, converter, signal) };
+    },
+  };
+}
+
+async function* convertChunks(
+  provider: string,
+  body: AsyncIterable<Uint8Array>,
+  converter: GeminiStreamConverter,
+  signal: AbortSignal,
+): AsyncGenerator<ChatStreamEvent[]> {
+  try {
+    for await (const batch of readServerSentEventBatches(body)) {
+      const chunks: ChatStreamEvent[] = [];
+      for (const message of batch) {
+        let response: GeminiResponse;
+        try {
+          response = JSON.parse(message.data) as GeminiResponse;
+        } catch {
+          throw new UpstreamNetworkError(provider, "invalid_response", "a stream chunk is not JSON");
+        }
+        if (isObject(response.error)) throw fromGeminiStreamError(provider, message.data);
+        chunks.push(...converter.push(response));
+      }
+      if (chunks.length > 0) yield chunks;
+    }
+  } catch (error) {
+    throw toNetworkError(provider, error, signal);
+  }
+  // No terminator either: a body that ends before a finishReason was cut off.
+  if (!converter.finished) throw new UpstreamNetworkError(provider, "connection_lost", "the stream ended before a finishReason");
+  const usage = converter.end();
+  if (usage.length > 0) yield usage;
+}
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

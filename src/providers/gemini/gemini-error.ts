@@ -1,0 +1,67 @@
+// Google RPC error bodies ({error:{code, message, status, details}}, reference §5) -> the OpenAI
+// error envelope the chat endpoint returns verbatim. The vendor body is kept as `vendorBody`.
+import { UpstreamHttpError } from "../provider-errors.js";
+import { isObject, type Json } from "./openai-message-parts.js";
+
+interface GoogleError {
+  message?: string;
+  status?: string;
+  code?: number;
+  reason?: string;
+  retryDelayMs?: number;
+}
+
+export function fromGeminiHttpError(error: UpstreamHttpError): UpstreamHttpError {
+  const google = readGoogleError(error.body);
+  // Gemini answers a bad API key with 400; it is the operator's key, not the caller's request.
+  const status = google.reason === "API_KEY_INVALID" ? 401 : error.status;
+  const message = google.message ?? `Gemini answered HTTP ${error.status}.`;
+  return new UpstreamHttpError(error.provider, status, envelope(message, status, google), "application/json", error.retryAfterMs ?? google.retryDelayMs, error.body);
+}
+
+/** A `{"error":{...}}` chunk inside a 200 stream, reported as the HTTP error it stands for. */
+export function fromGeminiStreamError(provider: string, data: string): UpstreamHttpError {
+  const google = readGoogleError(data);
+  const status = google.code && google.code >= 400 ? google.code : 500;
+  return new UpstreamHttpError(provider, status, envelope(google.message ?? "The Gemini stream failed.", status, google), "application/json", google.retryDelayMs, data);
+}
+
+function envelope(message: string, status: number, google: GoogleError): string {
+  const code = google.reason === "API_KEY_INVALID" ? "invalid_api_key" : (google.status ?? `http_${status}`).toLowerCase();
+  return JSON.stringify({ error: { message, type: openaiType(status), param: null, code } });
+}
+
+function openaiType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 429) return "rate_limit_error";
+  return status >= 500 ? "server_error" : "invalid_request_error";
+}
+
+export function readGoogleError(body: string): GoogleError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  // streamGenerateContent without alt=sse wraps bodies in an array.
+  const root = Array.isArray(parsed) ? parsed[0] : parsed;
+  const error = isObject(root) && isObject(root.error) ? root.error : undefined;
+  if (!error) return {};
+  const details = Array.isArray(error.details) ? error.details.filter(isObject) : [];
+  return {
+    message: typeof error.message === "string" ? error.message : undefined,
+    status: typeof error.status === "string" ? error.status : undefined,
+    code: typeof error.code === "number" ? error.code : undefined,
+    reason: details.map((detail) => detail.reason).find((reason): reason is string => typeof reason === "string"),
+    retryDelayMs: retryDelay(details),
+  };
+}
+
+/** google.rpc.RetryInfo's `retryDelay` ("37s", "0.5s"), which 429s carry instead of Retry-After. */
+function retryDelay(details: Json[]): number | undefined {
+  const info = details.find((detail) => String(detail["@type"]).endsWith("google.rpc.RetryInfo"));
+  const match = typeof info?.retryDelay === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay) : null;
+  return match ? Math.round(Number(match[1]) * 1000) : undefined;
+}
