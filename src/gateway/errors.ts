@@ -147,6 +147,8 @@ export class UpstreamPassthroughError extends Error {
     readonly body: string,
     readonly contentType: string,
     readonly provider: string,
+    /** The vendor's own error body, when `body` is a conversion of it (Anthropic, Gemini). */
+    readonly vendorBody?: string,
   ) {
     super(`upstream ${provider} answered ${status}`);
     this.name = "UpstreamPassthroughError";

@@ -13,7 +13,9 @@ import { UsageLog } from "../store/usage-log.js";
 import { KeyAuthenticator, type Caller } from "./auth/key-authenticator.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
 import { RateLimiter } from "./billing/rate-limiter.js";
+import { ChatMetering } from "./chat/chat-metering.js";
 import { ChatService } from "./chat/chat-service.js";
+import { MessagesService } from "./messages/messages-service.js";
 import { RateLimitExceededError } from "./errors.js";
 import { createProviders } from "./provider-set.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
@@ -26,6 +28,7 @@ export interface GatewayLogger {
 
 export class Gateway {
   readonly chat: ChatService;
+  readonly messages: MessagesService;
   readonly ledger: CreditLedger;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
@@ -45,12 +48,14 @@ export class Gateway {
     this.currentConfig = config;
     this.currentProviders = createProviders(config, http);
     this.ledger = new CreditLedger(usageLog);
-    this.chat = new ChatService({
+    const metering = new ChatMetering({
       config: () => this.currentConfig,
       providers: () => this.currentProviders,
       ledger: this.ledger,
       latency: this.latency,
     });
+    this.chat = new ChatService(metering);
+    this.messages = new MessagesService(metering);
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */

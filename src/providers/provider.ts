@@ -3,6 +3,7 @@
 import type { ProviderConfig, UpstreamSettings } from "../config/config-schema.js";
 import type { UpstreamHttp } from "../net/upstream-http.js";
 import type { ChatCapability } from "./chat-types.js";
+import type { MessagesCapability } from "./messages-types.js";
 
 export interface ProviderContext {
   /** The provider's name in the config (`openai`, `groq` ...). */
@@ -16,6 +17,8 @@ export interface Provider {
   name: string;
   type: string;
   chat?: ChatCapability;
+  /** Anthropic's Messages API natively (the messages endpoint passes requests through). */
+  messages?: MessagesCapability;
 }
 
 export interface ProviderDefinition {

@@ -2,17 +2,19 @@
 import { H3 } from "h3";
 import { MethodNotAllowedError, RouteNotFoundError } from "../gateway/errors.js";
 import type { Gateway } from "../gateway/gateway.js";
-import { errorResponse } from "./render-error.js";
+import { errorResponse, type ErrorDialect } from "./render-error.js";
 import { requestIdOf } from "./request-context.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
 import { registerHealth } from "./routes/health.js";
+import { MESSAGES_PATH, registerMessages } from "./routes/messages.js";
 import { registerModels } from "./routes/models.js";
 import type { ServerLogger } from "./server-logger.js";
 
 export function createApp(gateway: Gateway, logger: ServerLogger): H3 {
   const app = new H3({
     silent: true,
-    onError: (error, event) => errorResponse(unwrap(error), requestIdOf(event), (cause) => logger.error(cause, requestIdOf(event))),
+    onError: (error, event) =>
+      errorResponse(unwrap(error), requestIdOf(event), dialectOf(event.url.pathname), (cause) => logger.error(cause, requestIdOf(event))),
   });
   // Every response, errors included, carries the request id.
   app.use((event) => {
@@ -21,11 +23,17 @@ export function createApp(gateway: Gateway, logger: ServerLogger): H3 {
   registerHealth(app);
   registerChatCompletions(app, gateway, logger);
   registerModels(app, gateway);
+  registerMessages(app, gateway);
   app.all("/**", (event) => {
-    const known = ["/v1/chat/completions", "/v1/models", "/health"].includes(event.url.pathname);
+    const known = ["/v1/chat/completions", "/v1/models", "/health", MESSAGES_PATH].includes(event.url.pathname);
     throw known ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`) : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);
   });
   return app;
+}
+
+/** The messages endpoint (and anything under its prefix) answers errors in Anthropic's shape. */
+function dialectOf(pathname: string): ErrorDialect {
+  return pathname.startsWith("/anthropic/") ? "messages" : "gateway";
 }
 
 /** h3 wraps thrown values in HTTPError; the original is its `cause`. */

@@ -1,16 +1,46 @@
-// The one place errors become HTTP responses. GatewayErrors render their own envelope;
-// upstream passthroughs go back verbatim; anything else is a 500 that reveals nothing.
+// The one place errors become HTTP responses, in the caller's dialect: the gateway envelope of
+// DESIGN §6 (`{error:{message,type,code,...}}`), or Anthropic's `{type:"error",error:{type,
+// message}}` on the messages endpoint. Upstream errors about a value go back verbatim.
 import { HTTPResponse } from "h3";
-import { GatewayError, InternalError, UpstreamPassthroughError } from "../gateway/errors.js";
+import { GatewayError, InternalError, InvalidApiKeyError, UpstreamPassthroughError } from "../gateway/errors.js";
+import { messagesErrorType } from "../gateway/messages/chat-stream-to-messages-events.js";
 
-export function errorResponse(error: unknown, requestId: string, log: (error: unknown) => void): HTTPResponse {
+export type ErrorDialect = "gateway" | "messages";
+
+export function errorResponse(error: unknown, requestId: string, dialect: ErrorDialect, log: (error: unknown) => void): HTTPResponse {
   if (error instanceof UpstreamPassthroughError) {
-    return new HTTPResponse(error.body, { status: error.status, headers: { "content-type": error.contentType, "x-request-id": requestId } });
+    const body = dialect === "messages" ? messagesBodyOfUpstream(error) : error.body;
+    const contentType = dialect === "messages" ? "application/json" : error.contentType;
+    return new HTTPResponse(body, { status: error.status, headers: { "content-type": contentType, "x-request-id": requestId } });
   }
   const gatewayError = error instanceof GatewayError ? error : new InternalError("The gateway failed to handle this request.");
   if (!(error instanceof GatewayError)) log(error);
-  return new HTTPResponse(JSON.stringify(gatewayError.toBody()), {
+  const body = dialect === "messages" ? messagesBody(gatewayError.status, messagesMessage(gatewayError)) : JSON.stringify(gatewayError.toBody());
+  return new HTTPResponse(body, {
     status: gatewayError.status,
     headers: { ...gatewayError.headers, "content-type": "application/json", "x-request-id": requestId },
   });
+}
+
+function messagesMessage(error: GatewayError): string {
+  return error instanceof InvalidApiKeyError ? "Invalid API key. Send a valid gw key in the `x-api-key` header." : error.message;
+}
+
+function messagesBody(status: number, message: string): string {
+  return JSON.stringify({ type: "error", error: { type: messagesErrorType(status), message } });
+}
+
+/** Anthropic's own error body as it came; any other vendor's error restated in that shape. */
+function messagesBodyOfUpstream(error: UpstreamPassthroughError): string {
+  for (const candidate of [error.vendorBody, error.body]) {
+    if (!candidate) continue;
+    try {
+      const parsed = JSON.parse(candidate) as { type?: unknown; error?: { type?: unknown; message?: unknown } };
+      if (parsed.type === "error" && typeof parsed.error?.type === "string") return candidate;
+      if (typeof parsed.error?.message === "string") return messagesBody(error.status, parsed.error.message);
+    } catch {
+      // not JSON: described from the status below
+    }
+  }
+  return messagesBody(error.status, `The upstream answered HTTP ${error.status}.`);
 }

@@ -3,8 +3,8 @@
 // reaches the client. An upstream 4xx about a value ends the attempts and goes back verbatim.
 import type { UpstreamSettings } from "../../config/config-schema.js";
 import type { Provider } from "../../providers/provider.js";
-import { UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
-import { UpstreamPassthroughError, UpstreamUnavailableError } from "../errors.js";
+import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
+import { InvalidRequestError, UpstreamPassthroughError, UpstreamUnavailableError } from "../errors.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
 
 export interface AttemptTarget {
@@ -38,7 +38,7 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
         return { result: await attempt(target), target };
       } catch (error) {
         if (context.signal.aborted) throw error;
-        const verdict = judge(error);
+        const verdict = judge(error, candidate.provider);
         if (verdict.kind === "passthrough") throw verdict.error;
         failures.push(`${candidate.provider}: ${verdict.reason}`);
         if (verdict.kind !== "timeout") timeoutsOnly = false;
@@ -60,7 +60,7 @@ type Verdict =
   | { kind: "next"; reason: string }
   | { kind: "passthrough"; error: UpstreamPassthroughError };
 
-function judge(error: unknown): Verdict {
+function judge(error: unknown, provider: string): Verdict {
   if (error instanceof UpstreamHttpError) {
     const { status } = error;
     if (status === 429 || status === 408 || status === 409 || status >= 500) {
@@ -68,12 +68,16 @@ function judge(error: unknown): Verdict {
     }
     // The upstream refused our credentials: an operator problem, not the caller's; try elsewhere.
     if (status === 401 || status === 403) return { kind: "next", reason: `HTTP ${status} (check the provider's apiKey)` };
-    return { kind: "passthrough", error: new UpstreamPassthroughError(status, error.body, error.contentType, error.provider) };
+    return { kind: "passthrough", error: new UpstreamPassthroughError(status, error.body, error.contentType, error.provider, error.vendorBody) };
   }
   if (error instanceof UpstreamNetworkError) {
     if (error.failure === "invalid_response") return { kind: "next", reason: error.message };
     const timeout = error.failure === "first_byte_timeout" || error.failure === "idle_timeout";
     return { kind: timeout ? "timeout" : "retry", reason: error.failure.replaceAll("_", " ") };
+  }
+  if (error instanceof UnsupportedContentError) {
+    // Content this vendor cannot take (an image by URL for Gemini ...): the caller's to fix.
+    throw new InvalidRequestError(`${error.message} (provider ${provider})`, { param: error.param, provider });
   }
   throw error;
 }

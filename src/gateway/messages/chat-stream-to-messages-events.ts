@@ -46,6 +46,11 @@ export class ChatStreamToMessagesEvents {
     return events;
   }
 
+  /** Usage to report when the chat stream carried none (an estimate). */
+  setUsage(usage: ChatUsage): void {
+    this.usage ??= usage;
+  }
+
   /** The closing events, once the chat stream ended (after its usage chunk). */
   finish(): MessagesStreamEvent[] {
     const events = [...this.start(undefined), ...this.closeBlock()];

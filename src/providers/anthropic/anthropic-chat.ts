@@ -4,7 +4,7 @@ import type { ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
 import { readServerSentEventBatches } from "../sse.js";
-import { toNetworkError, upstreamTarget, type UpstreamResponse } from "../../net/upstream-http.js";
+import { toNetworkError, upstreamTarget, type UpstreamResponse, type UpstreamTarget } from "../../net/upstream-http.js";
 import type { AnthropicMessageResponse, AnthropicStreamEvent } from "./anthropic-api-types.js";
 import { fromAnthropicHttpError, fromAnthropicStreamError } from "./anthropic-error.js";
 import { AnthropicStreamConverter, convertFromAnthropicChat } from "./convert-from-anthropic-chat.js";
@@ -17,12 +17,21 @@ export interface AnthropicChatOptions {
   defaultMaxTokens?: number;
 }
 
-export function createAnthropicChat(context: ProviderContext, options: AnthropicChatOptions = {}): ChatCapability {
-  // The base URL is the API origin (`https://api.anthropic.com`); one ending in /v1 works too.
+/** POST {baseUrl}/v1/messages; the base URL is the API origin, one ending in /v1 works too. */
+export function anthropicEndpoint(context: ProviderContext): UpstreamTarget {
   const baseUrl = (context.config.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
-  const target = upstreamTarget(baseUrl.endsWith("/v1") ? `${baseUrl}/messages` : `${baseUrl}/v1/messages`);
+  return upstreamTarget(baseUrl.endsWith("/v1") ? `${baseUrl}/messages` : `${baseUrl}/v1/messages`);
+}
+
+export function anthropicHeaders(context: ProviderContext): Record<string, string> {
   const headers: Record<string, string> = { "content-type": "application/json", "anthropic-version": ANTHROPIC_VERSION, ...context.config.headers };
   if (context.config.apiKey) headers["x-api-key"] = context.config.apiKey;
+  return headers;
+}
+
+export function createAnthropicChat(context: ProviderContext, options: AnthropicChatOptions = {}): ChatCapability {
+  const target = anthropicEndpoint(context);
+  const headers = anthropicHeaders(context);
   const settings = { defaultMaxTokens: options.defaultMaxTokens ?? DEFAULT_MAX_TOKENS };
 
   async function send(request: ChatRequest, stream: boolean, signal: AbortSignal): Promise<UpstreamResponse> {
@@ -44,13 +53,13 @@ export function createAnthropicChat(context: ProviderContext, options: Anthropic
         if (error instanceof SyntaxError) throw new UpstreamNetworkError(context.name, "invalid_response", "the body is not JSON");
         throw toNetworkError(context.name, error, signal);
       }
-      return { body: convertFromAnthropicChat(body, request.model, nowSeconds()), upstreamRequestId: requestIdOf(response.headers) };
+      return { body: convertFromAnthropicChat(body, request.model, nowSeconds()), upstreamRequestId: anthropicRequestId(response.headers) };
     },
 
     async stream(request, { signal }) {
       const response = await send(request, true, signal);
       const converter = new AnthropicStreamConverter(request.model, nowSeconds());
-      return { chunks: convertEvents(context.name, response.body, converter, signal), upstreamRequestId: requestIdOf(response.headers) };
+      return { chunks: convertEvents(context.name, response.body, converter, signal), upstreamRequestId: anthropicRequestId(response.headers) };
     },
   };
 }
@@ -88,7 +97,7 @@ function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }
 
-function requestIdOf(headers: Record<string, string | string[] | undefined>): string | undefined {
+export function anthropicRequestId(headers: Record<string, string | string[] | undefined>): string | undefined {
   const value = headers["request-id"];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -4,6 +4,7 @@ import { parseChatRequest } from "../../gateway/chat/chat-request.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { readJsonObject } from "../read-json-body.js";
 import { authenticateBearer, requestIdOf } from "../request-context.js";
+import { chatFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
 import type { ServerLogger } from "../server-logger.js";
 
@@ -19,7 +20,7 @@ export function registerChatCompletions(app: H3, gateway: Gateway, logger: Serve
       const streaming = await gateway.chat.stream(request, context);
       const headers: Record<string, string> = {};
       if (streaming.upstreamRequestId) headers["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
-      return sseResponse(streaming.chunks, headers, (error) => logger.error(error, requestId));
+      return sseResponse(chatFrames(streaming.chunks, (error) => logger.error(error, requestId)), headers);
     }
     const completed = await gateway.chat.complete(request, context);
     if (completed.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", completed.upstreamRequestId);

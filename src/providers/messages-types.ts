@@ -1,0 +1,21 @@
+// The native messages capability: Anthropic's Messages API spoken as is, for upstreams that
+// speak it natively (lossless: content blocks, thinking, cache_control, betas pass through).
+import type { JsonObject } from "./chat-types.js";
+
+/** One upstream SSE event, its data left as the vendor's JSON text. */
+export interface NativeMessagesEvent {
+  event: string;
+  data: string;
+}
+
+export interface MessagesCallOptions {
+  signal: AbortSignal;
+  /** Client headers to forward (anthropic-version, anthropic-beta). */
+  headers: Record<string, string>;
+}
+
+export interface MessagesCapability {
+  create(body: JsonObject, options: MessagesCallOptions): Promise<{ body: JsonObject; upstreamRequestId?: string }>;
+  /** Resolves once the upstream answered 2xx; events arrive in the batches they were read in. */
+  stream(body: JsonObject, options: MessagesCallOptions): Promise<{ events: AsyncIterable<NativeMessagesEvent[]>; upstreamRequestId?: string }>;
+}

@@ -1,0 +1,52 @@
+// POST /anthropic/v1/messages: the Anthropic Messages format, key in `x-api-key`. Errors on
+// this path render in Anthropic's shape (render-error.ts).
+import type { H3, H3Event } from "h3";
+import type { Gateway } from "../../gateway/gateway.js";
+import { parseMessagesRequest } from "../../gateway/messages/messages-request.js";
+import { readJsonObject } from "../read-json-body.js";
+import { requestIdOf } from "../request-context.js";
+import { messagesFrames } from "../sse-frames.js";
+import { sseResponse } from "../sse-response.js";
+
+export const MESSAGES_PATH = "/anthropic/v1/messages";
+
+/** Client headers a native upstream should see. */
+const FORWARDED_HEADERS = ["anthropic-version", "anthropic-beta"];
+
+export function registerMessages(app: H3, gateway: Gateway): void {
+  app.post(MESSAGES_PATH, async (event) => {
+    const requestId = requestIdOf(event);
+    const caller = await gateway.authenticator.authenticate(apiKeyOf(event));
+    const plan = gateway.planOf(caller);
+    gateway.takeRateLimit(caller, plan.limits);
+    const request = parseMessagesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+    const context = { caller, plan: plan.limits, requestId, signal: event.req.signal, endpoint: "messages" };
+    const headers = forwardedHeaders(event);
+    if (request.stream) {
+      const streaming = await gateway.messages.stream(request, context, headers);
+      const responseHeaders: Record<string, string> = {};
+      if (streaming.upstreamRequestId) responseHeaders["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
+      return sseResponse(messagesFrames(streaming.events), responseHeaders);
+    }
+    const result = await gateway.messages.create(request, context, headers);
+    if (result.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", result.upstreamRequestId);
+    return result.body;
+  });
+}
+
+/** The SDK sends `x-api-key`; `Authorization: Bearer` (its authToken option) works too. */
+function apiKeyOf(event: H3Event): string | null {
+  const key = event.req.headers.get("x-api-key");
+  if (key) return key.trim();
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(event.req.headers.get("authorization") ?? "");
+  return match ? match[1]! : null;
+}
+
+function forwardedHeaders(event: H3Event): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_HEADERS) {
+    const value = event.req.headers.get(name);
+    if (value) headers[name] = value;
+  }
+  return headers;
+}
