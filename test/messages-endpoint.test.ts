@@ -59,6 +59,11 @@ test.beforeEach(() => {
 });
 
 const sdk = (apiKey = key) => new Anthropic({ baseURL: `${gateway.url}/anthropic`, apiKey, maxRetries: 0 });
+/** The `error.type` of the Anthropic error body the SDK surfaced. */
+function errorType(error: unknown): unknown {
+  return ((error as { error?: { error?: { type?: unknown } } }).error ?? {}).error?.type;
+}
+
 const rows = () => UsageLog.readRows(homePaths(gateway.home).usageDir, periodOf(new Date()));
 
 test.serial("native: the request reaches Anthropic as sent, the answer comes back unchanged but for the model", async (t) => {
@@ -193,7 +198,7 @@ test.serial("missing model, max_tokens or messages: 400 invalid_request_error na
   const error = await t.throwsAsync(sdk().messages.create({ model: "claude/claude-sonnet-4-5", messages: [{ role: "user", content: "x" }] } as never), {
     instanceOf: Anthropic.BadRequestError,
   });
-  t.is((error as InstanceType<typeof Anthropic.APIError>).error?.error?.type, "invalid_request_error");
+  t.is(errorType(error), "invalid_request_error");
   t.is(anthropic.requests.length, 0);
 });
 
@@ -205,9 +210,9 @@ test.serial("every gateway error uses Anthropic's shape and usual status", async
     error: { type: "authentication_error", message: "Invalid API key. Send a valid gw key in the `x-api-key` header." },
   });
   const missing = await t.throwsAsync(ask(key, "nobody/model"), { instanceOf: Anthropic.NotFoundError });
-  t.is((missing as InstanceType<typeof Anthropic.APIError>).error?.error?.type, "not_found_error");
+  t.is(errorType(missing), "not_found_error");
   const upgrade = await t.throwsAsync(ask(freeKey, "claude/claude-sonnet-4-5"), { instanceOf: Anthropic.PermissionDeniedError });
-  t.is((upgrade as InstanceType<typeof Anthropic.APIError>).error?.error?.type, "permission_error");
+  t.is(errorType(upgrade), "permission_error");
   const notJson = await fetch(`${gateway.url}/anthropic/v1/messages`, { method: "POST", headers: { "x-api-key": key, "content-type": "text/plain" }, body: "hi" });
   t.is(notJson.status, 415);
   t.is(((await notJson.json()) as { type: string }).type, "error");
