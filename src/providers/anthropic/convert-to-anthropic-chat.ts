@@ -5,7 +5,7 @@ import type { ChatRequest } from "../chat-types.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesRequest, AnthropicTool, AnthropicToolChoice } from "./anthropic-api-types.js";
 import { hasFixedSampling, rejectsPrefill } from "./anthropic-model-rules.js";
-import { contentParts, imageUrlOf, isObject, parseDataUrl, parseToolArguments, textOf, type Json } from "./openai-message-parts.js";
+import { contentParts, imageUrlOf, isObject, parseDataUrl, parseToolArguments, textOf, type Json } from "../openai-message-parts.js";
 
 export const DEFAULT_MAX_TOKENS = 4096;
 const IMAGE_MEDIA_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);

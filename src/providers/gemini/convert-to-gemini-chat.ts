@@ -5,7 +5,7 @@
 import type { ChatRequest } from "../chat-types.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from "./gemini-api-types.js";
-import { contentParts, imageUrlOf, isObject, parseDataUrl, parseToolArguments, textOf, type Json } from "./openai-message-parts.js";
+import { contentParts, imageUrlOf, isObject, parseDataUrl, parseToolArguments, textOf, type Json } from "../openai-message-parts.js";
 
 export function convertToGeminiChat(request: ChatRequest): GeminiRequest {
   const system: Array<{ text: string }> = [];

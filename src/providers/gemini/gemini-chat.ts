@@ -10,7 +10,7 @@ import type { GeminiResponse } from "./gemini-api-types.js";
 import { fromGeminiHttpError, fromGeminiStreamError } from "./gemini-error.js";
 import { convertFromGeminiChat, GeminiStreamConverter } from "./convert-from-gemini-chat.js";
 import { convertToGeminiChat } from "./convert-to-gemini-chat.js";
-import { isObject } from "./openai-message-parts.js";
+import { isObject } from "../openai-message-parts.js";
 
 export function createGeminiChat(context: ProviderContext): ChatCapability {
   // The base URL may name the API version (`.../v1beta`) or just the origin.

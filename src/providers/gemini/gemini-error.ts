@@ -1,7 +1,7 @@
 // Google RPC error bodies ({error:{code, message, status, details}}, reference §5) -> the OpenAI
 // error envelope the chat endpoint returns verbatim. The vendor body is kept as `vendorBody`.
 import { UpstreamHttpError } from "../provider-errors.js";
-import { isObject, type Json } from "./openai-message-parts.js";
+import { isObject, type Json } from "../openai-message-parts.js";
 
 interface GoogleError {
   message?: string;

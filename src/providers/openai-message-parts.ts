@@ -1,6 +1,6 @@
-// Reading the parts of an OpenAI chat request that the gateway forwards loosely (content parts,
-// tool calls). Gemini has its own copy: vendor folders do not import each other.
-import { UnsupportedContentError } from "../provider-errors.js";
+// Reading the parts of an OpenAI chat request that converters to other vendors forward loosely
+// (content parts, tool calls). Shared by the vendor folders; it depends on no vendor.
+import { UnsupportedContentError } from "./provider-errors.js";
 
 export type Json = Record<string, unknown>;
 
