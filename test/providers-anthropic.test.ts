@@ -152,3 +152,16 @@ test("401 and 529 keep their status with the vendor body beside the envelope", a
     t.is(JSON.parse(overloaded!.body).error.code, "overloaded_error");
   });
 });
+
+test("the provider's configured defaultMaxTokens is sent when the request names none", async (t) => {
+  const fake = await startFakeAnthropic();
+  try {
+    const provider = providerTypes.get("anthropic")!.create({ name: "claude", config: { type: "anthropic", baseUrl: fake.url, apiKey: "k", defaultMaxTokens: 777 }, upstream: settings, http });
+    await provider.chat!.complete({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "hi" }] }, options());
+    t.is(fake.requests[0]!.body.max_tokens, 777);
+    await provider.chat!.complete({ model: "claude-sonnet-4-5", max_tokens: 12, messages: [{ role: "user", content: "hi" }] }, options());
+    t.is(fake.requests[1]!.body.max_tokens, 12);
+  } finally {
+    await fake.close();
+  }
+});

@@ -40,6 +40,8 @@ export const providerSchema = z
     /** Extra headers sent on every upstream call (e.g. OpenRouter attribution). */
     headers: z.record(z.string(), z.string()).optional(),
     upstream: upstreamSchema.partial().optional(),
+    /** max_tokens sent when a request names none, for vendors that require one (anthropic). */
+    defaultMaxTokens: positiveInt.optional(),
   })
   .strict();
 
