@@ -1,8 +1,19 @@
 // The typed gateway client the CLI commands (and tests) use: one method per endpoint, on top of
 // HttpTransport, which owns the base URL, auth, error decoding and body kinds.
+import { parse as parseContentDisposition } from "content-disposition";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelList } from "./api-types.js";
 import { GwApiError, isRecord } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
+import type {
+  FileDownload,
+  FileListBody,
+  FileUrlBody,
+  MessageBody,
+  PresignedUploadBody,
+  StorageQuotaBody,
+  StoredFileBody,
+  UploadSource,
+} from "./storage-types.js";
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -35,4 +46,125 @@ export class GwClient {
       yield event as unknown as ChatCompletionChunk;
     }
   }
+
+  /** POST /v1/storage/upload: the file as multipart field `file`, streamed from `source.open()`. */
+  async uploadFile(source: UploadSource, options: CallOptions = {}): Promise<StoredFileBody> {
+    if (/[\u0000-\u001f\u007f]/.test(source.contentType)) throw new GwApiError(`invalid Content-Type ${JSON.stringify(source.contentType)}`, 0);
+    const boundary = `gw-${crypto.randomUUID()}`;
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${formFilename(source.filename)}"; filename*=UTF-8''${rfc5987(source.filename)}\r\n` +
+        `Content-Type: ${source.contentType}\r\n\r\n`,
+    );
+    const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+    const answer = await this.transport.sendStream("/v1/storage/upload", framed(head, source.open(), tail), {
+      method: "POST",
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + source.sizeBytes + tail.length) },
+      signal: options.signal,
+    });
+    return storedFileBody(answer, "upload");
+  }
+
+  /** POST /v1/storage/presigned-upload: the record and a one-time upload link. */
+  async presignUpload(file: { filename: string; contentType: string; sizeBytes: number }, options: CallOptions = {}): Promise<PresignedUploadBody> {
+    const answer = await this.transport.json<unknown>("/v1/storage/presigned-upload", { ...options, json: file });
+    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.uploadUrl !== "string") throw unexpected("presigned upload", answer);
+    return answer as unknown as PresignedUploadBody;
+  }
+
+  /** PUT the bytes to a presigned upload link (no API key: the link is the credential). */
+  async putToUploadUrl(uploadUrl: string, source: UploadSource, options: CallOptions = {}): Promise<StoredFileBody> {
+    const answer = await this.transport.sendStream(uploadUrl, source.open(), {
+      method: "PUT",
+      headers: { "content-type": source.contentType, "content-length": String(source.sizeBytes) },
+      signal: options.signal,
+      auth: false,
+    });
+    return storedFileBody(answer, "presigned upload");
+  }
+
+  /** Presign, then PUT: the two-step upload the spec describes. */
+  async uploadFilePresigned(source: UploadSource, options: CallOptions = {}): Promise<StoredFileBody> {
+    const presigned = await this.presignUpload({ filename: source.filename, contentType: source.contentType, sizeBytes: source.sizeBytes }, options);
+    return this.putToUploadUrl(presigned.data.uploadUrl, source, options);
+  }
+
+  async listFiles(query: { page?: number; limit?: number } = {}, options: CallOptions = {}): Promise<FileListBody> {
+    const answer = await this.transport.json<unknown>("/v1/storage/files", { ...options, query });
+    if (!isRecord(answer) || !Array.isArray(answer.data) || !isRecord(answer.pagination)) throw unexpected("file list", answer);
+    return answer as unknown as FileListBody;
+  }
+
+  /** GET /v1/storage/files/:id, following its redirect to the signed link; the bytes stream. */
+  async downloadFile(id: string, options: CallOptions = {}): Promise<FileDownload> {
+    const response = await this.transport.request(`/v1/storage/files/${encodeURIComponent(id)}`, options);
+    if (!response.body) throw new GwApiError("the gateway sent no file body", response.status);
+    const length = response.headers.get("content-length");
+    return {
+      filename: filenameOf(response.headers.get("content-disposition")),
+      contentType: response.headers.get("content-type") ?? "application/octet-stream",
+      sizeBytes: length === null ? undefined : Number(length),
+      body: response.body,
+    };
+  }
+
+  async fileUrl(id: string, options: CallOptions = {}): Promise<FileUrlBody> {
+    const answer = await this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}/url`, options);
+    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.url !== "string") throw unexpected("file url", answer);
+    return answer as unknown as FileUrlBody;
+  }
+
+  async deleteFile(id: string, options: CallOptions = {}): Promise<MessageBody> {
+    const answer = await this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}`, { ...options, method: "DELETE" });
+    if (!isRecord(answer) || typeof answer.message !== "string") throw unexpected("delete", answer);
+    return answer as unknown as MessageBody;
+  }
+
+  async storageQuota(options: CallOptions = {}): Promise<StorageQuotaBody> {
+    const answer = await this.transport.json<unknown>("/v1/storage/quota", options);
+    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.usedBytes !== "number") throw unexpected("quota", answer);
+    return answer as unknown as StorageQuotaBody;
+  }
+}
+
+function unexpected(what: string, body: unknown): GwApiError {
+  return new GwApiError(`unexpected ${what} answer from the gateway`, 200, undefined, undefined, undefined, body);
+}
+
+function storedFileBody(answer: unknown, what: string): StoredFileBody {
+  if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.id !== "string") throw unexpected(what, answer);
+  return answer as unknown as StoredFileBody;
+}
+
+/**
+ * The plain `filename=` beside `filename*`: the HTML standard's escaping (what browsers and fetch
+ * send), with other control characters, which no header may carry, replaced.
+ */
+function formFilename(name: string): string {
+  return name
+    .replace(/"/g, "%22")
+    .replace(/\r/g, "%0D")
+    .replace(/\n/g, "%0A")
+    .replace(/[\u0000-\u001f\u007f]/g, "_");
+}
+
+/** RFC 5987 ext-value characters: the rest percent-encoded as UTF-8. */
+function rfc5987(name: string): string {
+  return encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+function filenameOf(header: string | null): string | undefined {
+  if (!header) return undefined;
+  try {
+    const filename = parseContentDisposition(header).parameters.filename;
+    return typeof filename === "string" ? filename : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The multipart framing around the file's bytes, in order, as they are read. */
+async function* framed(head: Uint8Array, body: AsyncIterable<Uint8Array>, tail: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield head;
+  yield* body;
+  yield tail;
 }

@@ -1,5 +1,7 @@
 // The gateway transport: base URL, bearer auth, error decoding, and the three body kinds the
 // endpoints answer with (JSON, Server-Sent Events, binary). Endpoint methods live in GwClient.
+import { Readable } from "node:stream";
+import { request as undiciRequest } from "undici";
 import { errorFromBody, GwApiError, isRecord } from "./gw-api-error.js";
 import { readServerSentEvents } from "./server-sent-events.js";
 
@@ -30,6 +32,14 @@ export interface EventOptions extends RequestOptions {
   terminator?: string;
   /** Treat a body that ends without the terminator as a lost connection. */
   requireTerminator?: boolean;
+}
+
+export interface StreamRequestOptions {
+  method: string;
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+  /** Signed links carry their own credential. */
+  auth?: boolean;
 }
 
 export interface BinaryResult {
@@ -108,6 +118,35 @@ export class HttpTransport {
     if (options.requireTerminator) {
       throw new GwApiError(`the stream ended before ${terminator}: connection lost`, response.status, undefined, undefined, requestId);
     }
+  }
+
+  /**
+   * Send a large body as it is read (file uploads) and decode the JSON answer. Node's fetch keeps
+   * every byte of a streamed request body in memory until the request ends (nodejs/undici#4058),
+   * so this goes through undici's request(), which writes with backpressure. `target` is a path
+   * under the base URL, or an absolute URL (a signed upload link, sent with `auth: false`).
+   */
+  async sendStream(target: string, body: AsyncIterable<Uint8Array>, options: StreamRequestOptions): Promise<unknown> {
+    const headers: Record<string, string> = { accept: "application/json", ...options.headers };
+    if (options.auth !== false) {
+      if (!this.apiKey) throw new GwApiError("no API key given", 0);
+      headers.authorization = `Bearer ${this.apiKey}`;
+    }
+    const url = /^https?:\/\//i.test(target) ? target : this.url(target, undefined);
+    let answer: Awaited<ReturnType<typeof undiciRequest>>;
+    try {
+      answer = await undiciRequest(url, { method: options.method, headers, body: Readable.from(body, { objectMode: false }), signal: options.signal });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw new GwApiError(`cannot reach the gateway at ${new URL(url).origin} (${networkReason(error)}); is \`gw serve\` running?`, 0);
+    }
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const response = new Response(await answer.body.text(), { status: answer.statusCode, headers: responseHeaders });
+    if (!response.ok) throw await decodeError(response);
+    return readJson(response);
   }
 
   async binary(path: string, options: RequestOptions = {}): Promise<BinaryResult> {

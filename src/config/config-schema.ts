@@ -2,6 +2,7 @@
 // embedded defaults; config/default.json is what `gw init` writes and config/schema.json is
 // generated from this file (scripts/write-config-schema.mjs).
 import { z } from "zod";
+import { catalogSchema } from "./catalog-schema.js";
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
@@ -149,6 +150,24 @@ export const DEFAULT_PLANS: Record<"free" | "pro" | "max", PlanLimits> = {
   },
 };
 
+export const storageSchema = z
+  .object({
+    /** "fs" (streams to $GW_HOME/data/blobs) or an unstorage driver by name ("s3", "redis" ...). Changing it needs a restart. */
+    driver: z.string().regex(/^[A-Za-z0-9-]+$/, "an unstorage driver name").default("fs"),
+    /** Options for the driver: fs takes `base`; s3 takes endpoint, bucket, region, accessKeyId, secretAccessKey ... */
+    options: z.record(z.string(), z.unknown()).default({}),
+    /** Largest stored file in bytes (spec: 50 MB). */
+    maxFileBytes: positiveInt.default(50 * MB),
+    /** Lifetime of signed upload and download links in seconds (spec: 3600; at most 7 days, as S3). */
+    linkTtlSeconds: positiveInt.max(604_800).default(3600),
+    /**
+     * HMAC secret for signed links (at least 32 characters; "${NAME}" reads it from the environment,
+     * which lets several gateways share it). null: a generated key in $GW_HOME/data/storage/signing.key.
+     */
+    signingSecret: z.string().min(32, "use at least 32 characters").nullable().default(null),
+  })
+  .strict();
+
 export const billingSchema = z
   .object({
     /** Credits are integer micro-dollars: a price of $X per million tokens is X credits per token. */
@@ -164,12 +183,14 @@ export const configSchema = z
   .object({
     $schema: z.string().optional(),
     server: serverSchema.default(serverSchema.parse({})),
-    storage: z.object({ driver: z.string().default("fs") }).loose().default({ driver: "fs" }),
+    storage: storageSchema.default(storageSchema.parse({})),
     upstream: upstreamSchema.default(upstreamSchema.parse({})),
     providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, "provider names are letters, digits, - and _"), providerSchema).default({}),
     routes: z.array(routeSchema).default([]),
     models: z.array(modelSchema).default([]),
     tools: z.record(z.string(), toolSchema).default({}),
+    /** Tool models (image today): constraints and prices per model, beside `tools` (DESIGN §4). */
+    catalog: catalogSchema.default(() => catalogSchema.parse({})),
     billing: billingSchema.default(billingSchema.parse({})),
     plans: z.record(z.string(), planSchema).default({}),
     /** Other plan names accepted as aliases (the spec's storage table says Assistant and Engineer). */
@@ -199,3 +220,4 @@ export type RouteConfig = z.output<typeof routeSchema>;
 export type ModelConfig = z.output<typeof modelSchema>;
 export type UpstreamSettings = z.output<typeof upstreamSchema>;
 export type Pricing = z.output<typeof pricingSchema>;
+export type StorageSettings = z.output<typeof storageSchema>;

@@ -134,6 +134,17 @@ export class UpstreamUnavailableError extends GatewayError {
   }
 }
 
+/** A request refused by the HTTP layer before any route ran (a malformed URL ...). */
+export class MalformedRequestError extends GatewayError {
+  readonly status: number;
+  readonly type = "invalid_request_error";
+  readonly code = "invalid_request";
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
 export class InternalError extends GatewayError {
   readonly status = 500;
   readonly type = "server_error";

@@ -19,6 +19,7 @@ import { MessagesService } from "./messages/messages-service.js";
 import { RateLimitExceededError } from "./errors.js";
 import { createProviders } from "./provider-set.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
+import { StorageService } from "./storage/storage-service.js";
 import type { ConfigError } from "../config/config-error.js";
 
 export interface GatewayLogger {
@@ -42,6 +43,7 @@ export class Gateway {
     readonly store: MetadataStore,
     readonly usageLog: UsageLog,
     readonly authenticator: KeyAuthenticator,
+    readonly storage: StorageService,
     private readonly http: UpstreamHttp,
     private readonly logger: GatewayLogger,
   ) {
@@ -63,7 +65,11 @@ export class Gateway {
     const config = loadConfigFile(paths.config);
     const store = await MetadataStore.open(paths.metadata);
     const usageLog = UsageLog.open(paths.usageDir);
-    return new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store), new UpstreamHttp(), logger);
+    // Storage follows config reloads (size limit, link lifetime, secret); its blob driver is fixed at start.
+    let gateway: Gateway | undefined;
+    const storage = await StorageService.open({ dataDir: paths.dataDir, blobsDir: paths.blobsDir, settings: () => (gateway?.config ?? config).storage, logger });
+    gateway = new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store), storage, new UpstreamHttp(), logger);
+    return gateway;
   }
 
   get config(): Config {
@@ -100,6 +106,7 @@ export class Gateway {
     this.configWatcher?.close();
     this.store.close();
     this.usageLog.close();
+    await this.storage.close();
     await this.http.close();
   }
 }

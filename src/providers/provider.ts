@@ -3,6 +3,7 @@
 import type { ProviderConfig, UpstreamSettings } from "../config/config-schema.js";
 import type { UpstreamHttp } from "../net/upstream-http.js";
 import type { ChatCapability } from "./chat-types.js";
+import type { ImageCapability } from "./image-types.js";
 import type { MessagesCapability } from "./messages-types.js";
 
 export interface ProviderContext {
@@ -19,6 +20,8 @@ export interface Provider {
   chat?: ChatCapability;
   /** Anthropic's Messages API natively (the messages endpoint passes requests through). */
   messages?: MessagesCapability;
+  /** Image generation, editing, upscaling, background removal (each where the vendor has it). */
+  images?: ImageCapability;
 }
 
 export interface ProviderDefinition {

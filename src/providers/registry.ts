@@ -3,8 +3,9 @@ import { anthropicProvider } from "./anthropic/anthropic-provider.js";
 import { geminiProvider } from "./gemini/gemini-provider.js";
 import { openaiProvider } from "./openai/openai-provider.js";
 import type { ProviderDefinition } from "./provider.js";
+import { stabilityProvider } from "./stability/stability-provider.js";
 
-const definitions: ProviderDefinition[] = [openaiProvider, anthropicProvider, geminiProvider];
+const definitions: ProviderDefinition[] = [openaiProvider, anthropicProvider, geminiProvider, stabilityProvider];
 
 export const providerTypes: ReadonlyMap<string, ProviderDefinition> = new Map(
   definitions.map((definition) => [definition.type, definition]),

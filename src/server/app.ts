@@ -8,6 +8,8 @@ import { registerChatCompletions } from "./routes/chat-completions.js";
 import { registerHealth } from "./routes/health.js";
 import { MESSAGES_PATH, registerMessages } from "./routes/messages.js";
 import { registerModels } from "./routes/models.js";
+import { isStoragePath, registerStorage } from "./routes/storage.js";
+import { registerStorageLinks } from "./routes/storage-links.js";
 import type { ServerLogger } from "./server-logger.js";
 
 export function createApp(gateway: Gateway, logger: ServerLogger): H3 {
@@ -24,6 +26,8 @@ export function createApp(gateway: Gateway, logger: ServerLogger): H3 {
   registerChatCompletions(app, gateway, logger);
   registerModels(app, gateway);
   registerMessages(app, gateway);
+  registerStorage(app, gateway);
+  registerStorageLinks(app, gateway);
   app.all("/**", (event) => {
     const known = ["/v1/chat/completions", "/v1/models", "/health", MESSAGES_PATH].includes(event.url.pathname);
     throw known ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`) : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);
@@ -31,9 +35,10 @@ export function createApp(gateway: Gateway, logger: ServerLogger): H3 {
   return app;
 }
 
-/** The messages endpoint (and anything under its prefix) answers errors in Anthropic's shape. */
+/** The messages endpoint (and anything under its prefix) answers errors in Anthropic's shape; storage in `{message}`. */
 function dialectOf(pathname: string): ErrorDialect {
-  return pathname.startsWith("/anthropic/") ? "messages" : "gateway";
+  if (pathname.startsWith("/anthropic/")) return "messages";
+  return isStoragePath(pathname) ? "storage" : "gateway";
 }
 
 /** h3 wraps thrown values in HTTPError; the original is its `cause`. */

@@ -1,11 +1,12 @@
 // The one place errors become HTTP responses, in the caller's dialect: the gateway envelope of
-// DESIGN §6 (`{error:{message,type,code,...}}`), or Anthropic's `{type:"error",error:{type,
-// message}}` on the messages endpoint. Upstream errors about a value go back verbatim.
-import { HTTPResponse } from "h3";
-import { GatewayError, InternalError, InvalidApiKeyError, UpstreamPassthroughError } from "../gateway/errors.js";
+// DESIGN §6 (`{error:{message,type,code,...}}`), Anthropic's `{type:"error",error:{type,
+// message}}` on the messages endpoint, or the spec's bare `{message}` on /v1/storage/*.
+// Upstream errors about a value go back verbatim.
+import { HTTPError, HTTPResponse } from "h3";
+import { GatewayError, InternalError, InvalidApiKeyError, MalformedRequestError, UpstreamPassthroughError } from "../gateway/errors.js";
 import { messagesErrorType } from "../gateway/messages/chat-stream-to-messages-events.js";
 
-export type ErrorDialect = "gateway" | "messages";
+export type ErrorDialect = "gateway" | "messages" | "storage";
 
 export function errorResponse(error: unknown, requestId: string, dialect: ErrorDialect, log: (error: unknown) => void): HTTPResponse {
   if (error instanceof UpstreamPassthroughError) {
@@ -13,13 +14,31 @@ export function errorResponse(error: unknown, requestId: string, dialect: ErrorD
     const contentType = dialect === "messages" ? "application/json" : error.contentType;
     return new HTTPResponse(body, { status: error.status, headers: { "content-type": contentType, "x-request-id": requestId } });
   }
-  const gatewayError = error instanceof GatewayError ? error : new InternalError("The gateway failed to handle this request.");
-  if (!(error instanceof GatewayError)) log(error);
-  const body = dialect === "messages" ? messagesBody(gatewayError.status, messagesMessage(gatewayError)) : JSON.stringify(gatewayError.toBody());
+  const gatewayError = error instanceof GatewayError ? error : (clientErrorOf(error) ?? new InternalError("The gateway failed to handle this request."));
+  if (gatewayError instanceof InternalError && !(error instanceof GatewayError)) log(error);
+  const body =
+    dialect === "messages"
+      ? messagesBody(gatewayError.status, messagesMessage(gatewayError))
+      : dialect === "storage"
+        ? JSON.stringify({ message: gatewayError.message })
+        : JSON.stringify(gatewayError.toBody());
   return new HTTPResponse(body, {
     status: gatewayError.status,
     headers: { ...gatewayError.headers, "content-type": "application/json", "x-request-id": requestId },
   });
+}
+
+/**
+ * h3's own 4xx (a malformed URL) is the client's error, not a 500. It arrives as h3's HTTPError,
+ * or (after the app unwraps `cause`) as the plain details object h3 built it from.
+ */
+function clientErrorOf(error: unknown): MalformedRequestError | undefined {
+  const plainObject = typeof error === "object" && error !== null && Object.getPrototypeOf(error) === Object.prototype;
+  const details = HTTPError.isError(error) || plainObject ? (error as { status?: unknown; message?: unknown }) : undefined;
+  const status = details?.status;
+  if (typeof status !== "number" || status < 400 || status >= 500) return undefined;
+  const reason = typeof details?.message === "string" && details.message ? details.message : "malformed";
+  return new MalformedRequestError(status, `The request was refused: ${reason}.`);
 }
 
 function messagesMessage(error: GatewayError): string {

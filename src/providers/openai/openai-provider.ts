@@ -1,11 +1,12 @@
 // Provider type `openai`: OpenAI itself and every server that speaks its wire format.
 import { defineProvider } from "../provider.js";
 import { createOpenAIChat } from "./openai-chat.js";
+import { createOpenAIImages } from "./openai-images.js";
 
 export const openaiProvider = defineProvider({
   type: "openai",
-  capabilities: ["chat"],
+  capabilities: ["chat", "image"],
   create(context) {
-    return { name: context.name, type: "openai", chat: createOpenAIChat(context) };
+    return { name: context.name, type: "openai", chat: createOpenAIChat(context), images: createOpenAIImages(context) };
   },
 });

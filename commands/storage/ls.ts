@@ -1,0 +1,31 @@
+import { Flags } from "@oclif/core";
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
+import { gatewayClient } from "../../src/cli/gateway-client.js";
+import { note, printJson, printTable } from "../../src/cli/output.js";
+import { humanBytes } from "../../src/cli/transfer-progress.js";
+
+export default class StorageLs extends GwCommand {
+  static override description = "List the agent's stored files, newest first (GET /v1/storage/files).";
+  static override examples = ["<%= config.bin %> storage ls", "<%= config.bin %> storage ls --page 2 --limit 100 --json"];
+  static override flags = {
+    page: Flags.integer({ description: "page, from 1 [default: 1]" }),
+    limit: Flags.integer({ description: "files per page, 1 to 100 [default: 50]" }),
+    json: jsonFlag,
+    "api-key": apiKeyFlag,
+    "base-url": baseUrlFlag,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(StorageLs);
+    const body = await gatewayClient(flags).listFiles({ page: flags.page, limit: flags.limit });
+    if (flags.json) return printJson(body);
+    printTable(
+      ["ID", "NAME", "SIZE", "TYPE", "CREATED"],
+      body.data.map((file) => [file.id, file.filename, humanBytes(file.sizeBytes), file.contentType, file.createdAt]),
+      body.pagination.total === 0 ? "no files" : `no files on page ${body.pagination.page}`,
+    );
+    const { page, limit, total } = body.pagination;
+    if (total > 0) note(`page ${page} of ${Math.max(1, Math.ceil(total / limit))}, ${total} file${total === 1 ? "" : "s"} in all`);
+  }
+}

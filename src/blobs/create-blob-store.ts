@@ -1,0 +1,32 @@
+// The blob store named by the config's `storage.driver`: "fs" (default, streaming, under
+// $GW_HOME/data/blobs unless `storage.options.base` says otherwise) or any unstorage builtin
+// driver by name ("s3", "redis", "memory" ...) with `storage.options` as its options.
+import path from "node:path";
+import { builtinDrivers, createStorage, type Driver } from "unstorage";
+import type { BlobStore } from "./blob-store.js";
+import { streamingFsDriver } from "./fs-stream-driver.js";
+import { UnstorageBlobStore } from "./unstorage-blob-store.js";
+
+export interface BlobStoreSettings {
+  driver: string;
+  options: Record<string, unknown>;
+}
+
+export async function createBlobStore(settings: BlobStoreSettings, defaultBase: string): Promise<UnstorageBlobStore> {
+  const driver = await loadDriver(settings, defaultBase);
+  return new UnstorageBlobStore(createStorage({ driver }));
+}
+
+async function loadDriver(settings: BlobStoreSettings, defaultBase: string): Promise<Driver> {
+  if (settings.driver === "fs") {
+    const base = typeof settings.options.base === "string" ? path.resolve(settings.options.base) : defaultBase;
+    return streamingFsDriver({ ...settings.options, base });
+  }
+  // Only unstorage's own driver modules: the name never becomes an arbitrary import path.
+  const specifier = (builtinDrivers as Record<string, string>)[settings.driver];
+  if (!specifier) throw new Error(`storage.driver "${settings.driver}" is not an unstorage driver (fs, s3, redis, memory ...)`);
+  const module = (await import(specifier)) as { default: (options: unknown) => Driver };
+  return module.default(settings.options);
+}
+
+export type { BlobStore };

@@ -1,0 +1,104 @@
+// Storage errors. On /v1/storage/* every error renders as the spec's `{message}` alone
+// (server/render-error.ts, "storage" dialect); type and code only name the class in logs.
+import { GatewayError } from "../errors.js";
+import { formatBytes } from "./byte-size.js";
+
+/** Missing, another agent's, or a malformed id: one answer for all (DESIGN §6). */
+export class FileNotFoundError extends GatewayError {
+  readonly status = 404;
+  readonly type = "invalid_request_error";
+  readonly code = "file_not_found";
+  constructor() {
+    super("File not found.");
+  }
+}
+
+export class FileTooLargeError extends GatewayError {
+  readonly status = 413;
+  readonly type = "invalid_request_error";
+  readonly code = "file_too_large";
+  constructor(maxFileBytes: number, options: { closeConnection?: boolean } = {}) {
+    super(`The file is larger than the ${formatBytes(maxFileBytes)} limit per file (${maxFileBytes} bytes).`);
+    // Said before the body was read: close the connection rather than read the rest of it.
+    if (options.closeConnection) this.headers = { connection: "close" };
+  }
+}
+
+/** More bytes than a presigned upload link was signed for. */
+export class UploadSizeExceededError extends GatewayError {
+  readonly status = 413;
+  readonly type = "invalid_request_error";
+  readonly code = "upload_size_exceeded";
+  constructor(signedBytes: number, receivedBytes: number, options: { closeConnection?: boolean } = {}) {
+    super(`This link was signed for ${signedBytes} bytes and the upload is larger (${receivedBytes} bytes); nothing was stored.`);
+    if (options.closeConnection) this.headers = { connection: "close" };
+  }
+}
+
+export class StorageQuotaExceededError extends GatewayError {
+  readonly status = 413;
+  readonly type = "invalid_request_error";
+  readonly code = "storage_quota_exceeded";
+  constructor(usage: { usedBytes: number; limitBytes: number; fileBytes: number; reservedBytes: number }) {
+    const reserved = usage.reservedBytes > 0 ? ` (plus ${formatBytes(usage.reservedBytes)} held by uploads in progress)` : "";
+    super(
+      `Storage quota exceeded: ${formatBytes(usage.usedBytes)} used${reserved} of ${formatBytes(usage.limitBytes)}, ` +
+        `and this file is ${formatBytes(usage.fileBytes)} (${usage.usedBytes} of ${usage.limitBytes} bytes used, file ${usage.fileBytes} bytes). ` +
+        "Delete files or move to a larger plan.",
+    );
+  }
+}
+
+export class StorageOperationsExceededError extends GatewayError {
+  readonly status = 429;
+  readonly type = "rate_limit_error";
+  readonly code = "storage_operations_exceeded";
+  constructor(limit: number, period: string, retryAfterSeconds: number, resetsOn: string) {
+    super(`Storage operation limit reached: ${limit} uploads, presigned uploads and deletes per period (${period}) on this plan. The count resets on ${resetsOn} (UTC).`);
+    this.headers = { "retry-after": String(retryAfterSeconds) };
+  }
+}
+
+/** A request the storage endpoints cannot take: bad multipart, no `file` part, bad field ... */
+export class StorageRequestError extends GatewayError {
+  readonly status = 400;
+  readonly type = "invalid_request_error";
+  readonly code: string;
+  constructor(message: string, code = "invalid_upload") {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** The client went away before the upload finished; nothing of it is kept. */
+export class UploadAbortedError extends GatewayError {
+  readonly status = 400;
+  readonly type = "invalid_request_error";
+  readonly code = "upload_aborted";
+  constructor() {
+    super("The upload ended before all of its bytes arrived; nothing was stored.");
+  }
+}
+
+/** A signed link that is malformed, altered, for another method, or used once already. */
+export class LinkRefusedError extends GatewayError {
+  readonly status = 403;
+  readonly type = "permission_error";
+  readonly code = "link_refused";
+}
+
+export class LinkExpiredError extends GatewayError {
+  readonly status = 410;
+  readonly type = "invalid_request_error";
+  readonly code = "link_expired";
+  constructor(expiredAt: number) {
+    super(`This link expired at ${new Date(expiredAt * 1000).toISOString()}; ask for a new one.`);
+  }
+}
+
+/** The file exists but is not in a state for this (a presigned upload still waiting for bytes ...). */
+export class FileStateConflictError extends GatewayError {
+  readonly status = 409;
+  readonly type = "invalid_request_error";
+  readonly code = "file_state_conflict";
+}

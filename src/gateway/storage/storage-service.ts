@@ -1,0 +1,322 @@
+// Per-agent file storage: the spec's Storage endpoints without HTTP. Files are found only through
+// the caller's own agent (another agent's id reads as missing); bytes live in the blob store
+// under `<agent id>:<file id>`; records and counts are described in store/file-records.ts and
+// store/file-operations-log.ts; the in-memory index (file-index.ts) answers lists and quota
+// checks. Signed links (blobs/signed-links.ts) carry downloads and presigned uploads, which need
+// no API key.
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { forwardStream, type BlobStore } from "../../blobs/blob-store.js";
+import { createBlobStore } from "../../blobs/create-blob-store.js";
+import { buildSignedUrl, verifyLink, type LinkClaims, type LinkMethod } from "../../blobs/signed-links.js";
+import { loadSigningSecret } from "../../blobs/signing-secret.js";
+import type { StorageSettings } from "../../config/config-schema.js";
+import { FileOperationsLog } from "../../store/file-operations-log.js";
+import { FileRecordStore, type FileRecord } from "../../store/file-records.js";
+import { formatBytes } from "./byte-size.js";
+import { sameContentType } from "./content-type.js";
+import { FileIndex, type AgentFiles } from "./file-index.js";
+import { blobKeyOf, discardFile, reserveBytes, takeOperation, type StorageContext, type StorageLimits, type StorageLogger } from "./storage-context.js";
+import {
+  FileNotFoundError,
+  FileStateConflictError,
+  FileTooLargeError,
+  LinkExpiredError,
+  LinkRefusedError,
+  StorageQuotaExceededError,
+  StorageRequestError,
+  UploadSizeExceededError,
+} from "./storage-errors.js";
+import type { ListQuery, PresignRequest } from "./storage-requests.js";
+import { isFileId, newFileId, toStoredFile, type StorageQuota, type StoredFile } from "./stored-file.js";
+import { UploadMeter } from "./upload-meter.js";
+import { UploadSession } from "./upload-session.js";
+
+/** Where signed links are served; the file id follows. */
+export const SIGNED_BLOB_PATH = "/v1/storage/blobs/";
+
+/** Temp files older than this at start belong to writes that died with an earlier process. */
+const STALE_PARTIAL_MS = 60 * 60 * 1000;
+
+export interface StorageOpenOptions {
+  dataDir: string;
+  blobsDir: string;
+  settings: () => StorageSettings;
+  logger: StorageLogger;
+  now?: () => number;
+}
+
+export interface PresignedUpload extends StoredFile {
+  uploadUrl: string;
+  expiresIn: number;
+}
+
+export interface DownloadLink {
+  url: string;
+  filename: string;
+  contentType: string;
+  expiresIn: number;
+}
+
+export interface SignedLinkRequest {
+  method: string;
+  /** The id segment of the link's path, as presented. */
+  id: string;
+  query: URLSearchParams;
+}
+
+export interface SignedDownload {
+  file: StoredFile;
+  body: Readable;
+  sizeBytes: number;
+}
+
+export class StorageService {
+  /** Files with a presigned upload streaming in right now (a link works for one upload at a time). */
+  private readonly receiving = new Set<string>();
+  private fileSecret: Buffer | null = null;
+
+  private constructor(
+    private readonly context: StorageContext,
+    private readonly secretFile: string,
+  ) {}
+
+  static async open(options: StorageOpenOptions): Promise<StorageService> {
+    const directory = path.join(options.dataDir, "storage");
+    const settings = options.settings();
+    const blobs = await createBlobStore(settings, options.blobsDir);
+    const { store, records } = await FileRecordStore.open(path.join(directory, "records"));
+    const context: StorageContext = {
+      records: store,
+      blobs,
+      operations: FileOperationsLog.open(path.join(directory, "operations")),
+      index: new FileIndex(),
+      settings: options.settings,
+      now: options.now ?? Date.now,
+      logger: options.logger,
+    };
+    const service = new StorageService(context, path.join(directory, "signing.key"));
+    if (settings.signingSecret === null) service.secret();
+    await service.recover(records, settings.driver === "fs");
+    return service;
+  }
+
+  get blobs(): BlobStore {
+    return this.context.blobs;
+  }
+
+  async list(agentId: string, query: ListQuery): Promise<{ data: StoredFile[]; pagination: { page: number; limit: number; total: number } }> {
+    const agent = await this.agentFiles(agentId);
+    return { data: agent.page(query.page, query.limit).map(toStoredFile), pagination: { page: query.page, limit: query.limit, total: agent.count } };
+  }
+
+  async quota(agentId: string, limits: StorageLimits): Promise<StorageQuota> {
+    const agent = await this.agentFiles(agentId);
+    return { usedBytes: agent.usedBytes, limitBytes: limits.storageBytes, usedFormatted: formatBytes(agent.usedBytes), limitFormatted: formatBytes(limits.storageBytes) };
+  }
+
+  /** A multipart upload: counts as an operation (429 when none is left) once it commits. */
+  async startUpload(agentId: string, limits: StorageLimits): Promise<UploadSession> {
+    const agent = await this.agentFiles(agentId);
+    return new UploadSession(this.context, agent, agentId, limits, takeOperation(this.context, agent, agentId, limits));
+  }
+
+  /** Create the record at once (its size counts against the quota) and sign a one-time PUT link. */
+  async presign(agentId: string, limits: StorageLimits, request: PresignRequest, baseUrl: string): Promise<PresignedUpload> {
+    const agent = await this.agentFiles(agentId);
+    const settings = this.context.settings();
+    const operation = takeOperation(this.context, agent, agentId, limits);
+    try {
+      if (request.sizeBytes > settings.maxFileBytes) throw new FileTooLargeError(settings.maxFileBytes);
+      if (!reserveBytes(agent, limits, request.sizeBytes)) {
+        throw new StorageQuotaExceededError({ usedBytes: agent.usedBytes, limitBytes: limits.storageBytes, fileBytes: request.sizeBytes, reservedBytes: agent.reservedBytes });
+      }
+      const now = this.context.now();
+      const expires = Math.floor(now / 1000) + settings.linkTtlSeconds;
+      const record: FileRecord = {
+        id: newFileId(now),
+        agentId,
+        filename: request.filename,
+        contentType: request.contentType,
+        sizeBytes: request.sizeBytes,
+        createdAt: new Date(now).toISOString(),
+        state: "pending",
+        uploadExpires: expires,
+      };
+      try {
+        await this.context.records.save(record);
+      } finally {
+        agent.reservedBytes -= request.sizeBytes;
+      }
+      this.context.index.add(record);
+      operation.commit("presigned-upload", record.id);
+      const uploadUrl = this.sign(baseUrl, { method: "PUT", path: `${SIGNED_BLOB_PATH}${record.id}`, expires, contentType: record.contentType, sizeBytes: record.sizeBytes });
+      return { ...toStoredFile(record), uploadUrl, expiresIn: settings.linkTtlSeconds };
+    } catch (error) {
+      operation.release();
+      throw error;
+    }
+  }
+
+  /** A signed download link for one of the agent's stored files. */
+  async downloadLink(agentId: string, id: string, baseUrl: string): Promise<DownloadLink> {
+    const record = await this.ownFile(agentId, id);
+    if (record.state !== "ready") throw new FileStateConflictError("This file has no bytes yet: its presigned upload has not been completed.");
+    const ttl = this.context.settings().linkTtlSeconds;
+    const expires = Math.floor(this.context.now() / 1000) + ttl;
+    const url = this.sign(baseUrl, { method: "GET", path: `${SIGNED_BLOB_PATH}${record.id}`, expires, contentType: record.contentType, sizeBytes: record.sizeBytes });
+    return { url, filename: record.filename, contentType: record.contentType, expiresIn: ttl };
+  }
+
+  /** Delete bytes, record and (since they name a file that is gone) every link to it. Permanent. */
+  async remove(agentId: string, limits: StorageLimits, id: string): Promise<void> {
+    const agent = await this.agentFiles(agentId);
+    const record = isFileId(id) ? agent.files.get(id) : undefined;
+    if (!record) throw new FileNotFoundError();
+    const operation = takeOperation(this.context, agent, agentId, limits);
+    // Gone from the index first, so that a parallel delete, list or link sees it gone at once.
+    this.context.index.delete(record);
+    try {
+      await this.context.records.remove(record);
+    } catch (error) {
+      this.context.index.add(record);
+      operation.release();
+      throw error;
+    }
+    // A presigned upload still streaming finds its record gone and discards its bytes itself.
+    if (!this.receiving.has(record.id)) await discardFile(this.context, record);
+    operation.commit("delete", record.id);
+  }
+
+  async openSignedDownload(request: SignedLinkRequest): Promise<SignedDownload> {
+    const claims = this.verify(request, "GET");
+    const record = this.context.index.find(request.id);
+    if (!record || record.state !== "ready" || record.contentType !== claims.contentType || record.sizeBytes !== claims.sizeBytes) throw new FileNotFoundError();
+    const blob = await this.context.blobs.read(blobKeyOf(record));
+    if (!blob) throw new FileNotFoundError();
+    return { file: toStoredFile(record), body: blob.body, sizeBytes: blob.sizeBytes };
+  }
+
+  /** The bytes of a presigned upload: once, with the signed Content-Type and exactly the signed size. */
+  async receiveSignedUpload(request: SignedLinkRequest & { contentType: string | null; contentLength: number | null }, body: Readable): Promise<StoredFile> {
+    const claims = this.verify(request, "PUT");
+    const record = this.context.index.find(request.id);
+    if (!record || record.contentType !== claims.contentType || record.sizeBytes !== claims.sizeBytes) throw new FileNotFoundError();
+    if (record.state === "ready") throw new LinkRefusedError("This upload link was already used: the file is stored. Ask for a new presigned upload to store other bytes.");
+    if (this.receiving.has(record.id)) throw new FileStateConflictError("An upload to this link is already in progress.");
+    if (!sameContentType(request.contentType, claims.contentType)) {
+      throw new LinkRefusedError(`This link was signed for Content-Type ${claims.contentType}; send the bytes with exactly that Content-Type.`);
+    }
+    if (request.contentLength !== null && request.contentLength > claims.sizeBytes) throw new UploadSizeExceededError(claims.sizeBytes, request.contentLength, { closeConnection: true });
+    if (request.contentLength !== null && request.contentLength < claims.sizeBytes) throw sizeShortfall(claims.sizeBytes, request.contentLength);
+    this.receiving.add(record.id);
+    try {
+      const meter = new UploadMeter({
+        maxBytes: claims.sizeBytes,
+        hardCapBytes: claims.sizeBytes,
+        // The space was taken when the upload was signed.
+        reserve: () => true,
+        release: () => undefined,
+        errorFor: (_failure, totalBytes) => new UploadSizeExceededError(claims.sizeBytes, totalBytes),
+      });
+      const key = blobKeyOf(record);
+      const written = await this.context.blobs.write(key, forwardStream(body, meter));
+      if (written !== claims.sizeBytes || this.context.index.find(record.id) !== record) {
+        await this.context.blobs.remove(key);
+        if (written !== claims.sizeBytes) throw sizeShortfall(claims.sizeBytes, written);
+        await this.context.records.remove(record);
+        throw new FileNotFoundError();
+      }
+      const ready: FileRecord = { ...record, state: "ready" };
+      delete ready.uploadExpires;
+      await this.context.records.save(ready);
+      // Deleted while the record was being written: the delete wins.
+      if (this.context.index.find(record.id) !== record) {
+        await discardFile(this.context, ready);
+        throw new FileNotFoundError();
+      }
+      this.context.index.add(ready);
+      return toStoredFile(ready);
+    } finally {
+      this.receiving.delete(record.id);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.context.operations.close();
+    await this.context.blobs.close();
+  }
+
+  /** The agent's files, after dropping presigned uploads whose link expired without bytes. */
+  private async agentFiles(agentId: string): Promise<AgentFiles> {
+    const agent = this.context.index.agent(agentId);
+    if (agent.pending.size === 0) return agent;
+    const now = Math.floor(this.context.now() / 1000);
+    for (const id of [...agent.pending]) {
+      const record = agent.files.get(id);
+      if (!record || (record.uploadExpires ?? 0) >= now || this.receiving.has(id)) continue;
+      this.context.index.delete(record);
+      await discardFile(this.context, record);
+    }
+    return agent;
+  }
+
+  private async ownFile(agentId: string, id: string): Promise<FileRecord> {
+    if (!isFileId(id)) throw new FileNotFoundError();
+    const record = (await this.agentFiles(agentId)).files.get(id);
+    if (!record) throw new FileNotFoundError();
+    return record;
+  }
+
+  private secret(): Buffer {
+    const configured = this.context.settings().signingSecret;
+    if (configured !== null) return Buffer.from(configured, "utf8");
+    this.fileSecret ??= loadSigningSecret(null, this.secretFile);
+    return this.fileSecret;
+  }
+
+  private sign(baseUrl: string, claims: LinkClaims): string {
+    return buildSignedUrl(baseUrl, this.secret(), claims);
+  }
+
+  /** The link's claims when it is genuine, current and for `expected`; else 403 (or 410 when expired). */
+  private verify(request: SignedLinkRequest, expected: LinkMethod): LinkClaims {
+    const check = verifyLink(this.secret(), { method: request.method, path: `${SIGNED_BLOB_PATH}${request.id}`, query: request.query }, Math.floor(this.context.now() / 1000));
+    if (check.ok && check.claims.method === expected) return check.claims;
+    if (check.ok || check.reason === "method") throw new LinkRefusedError(`This link is for ${check.claims!.method} requests only.`);
+    if (check.reason === "expired") throw new LinkExpiredError(check.claims!.expires);
+    throw new LinkRefusedError("This link is not valid: it is incomplete or was altered.");
+  }
+
+  /**
+   * Bring the index up from the records: uploads cut short by a crash are removed with any bytes;
+   * presigned uploads keep their record (while the link lives) but lose unacknowledged bytes.
+   */
+  private async recover(records: FileRecord[], localBlobs: boolean): Promise<void> {
+    const now = Math.floor(this.context.now() / 1000);
+    for (const record of records) {
+      if (record.state === "ready") {
+        this.context.index.add(record);
+      } else if (record.state === "pending" && (record.uploadExpires ?? 0) >= now) {
+        await this.context.blobs.remove(blobKeyOf(record));
+        this.context.index.add(record);
+      } else {
+        await discardFile(this.context, record);
+      }
+    }
+    if (!localBlobs) return;
+    // Local disk only: a blob without a record (a crash between a delete's two steps) is garbage.
+    // A shared remote bucket is never swept: other data may live there.
+    await this.context.blobs.sweepPartials?.(STALE_PARTIAL_MS);
+    for (const key of await this.context.blobs.keys()) {
+      const [agentId, fileId, ...rest] = key.split(":");
+      if (rest.length > 0 || !agentId || !fileId || !isFileId(fileId)) continue;
+      const record = this.context.index.find(fileId);
+      if (!record || record.agentId !== agentId) await this.context.blobs.remove(key);
+    }
+  }
+}
+
+function sizeShortfall(signed: number, received: number): StorageRequestError {
+  return new StorageRequestError(`This link was signed for ${signed} bytes but ${received} arrived; nothing was stored. Send exactly ${signed} bytes.`, "size_mismatch");
+}

@@ -1,0 +1,98 @@
+// One multipart upload: receive the file part (intent record, then the bytes, metered against
+// the quota chunk by chunk), then commit it once the whole form has been read, or abort it.
+// An aborted or failed upload leaves no blob, no record, no reservation and no counted
+// operation. The intent record (state `uploading`) is written before any byte, so a crash
+// mid-upload is cleaned up at the next start whatever the blob driver.
+import type { Readable } from "node:stream";
+import { forwardStream } from "../../blobs/blob-store.js";
+import type { FileRecord } from "../../store/file-records.js";
+import { normalizeContentType } from "./content-type.js";
+import { normalizeFilename } from "./file-name.js";
+import type { AgentFiles } from "./file-index.js";
+import { blobKeyOf, discardFile, reserveBytes, type OperationSlot, type StorageContext, type StorageLimits } from "./storage-context.js";
+import { FileTooLargeError, StorageQuotaExceededError, StorageRequestError } from "./storage-errors.js";
+import { newFileId, toStoredFile, type StoredFile } from "./stored-file.js";
+import { UploadMeter } from "./upload-meter.js";
+
+export interface IncomingFile {
+  /** As the client sent it; normalized here. */
+  filename: string | undefined;
+  contentType: string;
+  body: Readable;
+}
+
+export class UploadSession {
+  private record: FileRecord | null = null;
+  private meter: UploadMeter | null = null;
+  private sizeBytes = 0;
+  private settled = false;
+
+  constructor(
+    private readonly context: StorageContext,
+    private readonly agent: AgentFiles,
+    private readonly agentId: string,
+    private readonly limits: StorageLimits,
+    private readonly operation: OperationSlot,
+  ) {}
+
+  /** Store the file's bytes (not yet visible). Throws 413 for a file too large or over quota. */
+  async receive(file: IncomingFile): Promise<void> {
+    if (this.record || this.settled) throw new StorageRequestError("Send exactly one file part, named `file`.", "duplicate_file");
+    const contentType = normalizeContentType(file.contentType);
+    if (contentType === null) throw new StorageRequestError("The file part's Content-Type is not a valid MIME type.", "invalid_content_type");
+    const now = this.context.now();
+    const record: FileRecord = {
+      id: newFileId(now),
+      agentId: this.agentId,
+      filename: normalizeFilename(file.filename),
+      contentType,
+      sizeBytes: 0,
+      createdAt: new Date(now).toISOString(),
+      state: "uploading",
+    };
+    this.record = record;
+    await this.context.records.save(record);
+    const maxBytes = this.context.settings().maxFileBytes;
+    const meter = new UploadMeter({
+      maxBytes,
+      // The multipart parser stops a file part at maxBytes + 1; this only guards the unexpected.
+      hardCapBytes: maxBytes + 1,
+      reserve: (bytes) => reserveBytes(this.agent, this.limits, bytes),
+      release: (bytes) => {
+        this.agent.reservedBytes -= bytes;
+      },
+      errorFor: (failure, totalBytes) =>
+        failure === "too-large"
+          ? new FileTooLargeError(maxBytes)
+          : new StorageQuotaExceededError({ usedBytes: this.agent.usedBytes, limitBytes: this.limits.storageBytes, fileBytes: totalBytes, reservedBytes: this.agent.reservedBytes }),
+    });
+    this.meter = meter;
+    this.sizeBytes = await this.context.blobs.write(blobKeyOf(record), forwardStream(file.body, meter));
+  }
+
+  get received(): boolean {
+    return this.record !== null;
+  }
+
+  /** Make the stored file visible and count the operation. */
+  async commit(): Promise<StoredFile> {
+    if (!this.record || !this.meter || this.settled) throw new StorageRequestError("The upload has no `file` part.", "file_required");
+    const ready: FileRecord = { ...this.record, sizeBytes: this.sizeBytes, state: "ready" };
+    await this.context.records.save(ready);
+    this.settled = true;
+    // From reserved to used in one step: no moment where the bytes count twice or not at all.
+    this.agent.reservedBytes -= this.meter.takeReservation();
+    this.context.index.add(ready);
+    this.operation.commit("upload", ready.id);
+    return toStoredFile(ready);
+  }
+
+  /** Undo everything: safe at any point, and more than once. */
+  async abort(): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    this.meter?.giveBack();
+    this.operation.release();
+    if (this.record) await discardFile(this.context, this.record);
+  }
+}

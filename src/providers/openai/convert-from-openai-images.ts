@@ -1,0 +1,31 @@
+// OpenAI's ImagesResponse (reference images.md §1.3) -> the vendor-neutral image result.
+import type { GeneratedImage, ImageResult } from "../image-types.js";
+import { sniffImageMediaType } from "../image-bytes.js";
+import { UpstreamNetworkError } from "../provider-errors.js";
+import type { OpenAIImagesResponse } from "./openai-images-api-types.js";
+
+const MEDIA_TYPES: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", jpg: "image/jpeg", webp: "image/webp" };
+
+export function convertFromOpenAIImages(provider: string, body: OpenAIImagesResponse, upstreamRequestId: string | undefined): ImageResult {
+  const items = Array.isArray(body.data) ? body.data : [];
+  if (items.length === 0) throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no pictures");
+  const declared = MEDIA_TYPES[body.output_format ?? ""] ?? "image/png";
+  const images = items.map((item, index): GeneratedImage => {
+    if (typeof item.b64_json !== "string" || item.b64_json.length === 0) {
+      throw new UpstreamNetworkError(provider, "invalid_response", `picture ${index + 1} came without b64_json`);
+    }
+    const bytes = Buffer.from(item.b64_json, "base64");
+    const image: GeneratedImage = { bytes, mediaType: sniffImageMediaType(bytes) ?? declared };
+    if (typeof item.revised_prompt === "string" && item.revised_prompt.length > 0) image.revisedPrompt = item.revised_prompt;
+    return image;
+  });
+  const result: ImageResult = { images };
+  if (upstreamRequestId) result.upstreamRequestId = upstreamRequestId;
+  if (typeof body.quality === "string") result.quality = body.quality;
+  if (body.usage && (typeof body.usage.input_tokens === "number" || typeof body.usage.output_tokens === "number")) {
+    result.usage = {};
+    if (typeof body.usage.input_tokens === "number") result.usage.inputTokens = body.usage.input_tokens;
+    if (typeof body.usage.output_tokens === "number") result.usage.outputTokens = body.usage.output_tokens;
+  }
+  return result;
+}

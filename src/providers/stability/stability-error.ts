@@ -1,0 +1,60 @@
+// Stability error bodies ({id, name, errors: [...]}, reference images.md §2.5) -> the OpenAI error
+// envelope the image endpoints return verbatim; the vendor's body is kept as `vendorBody`.
+// A 403 `content_moderation` is the model declining to draw: a refusal, not an error.
+import { UpstreamHttpError } from "../provider-errors.js";
+import { isObject } from "../openai-message-parts.js";
+
+interface StabilityError {
+  id?: string;
+  name?: string;
+  errors: string[];
+}
+
+/** Stability times a client out for 60 s after too many requests, often without Retry-After. */
+const RATE_LIMIT_PAUSE_MS = 60_000;
+
+export function stabilityRefusal(error: UpstreamHttpError): { refusal: string; id?: string } | undefined {
+  if (error.status !== 403) return undefined;
+  const vendor = readStabilityError(error.body);
+  if (vendor?.name !== "content_moderation") return undefined;
+  const refusal = vendor.errors.join(" ") || "Your request was flagged by Stability's content moderation system.";
+  return vendor.id ? { refusal, id: vendor.id } : { refusal };
+}
+
+export function fromStabilityHttpError(error: UpstreamHttpError): UpstreamHttpError {
+  const vendor = readStabilityError(error.body);
+  const message = vendor && vendor.errors.length > 0 ? vendor.errors.join("; ") : `Stability answered HTTP ${error.status}.`;
+  const body = JSON.stringify({
+    error: { message, type: openaiType(error.status), param: vendor ? paramOf(vendor.errors) : null, code: vendor?.name ?? `http_${error.status}` },
+  });
+  const retryAfterMs = error.retryAfterMs ?? (error.status === 429 ? RATE_LIMIT_PAUSE_MS : undefined);
+  return new UpstreamHttpError(error.provider, error.status, body, "application/json", retryAfterMs, error.body);
+}
+
+export function readStabilityError(body: string): StabilityError | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(parsed)) return undefined;
+  const errors = Array.isArray(parsed.errors) ? parsed.errors.filter((item): item is string => typeof item === "string") : [];
+  const vendor: StabilityError = { errors };
+  if (typeof parsed.id === "string") vendor.id = parsed.id;
+  if (typeof parsed.name === "string") vendor.name = parsed.name;
+  return vendor.name || errors.length > 0 ? vendor : undefined;
+}
+
+/** Stability names the field first (`aspect_ratio: must be one of ...`). */
+function paramOf(errors: readonly string[]): string | null {
+  const match = /^([a-z][a-z0-9_]*): /.exec(errors[0] ?? "");
+  return match?.[1] ?? null;
+}
+
+function openaiType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 429) return "rate_limit_error";
+  return status >= 500 ? "server_error" : "invalid_request_error";
+}

@@ -1,0 +1,51 @@
+// Stability's v2beta endpoints per vendor model (reference images.md §2.2, §2.3). The gateway's
+// vendor model ids: `ultra`, `core`, `sd3` (Stability's default SD 3.5 model) or an SD 3.5 model
+// id (`sd3.5-large`, `sd3.5-flash` ..., sent as the sd3 endpoint's `model` field) for generation;
+// `fast-upscale`, `conservative-upscale` for upscaling; `remove-background`.
+
+export interface StabilityGenerateRules {
+  path: string;
+  /** Only the sd3 endpoint takes cfg_scale. */
+  takesCfgScale: boolean;
+  /** The sd3 endpoint's `model` form field, when a specific SD 3.5 model is named. */
+  modelField?: string;
+}
+
+export interface StabilityTransformRules {
+  path: string;
+  outputFormats: readonly string[];
+  /** The one factor the endpoint upscales by; undefined when it sizes by itself (conservative: ~4 MP). */
+  factor?: number;
+  /** The endpoint requires a prompt. */
+  takesPrompt: boolean;
+}
+
+export const STABILITY_ASPECT_RATIOS = ["21:9", "16:9", "3:2", "5:4", "1:1", "4:5", "2:3", "9:16", "9:21"] as const;
+
+export const STABILITY_STYLE_PRESETS = [
+  "enhance", "anime", "photographic", "digital-art", "comic-book", "fantasy-art", "line-art", "analog-film", "neon-punk",
+  "isometric", "low-poly", "origami", "modeling-compound", "cinematic", "3d-model", "pixel-art", "tile-texture",
+] as const;
+
+const GENERATE = "/v2beta/stable-image/generate";
+
+export function stabilityGenerateRules(model: string): StabilityGenerateRules | undefined {
+  if (model === "ultra" || model === "core") return { path: `${GENERATE}/${model}`, takesCfgScale: false };
+  if (model === "sd3") return { path: `${GENERATE}/sd3`, takesCfgScale: true };
+  if (/^sd3(\.\d+)?-[a-z0-9-]+$/.test(model)) return { path: `${GENERATE}/sd3`, takesCfgScale: true, modelField: model };
+  return undefined;
+}
+
+const TRANSFORMS: Record<string, StabilityTransformRules> = {
+  "fast-upscale": { path: "/v2beta/stable-image/upscale/fast", outputFormats: ["png", "jpeg", "webp"], factor: 4, takesPrompt: false },
+  "conservative-upscale": { path: "/v2beta/stable-image/upscale/conservative", outputFormats: ["png", "jpeg", "webp"], takesPrompt: true },
+  "remove-background": { path: "/v2beta/stable-image/edit/remove-background", outputFormats: ["png", "webp"], takesPrompt: false },
+};
+
+export function stabilityUpscaleRules(model: string): StabilityTransformRules | undefined {
+  return model.endsWith("-upscale") ? TRANSFORMS[model] : undefined;
+}
+
+export function stabilityBackgroundRemovalRules(model: string): StabilityTransformRules | undefined {
+  return model === "remove-background" ? TRANSFORMS[model] : undefined;
+}

@@ -1,0 +1,115 @@
+// Reads a multipart/form-data upload with busboy, streaming: the single `file` part is handed
+// to `receive` as a stream while it arrives, so no file is ever held in memory. Limits on parts,
+// fields, headers and sizes keep a hostile body from costing more than one file's worth of
+// reading; every malformed or unexpected body becomes a 4xx, never a 500.
+import type { IncomingMessage } from "node:http";
+import busboy, { type Busboy } from "busboy";
+import { UnsupportedMediaTypeError } from "../../gateway/errors.js";
+import { FileTooLargeError, StorageRequestError, UploadAbortedError } from "../../gateway/storage/storage-errors.js";
+import type { IncomingFile } from "../../gateway/storage/upload-session.js";
+
+/** Room for boundaries, part headers and the few small fields allowed beside the file. */
+const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
+const FIELD_LIMITS = { fields: 16, fieldSize: 16 * 1024, fieldNameSize: 200, parts: 20 };
+
+export async function readMultipartFile(request: IncomingMessage, maxFileBytes: number, receive: (file: IncomingFile) => Promise<void>): Promise<void> {
+  const contentType = request.headers["content-type"] ?? "";
+  if (!/^multipart\/form-data\s*(?:;|$)/i.test(contentType)) {
+    throw new UnsupportedMediaTypeError("Content-Type must be multipart/form-data, with the file in a part named `file`.");
+  }
+  const maxBodyBytes = maxFileBytes + MULTIPART_OVERHEAD_BYTES;
+  const declared = Number(request.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) throw new FileTooLargeError(maxFileBytes, { closeConnection: true });
+
+  let parser: Busboy;
+  try {
+    parser = busboy({
+      headers: request.headers,
+      // Filenames from browsers and curl are UTF-8 (busboy's default is latin1).
+      defParamCharset: "utf8",
+      // One byte past the limit tells a file of exactly maxFileBytes from a larger one.
+      limits: { ...FIELD_LIMITS, files: 1, fileSize: maxFileBytes + 1 },
+    });
+  } catch (error) {
+    throw new StorageRequestError(`The multipart body cannot be read: ${(error as Error).message}.`, "invalid_multipart");
+  }
+  return new Promise<void>((resolve, reject) => {
+    let problem: Error | null = null;
+    let receiving: Promise<void> | null = null;
+    let sawFile = false;
+    let bodyBytes = 0;
+    let finished = false;
+    const note = (error: Error) => {
+      problem ??= error;
+    };
+    const finish = (error?: Error) => {
+      if (finished) return;
+      finished = true;
+      request.off("data", countBytes);
+      if (error) note(error);
+      void (receiving ?? Promise.resolve()).then(() => {
+        if (problem) reject(problem);
+        else if (!sawFile) reject(new StorageRequestError("The upload has no `file` part: send the file as multipart/form-data field `file`.", "file_required"));
+        else resolve();
+      });
+    };
+    const stopReading = (error: Error) => {
+      request.unpipe(parser);
+      parser.destroy(error);
+      finish(error);
+    };
+    const countBytes = (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      // Parts that are skipped (a second file ...) are not capped by busboy: cap the whole body.
+      if (bodyBytes > maxBodyBytes) stopReading(new FileTooLargeError(maxFileBytes, { closeConnection: true }));
+    };
+
+    parser.on("file", (name, stream, info) => {
+      // busboy fails a file part that never ends (a cut-off body) on the part's stream as well as
+      // on the parser; the parser's 'error' reports it, the receiver sees it through its pipe.
+      stream.on("error", () => undefined);
+      if (problem) return stream.resume();
+      if (name !== "file") {
+        note(new StorageRequestError(`Unexpected file part \`${name}\`: send the file in a part named \`file\`.`, "unexpected_part"));
+        return stream.resume();
+      }
+      sawFile = true;
+      receiving = receive({ filename: htmlFormFilename(info.filename), contentType: info.mimeType, body: stream }).then(
+        () => undefined,
+        (error: Error) => {
+          note(error);
+          // Whatever the receiver did not read is drained so the rest of the form can be parsed.
+          stream.resume();
+        },
+      );
+    });
+    parser.on("field", (name) => {
+      if (name === "file") note(new StorageRequestError("The `file` part must be a file (a part with a filename), not a text field.", "file_required"));
+    });
+    parser.on("filesLimit", () => note(new StorageRequestError("Send exactly one file part, named `file`.", "duplicate_file")));
+    parser.on("partsLimit", () => note(new StorageRequestError(`The form has too many parts (at most ${FIELD_LIMITS.parts}).`, "too_many_parts")));
+    parser.on("fieldsLimit", () => note(new StorageRequestError(`The form has too many fields (at most ${FIELD_LIMITS.fields}).`, "too_many_parts")));
+    parser.on("error", (error: Error) => {
+      request.unpipe(parser);
+      // Read (and drop) the rest so the 4xx can be answered on an intact connection.
+      request.resume();
+      finish(new StorageRequestError(`The multipart body is malformed: ${error.message}.`, "invalid_multipart"));
+    });
+    parser.on("close", () => finish());
+    request.on("data", countBytes);
+    request.once("error", () => stopReading(new UploadAbortedError()));
+    request.once("close", () => {
+      if (!request.complete) stopReading(new UploadAbortedError());
+    });
+    request.pipe(parser);
+  });
+}
+
+/**
+ * Browsers and fetch (the HTML standard's multipart encoding) send `"`, CR and LF in a filename as
+ * %22, %0D and %0A; nothing else is escaped, so only those are turned back. (`filename*`, when
+ * sent, is already decoded by busboy and has no such escapes.)
+ */
+function htmlFormFilename(filename: string | undefined): string | undefined {
+  return filename?.replace(/%22/gi, '"').replace(/%0D/gi, "\r").replace(/%0A/gi, "\n");
+}

@@ -1,0 +1,121 @@
+// The spec's Storage endpoints under /v1/storage (Bearer key, per-key rate limit). Every error
+// on these paths renders as `{message}` (render-error.ts, "storage" dialect). Signed links are
+// served by storage-links.ts.
+import type { IncomingMessage } from "node:http";
+import { HTTPResponse, type H3, type H3Event } from "h3";
+import type { Caller } from "../../gateway/auth/key-authenticator.js";
+import { InternalError, MethodNotAllowedError, RouteNotFoundError } from "../../gateway/errors.js";
+import type { Gateway } from "../../gateway/gateway.js";
+import type { StorageLimits } from "../../gateway/storage/storage-context.js";
+import { FileNotFoundError } from "../../gateway/storage/storage-errors.js";
+import { parseListQuery, parsePresignRequest } from "../../gateway/storage/storage-requests.js";
+import { readJsonObject } from "../read-json-body.js";
+import { authenticateBearer } from "../request-context.js";
+import { readMultipartFile } from "./storage-multipart.js";
+
+const STORAGE_PREFIX = "/v1/storage";
+/** Exact paths, for the app's 405 answer to other methods. */
+export const STORAGE_PATHS = ["/v1/storage/upload", "/v1/storage/files", "/v1/storage/presigned-upload", "/v1/storage/quota"];
+/** The presigned-upload body is a few small fields. */
+const MAX_PRESIGN_BODY_BYTES = 64 * 1024;
+
+export function isStoragePath(pathname: string): boolean {
+  return pathname === STORAGE_PREFIX || pathname.startsWith(`${STORAGE_PREFIX}/`);
+}
+
+export function registerStorage(app: H3, gateway: Gateway): void {
+  app.post("/v1/storage/upload", async (event) => {
+    const { caller, limits } = await authorize(event, gateway);
+    const session = await gateway.storage.startUpload(caller.agent.id, limits);
+    try {
+      await readMultipartFile(nodeRequest(event), gateway.config.storage.maxFileBytes, (file) => session.receive(file));
+      const file = await session.commit();
+      event.res.status = 201;
+      return { data: file };
+    } catch (error) {
+      await session.abort();
+      throw error;
+    }
+  });
+
+  app.get("/v1/storage/files", async (event) => {
+    const { caller } = await authorize(event, gateway);
+    return gateway.storage.list(caller.agent.id, parseListQuery(event.url.searchParams));
+  });
+
+  app.get("/v1/storage/files/:id", async (event) => {
+    const { caller } = await authorize(event, gateway);
+    const link = await gateway.storage.downloadLink(caller.agent.id, fileIdOf(event), linkBaseUrl(event, gateway));
+    return new HTTPResponse(null, { status: 302, headers: { location: link.url, "cache-control": "no-store" } });
+  });
+
+  app.get("/v1/storage/files/:id/url", async (event) => {
+    const { caller } = await authorize(event, gateway);
+    return { data: await gateway.storage.downloadLink(caller.agent.id, fileIdOf(event), linkBaseUrl(event, gateway)) };
+  });
+
+  app.delete("/v1/storage/files/:id", async (event) => {
+    const { caller, limits } = await authorize(event, gateway);
+    await gateway.storage.remove(caller.agent.id, limits, fileIdOf(event));
+    return { message: "File deleted." };
+  });
+
+  app.post("/v1/storage/presigned-upload", async (event) => {
+    const { caller, limits } = await authorize(event, gateway);
+    const request = parsePresignRequest(await readJsonObject(event, MAX_PRESIGN_BODY_BYTES));
+    return { data: await gateway.storage.presign(caller.agent.id, limits, request, linkBaseUrl(event, gateway)) };
+  });
+
+  app.get("/v1/storage/quota", async (event) => {
+    const { caller, limits } = await authorize(event, gateway);
+    return { data: await gateway.storage.quota(caller.agent.id, limits) };
+  });
+
+  // Everything else under /v1/storage. A request whose raw path was under files/ (an id with
+  // slashes, a traversal attempt that URL normalisation moved elsewhere ...) names no file: the
+  // same 404 as a missing or foreign id, after the same authentication.
+  app.all(`${STORAGE_PREFIX}/**`, async (event) => {
+    const method = event.req.method;
+    const rawPath = nodeRequest(event).url ?? event.url.pathname;
+    if (/^\/v1\/storage\/files\//i.test(rawPath) && ["GET", "HEAD", "DELETE"].includes(method) && !STORAGE_PATHS.includes(event.url.pathname)) {
+      await authorize(event, gateway);
+      throw new FileNotFoundError();
+    }
+    if (STORAGE_PATHS.includes(event.url.pathname) || /^\/v1\/storage\/files\/[^/]+(?:\/url)?$/.test(event.url.pathname)) {
+      throw new MethodNotAllowedError(`${method} is not allowed on ${event.url.pathname}.`);
+    }
+    throw new RouteNotFoundError(`No endpoint at ${method} ${event.url.pathname}.`);
+  });
+}
+
+async function authorize(event: H3Event, gateway: Gateway): Promise<{ caller: Caller; limits: StorageLimits }> {
+  const caller = await authenticateBearer(event, gateway);
+  const plan = gateway.planOf(caller);
+  gateway.takeRateLimit(caller, plan.limits);
+  return { caller, limits: plan.limits };
+}
+
+/** The raw id segment; the service looks up only well-formed ids of the caller's own agent. */
+export function fileIdOf(event: H3Event): string {
+  return (event.context as { params?: Record<string, string> }).params?.id ?? "";
+}
+
+export function nodeRequest(event: H3Event): IncomingMessage {
+  const request = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
+  if (!request) throw new InternalError("Storage uploads need the Node.js server.");
+  return request;
+}
+
+/**
+ * Where links point: `server.publicUrl` when configured, else the address this connection
+ * reached the server on (its local socket address). Never the Host header, which the client
+ * chooses.
+ */
+export function linkBaseUrl(event: H3Event, gateway: Gateway): string {
+  const configured = gateway.config.server.publicUrl;
+  if (configured) return configured.replace(/\/+$/, "");
+  const socket = nodeRequest(event).socket;
+  const address = (socket.localAddress ?? gateway.config.server.host).replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
+  const port = socket.localPort ?? gateway.config.server.port;
+  return `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
+}

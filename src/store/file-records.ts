@@ -1,0 +1,112 @@
+// Stored-file records: one small JSON file per stored file, `<dir>/<agent id>/<file id>.json`.
+//
+// Why not one document for all of them (metadata.json) or one per agent: every upload or delete
+// would rewrite a file that grows with the agent's history (DESIGN §3). One record per file makes
+// every change O(1): a new record is an atomic create (temp file, fsync, rename), a delete is an
+// unlink, and no lock is needed because only the server writes records and ids are unique.
+// The directory is read once at start to build the in-memory index (lists, used bytes); nothing
+// scans it per request. Only ids the gateway generated ever become file names.
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { StoreError } from "./store-error.js";
+
+/**
+ * `uploading`: a multipart upload in progress (its bytes may be partly written);
+ * `pending`: a presigned upload whose bytes have not arrived yet; `ready`: bytes stored.
+ */
+export type FileState = "uploading" | "pending" | "ready";
+
+export interface FileRecord {
+  id: string;
+  agentId: string;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  createdAt: string;
+  state: FileState;
+  /** `pending` only: unix seconds after which the upload link is refused and the record dropped. */
+  uploadExpires?: number;
+}
+
+const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+export class FileRecordStore {
+  private constructor(readonly directory: string) {}
+
+  /** Read every record. A record that does not parse refuses the start (restore it, or delete it). */
+  static async open(directory: string): Promise<{ store: FileRecordStore; records: FileRecord[] }> {
+    await fs.mkdir(directory, { recursive: true });
+    const records: FileRecord[] = [];
+    for (const agentId of await fs.readdir(directory)) {
+      if (!NAME_PATTERN.test(agentId)) continue;
+      const agentDirectory = path.join(directory, agentId);
+      const stat = await fs.stat(agentDirectory);
+      if (!stat.isDirectory()) continue;
+      for (const name of await fs.readdir(agentDirectory)) {
+        const file = path.join(agentDirectory, name);
+        // A temp file is a write that never completed (the process died before its rename).
+        if (name.endsWith(".tmp")) {
+          await fs.rm(file, { force: true });
+          continue;
+        }
+        if (!name.endsWith(".json")) continue;
+        records.push(parseRecord(await fs.readFile(file, "utf8"), file, agentId, name.slice(0, -".json".length)));
+      }
+    }
+    return { store: new FileRecordStore(directory), records };
+  }
+
+  /** Create or replace a record atomically; resolves once it is on disk. */
+  async save(record: FileRecord): Promise<void> {
+    const file = this.fileOf(record);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+    const handle = await fs.open(temporary, "wx", 0o600);
+    try {
+      try {
+        await handle.writeFile(`${JSON.stringify(record)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temporary, file);
+    } catch (error) {
+      await fs.rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async remove(record: Pick<FileRecord, "agentId" | "id">): Promise<void> {
+    await fs.rm(this.fileOf(record), { force: true });
+  }
+
+  private fileOf(record: Pick<FileRecord, "agentId" | "id">): string {
+    if (!NAME_PATTERN.test(record.agentId) || !NAME_PATTERN.test(record.id)) throw new Error(`invalid file record id ${record.agentId}/${record.id}`);
+    return path.join(this.directory, record.agentId, `${record.id}.json`);
+  }
+}
+
+function parseRecord(text: string, file: string, agentId: string, id: string): FileRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new StoreError(`file record ${file} is corrupt; refusing to start — restore it from a backup or delete it (and its blob)`);
+  }
+  const record = value as Partial<FileRecord> | null;
+  const valid =
+    record !== null &&
+    typeof record === "object" &&
+    record.id === id &&
+    record.agentId === agentId &&
+    typeof record.filename === "string" &&
+    typeof record.contentType === "string" &&
+    Number.isSafeInteger(record.sizeBytes) &&
+    (record.sizeBytes ?? -1) >= 0 &&
+    typeof record.createdAt === "string" &&
+    (record.state === "uploading" || record.state === "pending" || record.state === "ready") &&
+    (record.uploadExpires === undefined || Number.isSafeInteger(record.uploadExpires));
+  if (!valid) throw new StoreError(`file record ${file} is not a gw file record; refusing to start — restore it from a backup or delete it`);
+  return record as FileRecord;
+}
