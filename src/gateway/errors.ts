@@ -165,3 +165,20 @@ export class UpstreamPassthroughError extends Error {
     this.name = "UpstreamPassthroughError";
   }
 }
+
+/** A request over the caller's plan cap (images per call, resolution): rejected, never clamped, nothing billed. */
+export class PlanLimitExceededError extends GatewayError {
+  readonly status = 403;
+  readonly type = "permission_error";
+  readonly code = "plan_limit_exceeded";
+  constructor(message: string, options: { param?: string } = {}) {
+    super(message, options);
+  }
+}
+
+/** No provider is configured for a tool (image generation ...): an operator matter. */
+export class ProviderNotConfiguredError extends GatewayError {
+  readonly status = 503;
+  readonly type = "service_unavailable";
+  readonly code = "provider_not_configured";
+}

@@ -16,6 +16,9 @@ import { RateLimiter } from "./billing/rate-limiter.js";
 import { ChatMetering } from "./chat/chat-metering.js";
 import { ChatService } from "./chat/chat-service.js";
 import { MessagesService } from "./messages/messages-service.js";
+import { ImageGenerationService } from "./images/image-generation-service.js";
+import { imageStyles, offeredImageCatalog, type ImageStyles } from "./images/image-models.js";
+import type { PublicImageCatalog } from "./images/image-catalog.js";
 import { RateLimitExceededError } from "./errors.js";
 import { createProviders } from "./provider-set.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
@@ -30,6 +33,7 @@ export interface GatewayLogger {
 export class Gateway {
   readonly chat: ChatService;
   readonly messages: MessagesService;
+  readonly images: ImageGenerationService;
   readonly ledger: CreditLedger;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
@@ -58,6 +62,7 @@ export class Gateway {
     });
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
+    this.images = new ImageGenerationService({ config: () => this.currentConfig, providers: () => this.currentProviders, ledger: this.ledger, storage });
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */
@@ -89,6 +94,16 @@ export class Gateway {
     this.currentConfig = config;
     this.currentProviders = createProviders(config, this.http);
     this.logger.info("config reloaded");
+  }
+
+  /** GET /v1/public/image-models: the allowlisted models whose provider is configured. */
+  imageCatalog(): PublicImageCatalog {
+    return offeredImageCatalog({ config: this.currentConfig, providers: this.currentProviders });
+  }
+
+  /** GET /v1/image/styles. */
+  imageStyles(): ImageStyles {
+    return imageStyles({ config: this.currentConfig, providers: this.currentProviders });
   }
 
   planOf(caller: Caller): { name: string; limits: PlanLimits } {

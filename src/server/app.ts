@@ -6,6 +6,7 @@ import { errorResponse, type ErrorDialect } from "./render-error.js";
 import { requestIdOf } from "./request-context.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
 import { registerHealth } from "./routes/health.js";
+import { IMAGE_PATHS, registerImages } from "./routes/images.js";
 import { MESSAGES_PATH, registerMessages } from "./routes/messages.js";
 import { registerModels } from "./routes/models.js";
 import { isStoragePath, registerStorage } from "./routes/storage.js";
@@ -26,10 +27,11 @@ export function createApp(gateway: Gateway, logger: ServerLogger): H3 {
   registerChatCompletions(app, gateway, logger);
   registerModels(app, gateway);
   registerMessages(app, gateway);
+  registerImages(app, gateway);
   registerStorage(app, gateway);
   registerStorageLinks(app, gateway);
   app.all("/**", (event) => {
-    const known = ["/v1/chat/completions", "/v1/models", "/health", MESSAGES_PATH].includes(event.url.pathname);
+    const known = ["/v1/chat/completions", "/v1/models", "/health", MESSAGES_PATH, ...IMAGE_PATHS].includes(event.url.pathname);
     throw known ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`) : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);
   });
   return app;

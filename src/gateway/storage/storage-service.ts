@@ -5,7 +5,7 @@
 // checks. Signed links (blobs/signed-links.ts) carry downloads and presigned uploads, which need
 // no API key.
 import path from "node:path";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { forwardStream, type BlobStore } from "../../blobs/blob-store.js";
 import { createBlobStore } from "../../blobs/create-blob-store.js";
 import { buildSignedUrl, verifyLink, type LinkClaims, type LinkMethod } from "../../blobs/signed-links.js";
@@ -119,6 +119,21 @@ export class StorageService {
   async startUpload(agentId: string, limits: StorageLimits): Promise<UploadSession> {
     const agent = await this.agentFiles(agentId);
     return new UploadSession(this.context, agent, agentId, limits, takeOperation(this.context, agent, agentId, limits));
+  }
+
+  /**
+   * Store bytes the gateway produced (a generated picture) as one of the agent's files: the same
+   * path as a multipart upload, so it counts against the quota and the operations like one.
+   */
+  async storeBytes(agentId: string, limits: StorageLimits, file: { filename: string; contentType: string; bytes: Buffer }): Promise<StoredFile> {
+    const session = await this.startUpload(agentId, limits);
+    try {
+      await session.receive({ filename: file.filename, contentType: file.contentType, body: Readable.from([file.bytes]) });
+      return await session.commit();
+    } catch (error) {
+      await session.abort();
+      throw error;
+    }
   }
 
   /** Create the record at once (its size counts against the quota) and sign a one-time PUT link. */
