@@ -17,6 +17,8 @@ export interface GwOptions {
   home?: string;
   env?: Record<string, string | undefined>;
   input?: string;
+  /** Working directory of the subprocess (default: this process's). */
+  cwd?: string;
 }
 
 export function gw(args: string[], options: GwOptions = {}): Promise<GwResult> {
@@ -26,7 +28,7 @@ export function gw(args: string[], options: GwOptions = {}): Promise<GwResult> {
   if (options.home) env.GW_HOME = options.home;
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [bin, ...args], { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error: ExecFileException | null, stdout, stderr) => {
+    const child = execFile(process.execPath, [bin, ...args], { env, cwd: options.cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024, encoding: "utf8" }, (error: ExecFileException | null, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

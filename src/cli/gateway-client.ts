@@ -13,12 +13,12 @@ export interface GatewayFlags {
   "base-url"?: string;
 }
 
-export function gatewayClient(flags: GatewayFlags, env: NodeJS.ProcessEnv = process.env): GwClient {
+export function gatewayClient(flags: GatewayFlags, env: NodeJS.ProcessEnv = process.env, options: { keyRequired?: boolean } = {}): GwClient {
   const apiKey = flags["api-key"] ?? env.GW_API_KEY;
-  if (!apiKey) throw new CliError("no API key: set GW_API_KEY or pass --api-key (create one with `gw keys create --agent NAME`)");
+  if (!apiKey && options.keyRequired !== false) throw new CliError("no API key: set GW_API_KEY or pass --api-key (create one with `gw keys create --agent NAME`)");
   const baseUrl = flags["base-url"] ?? env.GW_BASE_URL ?? homeServerUrl(flags.home);
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new CliError(`gateway address "${baseUrl}" is not an http(s) URL (GW_BASE_URL or --base-url)`);
-  return new GwClient({ baseUrl, apiKey });
+  return new GwClient(apiKey ? { baseUrl, apiKey } : { baseUrl });
 }
 
 /** http://host:port from the home's config; the built-in default when there is none. */

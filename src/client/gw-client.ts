@@ -4,6 +4,7 @@ import { parse as parseContentDisposition } from "content-disposition";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelList } from "./api-types.js";
 import { GwApiError, isRecord } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
+import type { ImageCatalogBody, ImageGenerationRequest, ImageResultBody, ProjectBody, ProjectListBody } from "./image-types.js";
 import type {
   FileDownload,
   FileListBody,
@@ -117,6 +118,32 @@ export class GwClient {
     const answer = await this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}`, { ...options, method: "DELETE" });
     if (!isRecord(answer) || typeof answer.message !== "string") throw unexpected("delete", answer);
     return answer as unknown as MessageBody;
+  }
+
+  /** POST /v1/image/generations: the image result, pictures as base64. */
+  async generateImages(body: ImageGenerationRequest, options: CallOptions = {}): Promise<ImageResultBody> {
+    const answer = await this.transport.json<unknown>("/v1/image/generations", { ...options, json: body });
+    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected("image generation", answer);
+    return answer as unknown as ImageResultBody;
+  }
+
+  /** GET /v1/public/image-models (no key needed). */
+  async imageCatalog(options: CallOptions = {}): Promise<ImageCatalogBody> {
+    const answer = await this.transport.json<unknown>("/v1/public/image-models", { ...options, auth: false });
+    if (!isRecord(answer) || !Array.isArray(answer.models)) throw unexpected("image catalog", answer);
+    return answer as unknown as ImageCatalogBody;
+  }
+
+  async listProjects(options: CallOptions = {}): Promise<ProjectListBody> {
+    const answer = await this.transport.json<unknown>("/v1/projects", options);
+    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected("project list", answer);
+    return answer as unknown as ProjectListBody;
+  }
+
+  async createProject(name: string, options: CallOptions = {}): Promise<ProjectBody> {
+    const answer = await this.transport.json<unknown>("/v1/projects", { ...options, json: { name } });
+    if (!isRecord(answer) || typeof answer.project_id !== "string") throw unexpected("project", answer);
+    return answer as unknown as ProjectBody;
   }
 
   async storageQuota(options: CallOptions = {}): Promise<StorageQuotaBody> {

@@ -182,3 +182,13 @@ export class ProviderNotConfiguredError extends GatewayError {
   readonly type = "service_unavailable";
   readonly code = "provider_not_configured";
 }
+
+/** A library picture that is missing, not a picture, or another agent's: one answer for all. */
+export class AssetNotFoundError extends GatewayError {
+  readonly status = 404;
+  readonly type = "invalid_request_error";
+  readonly code = "asset_not_found";
+  constructor(param: string) {
+    super(`No picture with this id in your library ('${param}').`, { param });
+  }
+}

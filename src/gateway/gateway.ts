@@ -1,6 +1,7 @@
 // The running gateway: current config (reloaded on change), providers, metadata, usage
 // ledger and the domain services. The server layer calls into this; it knows nothing of HTTP.
 import type { FSWatcher } from "node:fs";
+import path from "node:path";
 import type { PlanLimits } from "../config/config-schema.js";
 import { watchConfig } from "../config/config-watcher.js";
 import { loadConfigFile } from "../config/load-config.js";
@@ -9,6 +10,7 @@ import { canonicalPlanName, type Config } from "../config/resolved-config.js";
 import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import { MetadataStore } from "../store/metadata-store.js";
+import { ProjectStore } from "../store/project-records.js";
 import { UsageLog } from "../store/usage-log.js";
 import { KeyAuthenticator, type Caller } from "./auth/key-authenticator.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
@@ -35,6 +37,7 @@ export class Gateway {
   readonly messages: MessagesService;
   readonly images: ImageGenerationService;
   readonly ledger: CreditLedger;
+  readonly projects: ProjectStore;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
   private readonly rateLimiter = new RateLimiter();
@@ -62,7 +65,8 @@ export class Gateway {
     });
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
-    this.images = new ImageGenerationService({ config: () => this.currentConfig, providers: () => this.currentProviders, ledger: this.ledger, storage });
+    this.projects = new ProjectStore(path.join(paths.dataDir, "projects"));
+    this.images = new ImageGenerationService({ config: () => this.currentConfig, providers: () => this.currentProviders, ledger: this.ledger, storage, projects: this.projects });
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */

@@ -27,6 +27,16 @@ export interface FileRecord {
   state: FileState;
   /** `pending` only: unix seconds after which the upload link is refused and the record dropped. */
   uploadExpires?: number;
+  /** A picture the gateway drew (a library asset, DESIGN §3): where it belongs and how it was made. */
+  image?: ImageAssetInfo;
+}
+
+export interface ImageAssetInfo {
+  projectId: string;
+  /** The asset this picture was drawn from or after (its lineage); absent for a first picture. */
+  parentAssetId?: string;
+  model: string;
+  prompt: string;
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -106,7 +116,19 @@ function parseRecord(text: string, file: string, agentId: string, id: string): F
     (record.sizeBytes ?? -1) >= 0 &&
     typeof record.createdAt === "string" &&
     (record.state === "uploading" || record.state === "pending" || record.state === "ready") &&
-    (record.uploadExpires === undefined || Number.isSafeInteger(record.uploadExpires));
+    (record.uploadExpires === undefined || Number.isSafeInteger(record.uploadExpires)) &&
+    (record.image === undefined || validImageInfo(record.image));
   if (!valid) throw new StoreError(`file record ${file} is not a gw file record; refusing to start — restore it from a backup or delete it`);
   return record as FileRecord;
+}
+
+function validImageInfo(info: Partial<ImageAssetInfo> | null): boolean {
+  return (
+    info !== null &&
+    typeof info === "object" &&
+    typeof info.projectId === "string" &&
+    (info.parentAssetId === undefined || typeof info.parentAssetId === "string") &&
+    typeof info.model === "string" &&
+    typeof info.prompt === "string"
+  );
 }

@@ -13,7 +13,9 @@ import type { Provider } from "../../providers/provider.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import type { CreditLedger } from "../billing/credit-ledger.js";
 import { attemptInOrder } from "../chat/upstream-attempts.js";
-import { InvalidRequestError, ModelRequiresUpgradeError, PlanLimitExceededError, ProviderNotConfiguredError } from "../errors.js";
+import type { ImageAssetInfo } from "../../store/file-records.js";
+import type { ProjectStore } from "../../store/project-records.js";
+import { AssetNotFoundError, InvalidRequestError, ModelRequiresUpgradeError, PlanLimitExceededError, ProviderNotConfiguredError } from "../errors.js";
 import { FileTooLargeError, StorageOperationsExceededError, StorageQuotaExceededError } from "../storage/storage-errors.js";
 import type { StorageService } from "../storage/storage-service.js";
 import { findImageModel, imagePriceCredits, resolveImageSize } from "./image-catalog.js";
@@ -25,6 +27,7 @@ export interface ImageServiceDependencies {
   providers: () => ReadonlyMap<string, Provider>;
   ledger: CreditLedger;
   storage: StorageService;
+  projects: ProjectStore;
 }
 
 export interface ImageCallContext {
@@ -69,6 +72,7 @@ export class ImageGenerationService {
     const providers = this.dependencies.providers();
     const model = this.chooseModel(config, providers, body.model, context);
     const plan = this.planned(model, body, context);
+    const lineage = await this.lineage(body, context);
 
     const estimate = imagePriceCredits(model, { n: plan.request.n, width: plan.width, height: plan.height, quality: body.quality });
     const reservation = this.dependencies.ledger.reserve(context.caller.agent.id, context.plan.monthlyCredits, estimate);
@@ -129,6 +133,7 @@ export class ImageGenerationService {
           filename: `image-${context.requestId}-${index + 1}.${MEDIA_FORMATS[picture.mediaType] ?? "bin"}`,
           contentType: picture.mediaType,
           bytes: picture.bytes,
+          image: { ...lineage, model: model.id, prompt: body.prompt },
         });
         item.asset_id = stored.id;
       } catch (error) {
@@ -150,6 +155,25 @@ export class ImageGenerationService {
     if (result.upstreamRequestId) outcome.upstreamRequestId = result.upstreamRequestId;
     if (assetWarning !== undefined) outcome.assetWarning = sanitizeHeader(assetWarning);
     return outcome;
+  }
+
+  /**
+   * Where the pictures go in the library. A project id the caller does not own (or none) means
+   * the caller's default project (spec). A parent_asset_id must name one of the caller's own
+   * pictures, else 404 before anything is drawn or billed: a lineage silently dropped would be
+   * worse than an error, and another agent's asset answers exactly like a missing one.
+   */
+  private async lineage(body: ImageGenerationBody, context: ImageCallContext): Promise<Omit<ImageAssetInfo, "model" | "prompt">> {
+    const agentId = context.caller.agent.id;
+    const projects = this.dependencies.projects;
+    const project = (body.project_id !== undefined ? await projects.find(agentId, body.project_id) : undefined) ?? (await projects.defaultProject(agentId));
+    const lineage: Omit<ImageAssetInfo, "model" | "prompt"> = { projectId: project.project_id };
+    if (body.parent_asset_id !== undefined) {
+      const parent = await this.dependencies.storage.findFile(agentId, body.parent_asset_id);
+      if (!parent || !parent.contentType.startsWith("image/")) throw new AssetNotFoundError("parent_asset_id");
+      lineage.parentAssetId = parent.id;
+    }
+    return lineage;
   }
 
   private chooseModel(config: Config, providers: ReadonlyMap<string, Provider>, requested: string | undefined, context: ImageCallContext): ImageModelEntry {

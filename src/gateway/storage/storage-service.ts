@@ -12,7 +12,7 @@ import { buildSignedUrl, verifyLink, type LinkClaims, type LinkMethod } from "..
 import { loadSigningSecret } from "../../blobs/signing-secret.js";
 import type { StorageSettings } from "../../config/config-schema.js";
 import { FileOperationsLog } from "../../store/file-operations-log.js";
-import { FileRecordStore, type FileRecord } from "../../store/file-records.js";
+import { FileRecordStore, type FileRecord, type ImageAssetInfo } from "../../store/file-records.js";
 import { formatBytes } from "./byte-size.js";
 import { sameContentType } from "./content-type.js";
 import { FileIndex, type AgentFiles } from "./file-index.js";
@@ -125,15 +125,22 @@ export class StorageService {
    * Store bytes the gateway produced (a generated picture) as one of the agent's files: the same
    * path as a multipart upload, so it counts against the quota and the operations like one.
    */
-  async storeBytes(agentId: string, limits: StorageLimits, file: { filename: string; contentType: string; bytes: Buffer }): Promise<StoredFile> {
+  async storeBytes(agentId: string, limits: StorageLimits, file: { filename: string; contentType: string; bytes: Buffer; image?: ImageAssetInfo }): Promise<StoredFile> {
     const session = await this.startUpload(agentId, limits);
     try {
       await session.receive({ filename: file.filename, contentType: file.contentType, body: Readable.from([file.bytes]) });
-      return await session.commit();
+      return await session.commit(file.image !== undefined ? { image: file.image } : {});
     } catch (error) {
       await session.abort();
       throw error;
     }
+  }
+
+  /** One of the agent's ready files, or undefined (missing, another agent's, malformed id, no bytes yet). */
+  async findFile(agentId: string, id: string): Promise<FileRecord | undefined> {
+    if (!isFileId(id)) return undefined;
+    const record = (await this.agentFiles(agentId)).files.get(id);
+    return record?.state === "ready" ? record : undefined;
   }
 
   /** Create the record at once (its size counts against the quota) and sign a one-time PUT link. */

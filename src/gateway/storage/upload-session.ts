@@ -5,7 +5,7 @@
 // mid-upload is cleaned up at the next start whatever the blob driver.
 import type { Readable } from "node:stream";
 import { forwardStream } from "../../blobs/blob-store.js";
-import type { FileRecord } from "../../store/file-records.js";
+import type { FileRecord, ImageAssetInfo } from "../../store/file-records.js";
 import { normalizeContentType } from "./content-type.js";
 import { normalizeFilename } from "./file-name.js";
 import type { AgentFiles } from "./file-index.js";
@@ -75,9 +75,10 @@ export class UploadSession {
   }
 
   /** Make the stored file visible and count the operation. */
-  async commit(): Promise<StoredFile> {
+  async commit(extra: { image?: ImageAssetInfo } = {}): Promise<StoredFile> {
     if (!this.record || !this.meter || this.settled) throw new StorageRequestError("The upload has no `file` part.", "file_required");
     const ready: FileRecord = { ...this.record, sizeBytes: this.sizeBytes, state: "ready" };
+    if (extra.image !== undefined) ready.image = extra.image;
     await this.context.records.save(ready);
     this.settled = true;
     // From reserved to used in one step: no moment where the bytes count twice or not at all.

@@ -1,0 +1,21 @@
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
+import { gatewayClient } from "../../src/cli/gateway-client.js";
+import { printJson, printTable } from "../../src/cli/output.js";
+
+export default class CatalogImage extends GwCommand {
+  static override description = "List the image models this gateway offers (GET /v1/public/image-models; no key needed).";
+  static override examples = ["<%= config.bin %> catalog image", "<%= config.bin %> catalog image --json | jq '.planLimits'"];
+  static override flags = { json: jsonFlag, "api-key": apiKeyFlag, "base-url": baseUrlFlag };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(CatalogImage);
+    const body = await gatewayClient(flags, process.env, { keyRequired: false }).imageCatalog();
+    if (flags.json) return printJson(body);
+    printTable(
+      ["ID", "OPERATIONS", "FORMATS", "ASPECT RATIOS"],
+      body.models.map((model) => [model.id, model.operations.join(","), (model.constraints.formats ?? []).join(","), (model.constraints.aspectRatios ?? []).join(",")]),
+      "no image models: configure an image provider and allowlist it in tools.image",
+    );
+  }
+}

@@ -1,0 +1,148 @@
+// Projects: one small JSON document per agent, `<dir>/<agent id>.json`, holding that agent's
+// projects (a handful, created by hand: the file grows with projects, never with requests).
+// A change is a read-modify-write under the cross-process file lock, written atomically (temp
+// file, fsync, rename). The server is the only writer, so each agent's document is read once and
+// then answered from memory. Every agent has a default project, created the first time it is needed.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { monotonicFactory } from "ulid";
+import { writeFileAtomic } from "./atomic-write.js";
+import { withFileLock } from "./file-lock.js";
+import { StoreError } from "./store-error.js";
+
+export interface ProjectRecord {
+  project_id: string;
+  name: string;
+  isDefault: boolean;
+  createdAt: string;
+}
+
+interface ProjectsDocument {
+  version: 1;
+  projects: ProjectRecord[];
+}
+
+const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const PROJECT_ID = /^proj_[0-9A-HJKMNP-TV-Z]{26}$/;
+export const DEFAULT_PROJECT_NAME = "Default";
+const nextUlid = monotonicFactory();
+
+export function isProjectId(value: string): boolean {
+  return PROJECT_ID.test(value);
+}
+
+export class ProjectStore {
+  private readonly cache = new Map<string, ProjectRecord[]>();
+  /** One change at a time per agent inside this process (the file lock covers other processes). */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    readonly directory: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The agent's projects, default first; the default is created when missing. */
+  async list(agentId: string): Promise<ProjectRecord[]> {
+    const projects = await this.load(agentId);
+    if (projects.some((project) => project.isDefault)) return [...projects];
+    await this.change(agentId, () => undefined);
+    return [...(await this.load(agentId))];
+  }
+
+  async defaultProject(agentId: string): Promise<ProjectRecord> {
+    return (await this.list(agentId)).find((project) => project.isDefault)!;
+  }
+
+  /** The agent's own project with this id, or undefined (another agent's id reads as missing). */
+  async find(agentId: string, projectId: string): Promise<ProjectRecord | undefined> {
+    if (!isProjectId(projectId)) return undefined;
+    return (await this.load(agentId)).find((project) => project.project_id === projectId);
+  }
+
+  async create(agentId: string, name: string): Promise<ProjectRecord> {
+    return this.change(agentId, (projects) => {
+      const project: ProjectRecord = { project_id: this.newId(), name, isDefault: false, createdAt: new Date(this.now()).toISOString() };
+      projects.push(project);
+      return project;
+    });
+  }
+
+  /** Read-modify-write under the lock; also adds the default project when it is missing. */
+  private async change<T>(agentId: string, edit: (projects: ProjectRecord[]) => T): Promise<T> {
+    const previous = this.queues.get(agentId) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(() =>
+      withFileLock(this.fileOf(agentId), async () => {
+        const projects = await this.read(agentId);
+        if (!projects.some((project) => project.isDefault)) {
+          projects.unshift({ project_id: this.newId(), name: DEFAULT_PROJECT_NAME, isDefault: true, createdAt: new Date(this.now()).toISOString() });
+        }
+        const result = edit(projects);
+        const document: ProjectsDocument = { version: 1, projects };
+        writeFileAtomic(this.fileOf(agentId), `${JSON.stringify(document, null, 2)}\n`);
+        this.cache.set(agentId, projects);
+        return result;
+      }),
+    );
+    this.queues.set(agentId, run);
+    try {
+      return await run;
+    } finally {
+      if (this.queues.get(agentId) === run) this.queues.delete(agentId);
+    }
+  }
+
+  private async load(agentId: string): Promise<ProjectRecord[]> {
+    const cached = this.cache.get(agentId);
+    if (cached) return cached;
+    const projects = await this.read(agentId);
+    this.cache.set(agentId, projects);
+    return projects;
+  }
+
+  private async read(agentId: string): Promise<ProjectRecord[]> {
+    const file = this.fileOf(agentId);
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    return parseDocument(text, file);
+  }
+
+  private newId(): string {
+    return `proj_${nextUlid(this.now())}`;
+  }
+
+  private fileOf(agentId: string): string {
+    if (!AGENT_ID.test(agentId)) throw new Error(`invalid agent id ${agentId}`);
+    return path.join(this.directory, `${agentId}.json`);
+  }
+}
+
+function parseDocument(text: string, file: string): ProjectRecord[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new StoreError(`project file ${file} is corrupt; restore it from a backup or delete it`);
+  }
+  const document = value as Partial<ProjectsDocument> | null;
+  const valid =
+    document !== null &&
+    typeof document === "object" &&
+    Array.isArray(document.projects) &&
+    document.projects.every(
+      (project: Partial<ProjectRecord> | null) =>
+        project !== null &&
+        typeof project === "object" &&
+        typeof project.project_id === "string" &&
+        isProjectId(project.project_id) &&
+        typeof project.name === "string" &&
+        typeof project.isDefault === "boolean" &&
+        typeof project.createdAt === "string",
+    );
+  if (!valid) throw new StoreError(`project file ${file} is not a gw project file; restore it from a backup or delete it`);
+  return document.projects!.map((project) => ({ project_id: project.project_id, name: project.name, isDefault: project.isDefault, createdAt: project.createdAt }));
+}
