@@ -17,7 +17,7 @@ export function registerStorageLinks(app: H3, gateway: Gateway): void {
       headers: {
         "content-type": download.file.contentType,
         "content-length": String(download.sizeBytes),
-        // RFC 6266 with an RFC 5987 filename*: any user filename becomes a safe header value.
+        // RFC 6266 with an RFC 5987 filename*: every user filename becomes a safe header value.
         "content-disposition": attachmentDisposition(download.file.filename),
         // Stored bytes are the user's: never sniffed, never run as a page of the gateway's origin.
         "x-content-type-options": "nosniff",
