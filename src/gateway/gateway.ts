@@ -66,7 +66,7 @@ export class Gateway {
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
     this.projects = new ProjectStore(path.join(paths.dataDir, "projects"));
-    this.images = new ImageGenerationService({ config: () => this.currentConfig, providers: () => this.currentProviders, ledger: this.ledger, storage, projects: this.projects });
+    this.images = new ImageGenerationService({ config: () => this.currentConfig, providers: () => this.currentProviders, ledger: this.ledger, storage, projects: this.projects, chat: this.chat });
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */

@@ -21,6 +21,8 @@ import type { StorageService } from "../storage/storage-service.js";
 import { findImageModel, imagePriceCredits, resolveImageSize } from "./image-catalog.js";
 import { allowedImageModelIds, imageModelServed } from "./image-models.js";
 import type { ImageGenerationBody } from "./image-request.js";
+import { enhancedPromptHeader, enhancePrompt } from "./prompt-enhancer.js";
+import type { ChatService } from "../chat/chat-service.js";
 
 export interface ImageServiceDependencies {
   config: () => Config;
@@ -28,6 +30,8 @@ export interface ImageServiceDependencies {
   ledger: CreditLedger;
   storage: StorageService;
   projects: ProjectStore;
+  /** For enhance_prompt: the chat router, billed like any chat call. */
+  chat?: ChatService;
 }
 
 export interface ImageCallContext {
@@ -51,6 +55,7 @@ export interface ImageResultBody {
   model: string;
   data: ImageResultItem[];
   refusal?: string;
+  enhanced_prompt?: string;
   timing: { total_ms: number; upstream_ms: number };
 }
 
@@ -59,6 +64,8 @@ export interface ImageGenerationOutcome {
   upstreamRequestId?: string;
   /** Set when some pictures could not be stored (X-Service-Asset-Warning). */
   assetWarning?: string;
+  /** X-Service-Enhanced-Prompt, when enhancement produced a rewrite. */
+  enhancedPromptHeader?: string;
 }
 
 const MEDIA_FORMATS: Record<string, OutputImageFormat> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/webp": "webp" };
@@ -73,6 +80,11 @@ export class ImageGenerationService {
     const model = this.chooseModel(config, providers, body.model, context);
     const plan = this.planned(model, body, context);
     const lineage = await this.lineage(body, context);
+    // After every check (an invalid request costs nothing), before the picture's reservation.
+    const enhanced = body.enhance_prompt && this.dependencies.chat
+      ? await enhancePrompt(this.dependencies.chat, config, body.prompt, { ...context, plan: context.plan, endpoint: "image.enhance" })
+      : undefined;
+    if (enhanced) plan.request.prompt = enhanced;
 
     const estimate = imagePriceCredits(model, { n: plan.request.n, width: plan.width, height: plan.height, quality: body.quality });
     const reservation = this.dependencies.ledger.reserve(context.caller.agent.id, context.plan.monthlyCredits, estimate);
@@ -127,7 +139,7 @@ export class ImageGenerationService {
     const data: ImageResultItem[] = [];
     let assetWarning: string | undefined;
     for (const [index, picture] of pictures.entries()) {
-      const item: ImageResultItem = { b64_json: picture.bytes.toString("base64"), media_type: picture.mediaType, revised_prompt: picture.revisedPrompt ?? body.prompt };
+      const item: ImageResultItem = { b64_json: picture.bytes.toString("base64"), media_type: picture.mediaType, revised_prompt: picture.revisedPrompt ?? plan.request.prompt };
       try {
         const stored = await this.dependencies.storage.storeBytes(context.caller.agent.id, context.plan, {
           filename: `image-${context.requestId}-${index + 1}.${MEDIA_FORMATS[picture.mediaType] ?? "bin"}`,
@@ -151,7 +163,9 @@ export class ImageGenerationService {
       timing: { total_ms: Math.round(performance.now() - started), upstream_ms: upstreamMs },
     };
     if (result.refusal !== undefined) resultBody.refusal = result.refusal;
+    if (enhanced) resultBody.enhanced_prompt = enhanced;
     const outcome: ImageGenerationOutcome = { body: resultBody };
+    if (enhanced) outcome.enhancedPromptHeader = enhancedPromptHeader(enhanced);
     if (result.upstreamRequestId) outcome.upstreamRequestId = result.upstreamRequestId;
     if (assetWarning !== undefined) outcome.assetWarning = sanitizeHeader(assetWarning);
     return outcome;

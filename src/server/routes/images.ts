@@ -22,6 +22,7 @@ export function registerImages(app: H3, gateway: Gateway): void {
     const outcome = await gateway.images.generate(body, { caller, planName: plan.name, plan: plan.limits, requestId, signal: event.req.signal });
     if (outcome.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", outcome.upstreamRequestId);
     if (outcome.assetWarning) event.res.headers.set("x-service-asset-warning", outcome.assetWarning);
+    if (outcome.enhancedPromptHeader) event.res.headers.set("x-service-enhanced-prompt", outcome.enhancedPromptHeader);
     return outcome.body;
   });
 }
