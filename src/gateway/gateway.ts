@@ -26,10 +26,21 @@ import { createProviders } from "./provider-set.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
 import { StorageService } from "./storage/storage-service.js";
 import type { ConfigError } from "../config/config-error.js";
+import { safeFetch } from "../net/safe-fetch.js";
+import type { UrlFetcher } from "./media/picture-input.js";
 
 export interface GatewayLogger {
   info(message: string): void;
   warn(message: string): void;
+}
+
+export interface GatewayOptions {
+  /**
+   * How user-supplied URLs (pictures to edit, describe ...) are fetched. Always the SSRF-safe
+   * fetcher; tests pass one that maps a public test host to a local server. Not configurable
+   * from the config file on purpose.
+   */
+  fetchUrl?: UrlFetcher;
 }
 
 export class Gateway {
@@ -40,6 +51,8 @@ export class Gateway {
   readonly projects: ProjectStore;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
+  /** The SSRF-safe fetcher for user-supplied URLs. */
+  readonly fetchUrl: UrlFetcher;
   private readonly rateLimiter = new RateLimiter();
   private readonly latency = new LatencyTracker();
   private configWatcher: FSWatcher | null = null;
@@ -53,7 +66,9 @@ export class Gateway {
     readonly storage: StorageService,
     private readonly http: UpstreamHttp,
     private readonly logger: GatewayLogger,
+    options: GatewayOptions,
   ) {
+    this.fetchUrl = options.fetchUrl ?? ((url, fetchOptions) => safeFetch(url, fetchOptions));
     this.currentConfig = config;
     this.currentProviders = createProviders(config, http);
     this.ledger = new CreditLedger(usageLog);
@@ -70,14 +85,14 @@ export class Gateway {
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */
-  static async open(paths: HomePaths, logger: GatewayLogger): Promise<Gateway> {
+  static async open(paths: HomePaths, logger: GatewayLogger, options: GatewayOptions = {}): Promise<Gateway> {
     const config = loadConfigFile(paths.config);
     const store = await MetadataStore.open(paths.metadata);
     const usageLog = UsageLog.open(paths.usageDir);
     // Storage follows config reloads (size limit, link lifetime, secret); its blob driver is fixed at start.
     let gateway: Gateway | undefined;
     const storage = await StorageService.open({ dataDir: paths.dataDir, blobsDir: paths.blobsDir, settings: () => (gateway?.config ?? config).storage, logger });
-    gateway = new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store), storage, new UpstreamHttp(), logger);
+    gateway = new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store), storage, new UpstreamHttp(), logger, options);
     return gateway;
   }
 

@@ -6,6 +6,7 @@ import { toNodeHandler } from "h3/node";
 import { initHome, isInitialised } from "../config/init-home.js";
 import { homePaths } from "../config/paths.js";
 import { Gateway } from "../gateway/gateway.js";
+import type { UrlFetcher } from "../gateway/media/picture-input.js";
 import { createApp } from "./app.js";
 import { stderrLogger, type ServerLogger } from "./server-logger.js";
 
@@ -21,6 +22,8 @@ export interface StartOptions {
   host?: string;
   port?: number;
   logger?: ServerLogger;
+  /** Test seam: how user-supplied URLs are fetched (default: the SSRF-safe fetcher). */
+  fetchUrl?: UrlFetcher;
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
@@ -28,7 +31,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // A home that was never set up starts on the embedded defaults; an initialised home with
   // missing or corrupt data refuses to start (Gateway.open throws).
   if (!isInitialised(options.home)) await initHome(options.home);
-  const gateway = await Gateway.open(homePaths(options.home), logger);
+  const gateway = await Gateway.open(homePaths(options.home), logger, options.fetchUrl ? { fetchUrl: options.fetchUrl } : {});
   gateway.watch();
   const app = createApp(gateway, logger);
   const server = createServer(toNodeHandler(app));

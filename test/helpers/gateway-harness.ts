@@ -12,6 +12,7 @@ import { MetadataStore } from "../../src/store/metadata-store.js";
 import { createKey } from "../../src/store/provisioning.js";
 import { startServer, type RunningServer } from "../../src/server/start-server.js";
 import type { ServerLogger } from "../../src/server/server-logger.js";
+import type { UrlFetcher } from "../../src/gateway/media/picture-input.js";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 export const gwBin = path.join(projectRoot, "bin/run.js");
@@ -71,8 +72,8 @@ export interface TestGateway extends RunningServer {
   v1: string;
 }
 
-export async function startTestGateway(home: string): Promise<TestGateway> {
-  const server = await startServer({ home, host: "127.0.0.1", port: 0, logger: quietLogger });
+export async function startTestGateway(home: string, options: { fetchUrl?: UrlFetcher } = {}): Promise<TestGateway> {
+  const server = await startServer({ home, host: "127.0.0.1", port: 0, logger: quietLogger, ...options });
   return Object.assign(server, { home, v1: `${server.url}/v1` });
 }
 

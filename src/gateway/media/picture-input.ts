@@ -1,0 +1,52 @@
+// Pictures a caller sends to a tool endpoint (edits, describe, upscale, background removal, OCR):
+// a data: URL, bare base64, an http(s) URL the gateway downloads itself through the SSRF-safe
+// fetcher, or bytes already in hand (a multipart part). Every failure becomes a 400 in the
+// gateway envelope naming the parameter: `url_not_allowed` for a private or internal address
+// (DESIGN §6), `url_fetch_failed` for a URL that could not be read, `invalid_image` for anything
+// that is not a picture we take.
+import type { FetchedResource } from "../../net/safe-fetch.js";
+import { FetchFailedError, UrlNotAllowedError } from "../../net/safe-fetch-errors.js";
+import { decodeImageInput, InvalidImageError, type ImageInput } from "../../media/image-input.js";
+import { InvalidRequestError } from "../errors.js";
+
+/** Fetches a user-supplied URL; the gateway's is safeFetch (tests point a public name at a local server). */
+export type UrlFetcher = (url: string, options: { maxBytes: number; timeoutMs: number; accept: string; signal?: AbortSignal }) => Promise<FetchedResource>;
+
+/** A picture sent to a tool: 20 MB fits a base64 data: URL in the 25 MB JSON body limit. */
+export const MAX_PICTURE_BYTES = 20 * 1024 * 1024;
+/** 50 megapixels: above any vendor's input limit, far below a decompression bomb. */
+export const MAX_PICTURE_PIXELS = 50_000_000;
+const FETCH_TIMEOUT_MS = 20_000;
+
+export interface PictureReadOptions {
+  fetch: UrlFetcher;
+  /** The request field the picture came in, for the error's `param`. */
+  param: string;
+  signal?: AbortSignal;
+}
+
+export async function readPicture(source: string | Uint8Array, options: PictureReadOptions): Promise<ImageInput> {
+  try {
+    return await decodeImageInput(source, {
+      maxBytes: MAX_PICTURE_BYTES,
+      maxPixels: MAX_PICTURE_PIXELS,
+      fetch: (url) => options.fetch(url, { maxBytes: MAX_PICTURE_BYTES, timeoutMs: FETCH_TIMEOUT_MS, accept: "image/*", ...(options.signal ? { signal: options.signal } : {}) }),
+    });
+  } catch (error) {
+    throw pictureError(error, options.param);
+  }
+}
+
+/** The API error for a failed picture read; anything unexpected is rethrown as it is. */
+export function pictureError(error: unknown, param: string): unknown {
+  if (error instanceof UrlNotAllowedError) {
+    return new InvalidRequestError(`The URL in '${param}' is not allowed: ${error.message}.`, { param, code: "url_not_allowed" });
+  }
+  if (error instanceof FetchFailedError) {
+    return new InvalidRequestError(`The picture in '${param}' could not be downloaded: ${error.message}.`, { param, code: "url_fetch_failed" });
+  }
+  if (error instanceof InvalidImageError) {
+    return new InvalidRequestError(`The picture in '${param}' was refused: ${error.message}.`, { param, code: "invalid_image" });
+  }
+  return error;
+}
