@@ -18,7 +18,8 @@ import { RateLimiter } from "./billing/rate-limiter.js";
 import { ChatMetering } from "./chat/chat-metering.js";
 import { ChatService } from "./chat/chat-service.js";
 import { MessagesService } from "./messages/messages-service.js";
-import { ImageGenerationService } from "./images/image-generation-service.js";
+import { ImageDrawingService } from "./images/image-drawing-service.js";
+import { ImageLibrary } from "./images/image-library.js";
 import { imageStyles, offeredImageCatalog, type ImageStyles } from "./images/image-models.js";
 import type { PublicImageCatalog } from "./images/image-catalog.js";
 import { RateLimitExceededError } from "./errors.js";
@@ -46,7 +47,8 @@ export interface GatewayOptions {
 export class Gateway {
   readonly chat: ChatService;
   readonly messages: MessagesService;
-  readonly images: ImageGenerationService;
+  readonly images: ImageDrawingService;
+  readonly imageLibrary: ImageLibrary;
   readonly ledger: CreditLedger;
   readonly projects: ProjectStore;
   private currentConfig: Config;
@@ -81,7 +83,15 @@ export class Gateway {
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
     this.projects = new ProjectStore(path.join(paths.dataDir, "projects"));
-    this.images = new ImageGenerationService({ config: () => this.currentConfig, providers: () => this.currentProviders, ledger: this.ledger, storage, projects: this.projects, chat: this.chat });
+    this.imageLibrary = new ImageLibrary(storage, this.projects);
+    this.images = new ImageDrawingService({
+      config: () => this.currentConfig,
+      providers: () => this.currentProviders,
+      ledger: this.ledger,
+      library: this.imageLibrary,
+      fetchUrl: this.fetchUrl,
+      chat: this.chat,
+    });
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */

@@ -1,7 +1,9 @@
-// Per-request values the route modules share: the request id and the authenticated caller.
+// Per-request values the route modules share: the request id, the authenticated caller, Node's request.
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import type { H3Event } from "h3";
 import { bearerToken, type Caller } from "../gateway/auth/key-authenticator.js";
+import { InternalError } from "../gateway/errors.js";
 import type { Gateway } from "../gateway/gateway.js";
 
 // Unique per process start (random) and per request (a counter): cheaper than a UUID per request.
@@ -16,4 +18,11 @@ export function requestIdOf(event: H3Event): string {
 
 export async function authenticateBearer(event: H3Event, gateway: Gateway): Promise<Caller> {
   return gateway.authenticator.authenticate(bearerToken(event.req.headers.get("authorization")));
+}
+
+/** Node's request under the h3 event: uploads and forms stream from it directly. */
+export function nodeRequest(event: H3Event): IncomingMessage {
+  const request = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
+  if (!request) throw new InternalError("This endpoint needs the Node.js server.");
+  return request;
 }

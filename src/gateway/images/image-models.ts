@@ -1,9 +1,10 @@
-// Which image models a gateway offers right now: allowlisted for the image tool
-// (`tools.image.allow`, plus `tools.image.default`) and served by a configured provider that has
-// the image capability. The public catalog, the styles list and the endpoints all read this.
+// Which image models a gateway offers right now: allowlisted for the tool of one of their
+// operations (`tools.image` for generate and edit, `tools.upscale`, `tools.background`; the
+// default counts as allowed) and served by a configured provider that has the image capability.
+// The public catalog, the styles list and the endpoints all read this.
 import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
-import type { ImageModelEntry } from "../../config/catalog-schema.js";
+import type { ImageModelEntry, ImageOperation } from "../../config/catalog-schema.js";
 import { publicImageCatalog, type PublicImageCatalog } from "./image-catalog.js";
 
 export interface ImageModelsView {
@@ -11,9 +12,16 @@ export interface ImageModelsView {
   providers: ReadonlyMap<string, Provider>;
 }
 
-/** The ids the operator allowed for image generation (the default counts as allowed). */
-export function allowedImageModelIds(config: Pick<Config, "tools">): string[] {
-  const tool = config.tools.image;
+export type ImageToolName = "image" | "upscale" | "background";
+
+/** The tool (in `tools`) that allowlists models for an operation. */
+export function toolOfOperation(operation: ImageOperation): ImageToolName {
+  return operation === "generate" || operation === "edit" ? "image" : operation;
+}
+
+/** The ids the operator allowed for a tool (the default counts as allowed). */
+export function allowedImageModelIds(config: Pick<Config, "tools">, toolName: ImageToolName = "image"): string[] {
+  const tool = config.tools[toolName];
   if (!tool) return [];
   const ids = [...tool.allow];
   if (tool.default !== null && !ids.includes(tool.default)) ids.unshift(tool.default);
@@ -25,10 +33,10 @@ export function imageModelServed(view: ImageModelsView, model: ImageModelEntry):
   return view.config.providers[model.provider] !== undefined && view.providers.get(model.provider)?.images !== undefined;
 }
 
-/** Allowlisted and served, in catalog order. */
+/** Allowlisted for one of its operations and served, in catalog order. */
 export function offeredImageModels(view: ImageModelsView): ImageModelEntry[] {
-  const allowed = new Set(allowedImageModelIds(view.config));
-  return view.config.catalog.image.filter((model) => allowed.has(model.id) && imageModelServed(view, model));
+  const allowed = (model: ImageModelEntry) => model.operations.some((operation) => allowedImageModelIds(view.config, toolOfOperation(operation)).includes(model.id));
+  return view.config.catalog.image.filter((model) => allowed(model) && imageModelServed(view, model));
 }
 
 export function offeredImageCatalog(view: ImageModelsView): PublicImageCatalog {

@@ -1,5 +1,6 @@
 // Inbound POST /v1/image/generations body: the spec's parameter table, checked for shape here;
-// what depends on the chosen model (sizes, knobs, formats) is checked by the generation service.
+// what depends on the chosen model (sizes, knobs, formats) is checked against its catalog entry
+// (image-draw-plan.ts). The edits body extends it (image-edit-request.ts).
 import { z } from "zod";
 import { formatJsonPath } from "../../config/config-error.js";
 import { InvalidRequestError } from "../errors.js";
@@ -38,7 +39,12 @@ export function parseImageGeneration(body: Record<string, unknown>): ImageGenera
       throw new InvalidRequestError(`This endpoint draws from text only; to send pictures ('${field}'), use POST /v1/image/edits.`, { param: field });
     }
   }
-  const result = imageGenerationSchema.safeParse(body);
+  return parseWithSchema(imageGenerationSchema, body);
+}
+
+/** Parse a body, turning the first issue into a 400 that names the parameter. */
+export function parseWithSchema<Schema extends z.ZodType>(schema: Schema, body: Record<string, unknown>): z.output<Schema> {
+  const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const param = formatJsonPath(issue.path);

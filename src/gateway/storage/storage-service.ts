@@ -143,6 +143,17 @@ export class StorageService {
     return record?.state === "ready" ? record : undefined;
   }
 
+  /** The bytes of one of the agent's ready files (a library picture used as input), or undefined. */
+  async readFileBytes(agentId: string, id: string): Promise<{ file: FileRecord; bytes: Buffer } | undefined> {
+    const record = await this.findFile(agentId, id);
+    if (!record) return undefined;
+    const blob = await this.context.blobs.read(blobKeyOf(record));
+    if (!blob) return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of blob.body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+    return { file: record, bytes: Buffer.concat(chunks) };
+  }
+
   /** Create the record at once (its size counts against the quota) and sign a one-time PUT link. */
   async presign(agentId: string, limits: StorageLimits, request: PresignRequest, baseUrl: string): Promise<PresignedUpload> {
     const agent = await this.agentFiles(agentId);

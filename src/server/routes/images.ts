@@ -1,12 +1,18 @@
 // The image endpoints: the public catalog and styles (no key), and POST /v1/image/generations
-// (Bearer key, per-key rate limit). Errors render in the gateway envelope.
-import type { H3 } from "h3";
+// and /v1/image/edits (Bearer key, per-key rate limit). Errors render in the gateway envelope.
+import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
+import { imageEditFromForm, MAX_EDIT_IMAGES, parseImageEdit } from "../../gateway/images/image-edit-request.js";
+import type { ImageCallContext, ImageOutcome } from "../../gateway/images/image-results.js";
 import { parseImageGeneration } from "../../gateway/images/image-request.js";
 import { readJsonObject } from "../read-json-body.js";
-import { authenticateBearer, requestIdOf } from "../request-context.js";
+import { isMultipart, readMultipartForm } from "../read-multipart-form.js";
+import { authenticateBearer, nodeRequest, requestIdOf } from "../request-context.js";
 
-export const IMAGE_PATHS = ["/v1/public/image-models", "/v1/image/styles", "/v1/image/generations"];
+export const IMAGE_PATHS = ["/v1/public/image-models", "/v1/image/styles", "/v1/image/generations", "/v1/image/edits"];
+
+/** DESIGN §6: multipart 50 MB per file. */
+const MAX_FORM_FILE_BYTES = 50 * 1024 * 1024;
 
 export function registerImages(app: H3, gateway: Gateway): void {
   app.get("/v1/public/image-models", () => gateway.imageCatalog());
@@ -14,15 +20,33 @@ export function registerImages(app: H3, gateway: Gateway): void {
   app.get("/v1/image/styles", () => gateway.imageStyles());
 
   app.post("/v1/image/generations", async (event) => {
-    const requestId = requestIdOf(event);
-    const caller = await authenticateBearer(event, gateway);
-    const plan = gateway.planOf(caller);
-    gateway.takeRateLimit(caller, plan.limits);
+    const context = await imageCallContext(event, gateway);
     const body = parseImageGeneration(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    const outcome = await gateway.images.generate(body, { caller, planName: plan.name, plan: plan.limits, requestId, signal: event.req.signal });
-    if (outcome.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", outcome.upstreamRequestId);
-    if (outcome.assetWarning) event.res.headers.set("x-service-asset-warning", outcome.assetWarning);
-    if (outcome.enhancedPromptHeader) event.res.headers.set("x-service-enhanced-prompt", outcome.enhancedPromptHeader);
-    return outcome.body;
+    return answer(event, await gateway.images.generate(body, context));
   });
+
+  app.post("/v1/image/edits", async (event) => {
+    const context = await imageCallContext(event, gateway);
+    const body = isMultipart(event.req.headers.get("content-type"))
+      ? imageEditFromForm(await readMultipartForm(nodeRequest(event), { maxFileBytes: MAX_FORM_FILE_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 }))
+      : parseImageEdit(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+    return answer(event, await gateway.images.edit(body, context));
+  });
+}
+
+/** Authenticated, rate-limited: every image call starts here. */
+export async function imageCallContext(event: H3Event, gateway: Gateway): Promise<ImageCallContext> {
+  const requestId = requestIdOf(event);
+  const caller = await authenticateBearer(event, gateway);
+  const plan = gateway.planOf(caller);
+  gateway.takeRateLimit(caller, plan.limits);
+  return { caller, planName: plan.name, plan: plan.limits, requestId, signal: event.req.signal };
+}
+
+/** The image result body, with its headers. */
+export function answer(event: H3Event, outcome: ImageOutcome): ImageOutcome["body"] {
+  if (outcome.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", outcome.upstreamRequestId);
+  if (outcome.assetWarning) event.res.headers.set("x-service-asset-warning", outcome.assetWarning);
+  if (outcome.enhancedPromptHeader) event.res.headers.set("x-service-enhanced-prompt", outcome.enhancedPromptHeader);
+  return outcome.body;
 }

@@ -5,7 +5,8 @@ import type { Gateway } from "../../gateway/gateway.js";
 import { attachmentDisposition } from "../../gateway/storage/file-name.js";
 import { StorageRequestError, UploadAbortedError } from "../../gateway/storage/storage-errors.js";
 import { SIGNED_BLOB_PATH } from "../../gateway/storage/storage-service.js";
-import { fileIdOf, nodeRequest } from "./storage.js";
+import { nodeRequest } from "../request-context.js";
+import { fileIdOf } from "./storage.js";
 
 export function registerStorageLinks(app: H3, gateway: Gateway): void {
   app.get(`${SIGNED_BLOB_PATH}:id`, async (event) => {

@@ -1,16 +1,15 @@
 // The spec's Storage endpoints under /v1/storage (Bearer key, per-key rate limit). Every error
 // on these paths renders as `{message}` (render-error.ts, "storage" dialect). Signed links are
 // served by storage-links.ts.
-import type { IncomingMessage } from "node:http";
 import { HTTPResponse, type H3, type H3Event } from "h3";
 import type { Caller } from "../../gateway/auth/key-authenticator.js";
-import { InternalError, MethodNotAllowedError, RouteNotFoundError } from "../../gateway/errors.js";
+import { MethodNotAllowedError, RouteNotFoundError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import type { StorageLimits } from "../../gateway/storage/storage-context.js";
 import { FileNotFoundError } from "../../gateway/storage/storage-errors.js";
 import { parseListQuery, parsePresignRequest } from "../../gateway/storage/storage-requests.js";
 import { readJsonObject } from "../read-json-body.js";
-import { authenticateBearer } from "../request-context.js";
+import { authenticateBearer, nodeRequest } from "../request-context.js";
 import { readMultipartFile } from "./storage-multipart.js";
 
 const STORAGE_PREFIX = "/v1/storage";
@@ -98,12 +97,6 @@ async function authorize(event: H3Event, gateway: Gateway): Promise<{ caller: Ca
 /** The raw id segment; the service looks up only well-formed ids of the caller's own agent. */
 export function fileIdOf(event: H3Event): string {
   return (event.context as { params?: Record<string, string> }).params?.id ?? "";
-}
-
-export function nodeRequest(event: H3Event): IncomingMessage {
-  const request = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
-  if (!request) throw new InternalError("Storage uploads need the Node.js server.");
-  return request;
 }
 
 /**

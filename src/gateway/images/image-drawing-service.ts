@@ -1,0 +1,183 @@
+// POST /v1/image/generations and /v1/image/edits without HTTP: pick an allowlisted model, check
+// the request against its catalog entry and the caller's plan caps (403, nothing billed), read
+// the pictures to edit, reserve the price (402 before any upstream call), draw through the
+// model's provider with retries, convert to the asked format with sharp, store each picture in
+// the caller's library (a full storage still returns the picture, without asset_id) and settle
+// one usage row, refusals included.
+import type { ImageModelEntry } from "../../config/catalog-schema.js";
+import { encodeImage } from "../../media/image-encode.js";
+import type { ImageInput } from "../../media/image-input.js";
+import type { GeneratedImage, ImageInputPart, ImageOutputFormat, ImageResult, ImageRole } from "../../providers/image-types.js";
+import type { Provider } from "../../providers/provider.js";
+import type { ChatService } from "../chat/chat-service.js";
+import { InvalidRequestError } from "../errors.js";
+import { readPicture, type UrlFetcher } from "../media/picture-input.js";
+import { defaultImageRole, imagePriceCredits } from "./image-catalog.js";
+import { planDrawing, type DrawPlan } from "./image-draw-plan.js";
+import type { EditImageSource, ImageEditBody } from "./image-edit-request.js";
+import type { ImageLibrary, Lineage, ProducedPicture } from "./image-library.js";
+import { chooseImageModel } from "./image-model-choice.js";
+import { callImageProvider, releasingOnError, type ImageCallDependencies } from "./image-provider-call.js";
+import type { ImageGenerationBody } from "./image-request.js";
+import { headerSafe, type ImageCallContext, type ImageOutcome, type ImageResultBody } from "./image-results.js";
+import { enhancedPromptHeader, enhancePrompt } from "./prompt-enhancer.js";
+
+export interface ImageDrawingDependencies extends ImageCallDependencies {
+  library: ImageLibrary;
+  fetchUrl: UrlFetcher;
+  /** For enhance_prompt: the chat router, billed like any chat call. */
+  chat?: ChatService;
+}
+
+const MEDIA_FORMATS: Record<string, ImageOutputFormat> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/webp": "webp" };
+
+interface Drawing {
+  model: ImageModelEntry;
+  plan: DrawPlan;
+  lineage: Lineage;
+  /** The caller's prompt (before any enhancement), kept with each stored picture. */
+  prompt: string;
+  endpoint: "image.generations" | "image.edits";
+  enhanced?: string;
+  supports: (provider: Provider) => boolean;
+  call: (provider: Provider) => Promise<ImageResult>;
+}
+
+export class ImageDrawingService {
+  constructor(private readonly dependencies: ImageDrawingDependencies) {}
+
+  async generate(body: ImageGenerationBody, context: ImageCallContext): Promise<ImageOutcome> {
+    const started = performance.now();
+    const model = chooseImageModel(this.view(), "generate", body.model, context);
+    const plan = planDrawing(model, body, context);
+    const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id });
+    // After every check (an invalid request costs nothing), before the picture's reservation.
+    const enhanced = body.enhance_prompt && this.dependencies.chat
+      ? await enhancePrompt(this.dependencies.chat, this.dependencies.config(), body.prompt, { ...context, endpoint: "image.enhance" })
+      : undefined;
+    if (enhanced) plan.request.prompt = enhanced;
+    const request = plan.request;
+    const drawing: Drawing = {
+      model,
+      plan,
+      lineage,
+      prompt: body.prompt,
+      endpoint: "image.generations",
+      supports: (provider) => provider.images?.generate !== undefined,
+      call: (provider) => provider.images!.generate!(request, { signal: context.signal }),
+    };
+    if (enhanced) drawing.enhanced = enhanced;
+    return this.draw(drawing, body.quality, context, started);
+  }
+
+  async edit(body: ImageEditBody, context: ImageCallContext): Promise<ImageOutcome> {
+    const started = performance.now();
+    const model = chooseImageModel(this.view(), "edit", body.model, context);
+    const roles = rolesFor(model, body.images);
+    // Cheap checks before any picture is downloaded or read.
+    planDrawing(model, body, context);
+    const inputs = await this.readInputs(body.images, context);
+    const plan = planDrawing(model, body, context, { inputShape: inputs[0]! });
+    // An edit of a library picture joins its lineage unless the caller names another parent.
+    const firstAsset = inputs.find((input) => input.assetId !== undefined)?.assetId;
+    const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id ?? firstAsset });
+    const images: ImageInputPart[] = inputs.map((input, index) => ({ bytes: input.bytes, mediaType: input.mediaType, role: roles[index]! }));
+    const request = { ...plan.request, images };
+    return this.draw(
+      {
+        model,
+        plan,
+        lineage,
+        prompt: body.prompt,
+        endpoint: "image.edits",
+        supports: (provider) => provider.images?.edit !== undefined,
+        call: (provider) => provider.images!.edit!(request, { signal: context.signal }),
+      },
+      body.quality,
+      context,
+      started,
+    );
+  }
+
+  private async draw(drawing: Drawing, quality: string | undefined, context: ImageCallContext, started: number): Promise<ImageOutcome> {
+    const { model, plan } = drawing;
+    const { ledger, library } = this.dependencies;
+    const estimate = imagePriceCredits(model, { n: plan.request.n, width: plan.width, height: plan.height, quality });
+    const { result, upstreamMs, reservation } = await callImageProvider(this.dependencies, model, context, { estimate, supports: drawing.supports, run: drawing.call });
+
+    // Converted before billing: a picture that cannot be decoded is the vendor's fault.
+    const pictures = await releasingOnError(ledger, reservation, () => Promise.all(result.images.map((image) => convert(image, plan.format, plan.convertCompression))));
+
+    // A refusal is billed as the pictures asked for (spec, Image generation rule 5).
+    const billed = result.refusal !== undefined ? Math.max(plan.request.n, result.images.length) : result.images.length;
+    const credits = imagePriceCredits(model, { n: billed, width: plan.width, height: plan.height, quality: result.quality ?? quality });
+    await ledger.settle(reservation, {
+      agent: context.caller.agent.id,
+      keyPrefix: context.caller.key.prefix,
+      endpoint: drawing.endpoint,
+      model: model.id,
+      provider: model.provider,
+      units: { images: billed, megapixels: Math.round(((billed * plan.width * plan.height) / 1_000_000) * 1000) / 1000 },
+      credits,
+      requestId: context.requestId,
+    });
+
+    const stored = await library.store(context, pictures, { lineage: drawing.lineage, model: model.id, prompt: drawing.prompt, revisedPrompt: plan.request.prompt });
+    const body: ImageResultBody = {
+      id: context.requestId,
+      created: Math.floor(Date.now() / 1000),
+      model: model.id,
+      data: stored.data,
+      timing: { total_ms: Math.round(performance.now() - started), upstream_ms: upstreamMs },
+    };
+    if (result.refusal !== undefined) body.refusal = result.refusal;
+    if (drawing.enhanced) body.enhanced_prompt = drawing.enhanced;
+    const outcome: ImageOutcome = { body };
+    if (drawing.enhanced) outcome.enhancedPromptHeader = enhancedPromptHeader(drawing.enhanced);
+    if (result.upstreamRequestId) outcome.upstreamRequestId = result.upstreamRequestId;
+    if (stored.warning !== undefined) outcome.assetWarning = headerSafe(stored.warning);
+    return outcome;
+  }
+
+  /** Every picture read at once: downloads through the SSRF-safe fetcher, library assets from the caller's storage. */
+  private readInputs(sources: readonly EditImageSource[], context: ImageCallContext): Promise<Array<ImageInput & { assetId?: string }>> {
+    return Promise.all(
+      sources.map((source) => {
+        if (source.kind === "asset") return this.dependencies.library.readPicture(context.caller.agent.id, source.assetId, source.param);
+        return readPicture(source.kind === "text" ? source.value : source.bytes, { fetch: this.dependencies.fetchUrl, param: source.param, signal: context.signal });
+      }),
+    );
+  }
+
+  private view() {
+    return { config: this.dependencies.config(), providers: this.dependencies.providers() };
+  }
+}
+
+/**
+ * The role of each picture (spec, Image editing rules 1-2): as sent, or the model's default; a
+ * role the model cannot serve is refused, never drawn as another; `edit` only first.
+ */
+function rolesFor(model: ImageModelEntry, sources: readonly EditImageSource[]): ImageRole[] {
+  const offered = model.constraints.referenceRoles;
+  if (sources.length > model.constraints.maxReferences) {
+    throw new InvalidRequestError(`${model.id} takes at most ${model.constraints.maxReferences} picture${model.constraints.maxReferences === 1 ? "" : "s"} per edit; ${sources.length} were sent.`, { param: "images" });
+  }
+  return sources.map((source, index) => {
+    const role = source.role ?? defaultImageRole(model)!;
+    const param = source.role !== undefined && source.kind !== "bytes" ? `${source.param.replace(/\.(url|asset_id)$/, "")}.role` : source.param;
+    if (!offered.includes(role)) {
+      throw new InvalidRequestError(`${model.id} cannot use a picture as ${role === "edit" ? "the picture to edit" : `a ${role}`}; its roles are ${offered.join(", ")}.`, { param, code: "image_reference_unsupported" });
+    }
+    if (role === "edit" && index !== 0) throw new InvalidRequestError("Only the first picture can have the role edit.", { param });
+    return role;
+  });
+}
+
+async function convert(image: GeneratedImage, format: ImageOutputFormat, compression: number | undefined): Promise<ProducedPicture> {
+  const same = MEDIA_FORMATS[image.mediaType.toLowerCase()] === format;
+  const converted = same && compression === undefined ? { bytes: image.bytes, mediaType: `image/${format}` } : await encodeImage(image.bytes, compression === undefined ? { format } : { format, quality: compression });
+  const picture: ProducedPicture = { bytes: converted.bytes, mediaType: converted.mediaType };
+  if (image.revisedPrompt !== undefined) picture.revisedPrompt = image.revisedPrompt;
+  return picture;
+}

@@ -1,0 +1,44 @@
+// What every image endpoint (generations, edits, upscale, background removal) is called with and
+// answers: the spec's image result, plus what the route turns into response headers.
+import type { PlanLimits } from "../../config/config-schema.js";
+import type { Caller } from "../auth/key-authenticator.js";
+
+export interface ImageCallContext {
+  caller: Caller;
+  planName: string;
+  plan: PlanLimits;
+  requestId: string;
+  signal: AbortSignal;
+}
+
+export interface ImageResultItem {
+  b64_json: string;
+  media_type: string;
+  revised_prompt?: string;
+  asset_id?: string;
+}
+
+export interface ImageResultBody {
+  id: string;
+  created: number;
+  model: string;
+  data: ImageResultItem[];
+  refusal?: string;
+  enhanced_prompt?: string;
+  timing: { total_ms: number; upstream_ms: number };
+}
+
+export interface ImageOutcome {
+  body: ImageResultBody;
+  /** X-Service-Upstream-Trace-Id. */
+  upstreamRequestId?: string;
+  /** Set when some pictures could not be stored (X-Service-Asset-Warning). */
+  assetWarning?: string;
+  /** X-Service-Enhanced-Prompt, when enhancement produced a rewrite. */
+  enhancedPromptHeader?: string;
+}
+
+/** Printable ASCII on one line, at most 512 characters: safe as a header value. */
+export function headerSafe(value: string): string {
+  return value.replace(/[^\x20-\x7e]/g, " ").replace(/\s+/g, " ").trim().slice(0, 512);
+}
