@@ -8,6 +8,7 @@
 // - gpt-image-1 bills output tokens; per picture that is $0.011 / $0.042 / $0.167 (low / medium /
 //   high) at 1024x1024 and $0.016 / $0.063 / $0.25 at 1536x1024, which is the same rate per
 //   megapixel. `auto` is billed as high until the vendor says which quality it drew.
+// - dall-e-2 is $0.016 / $0.018 / $0.02 at 256 / 512 / 1024 pixels square: $0.02 per picture.
 // - dall-e-3 is $0.04 standard / $0.08 hd at 1024x1024 and $0.08 / $0.12 at 1792x1024; one
 //   per-megapixel rate cannot match both, so each is the rate that bills no size below its price.
 // - Stability: 1 Stability credit = $0.01. Ultra 8, Core 3, SD 3.5 Large 6.5, fast upscale 2,
@@ -98,6 +99,25 @@ export const DEFAULT_IMAGE_MODEL_INPUTS: ImageModelInput[] = [
       quality: { accepted: true, values: ["auto", "medium", "high"], default: "auto" },
     },
     pricing: { perMegapixel: 43_600, byQuality: { high: 76_300 } },
+  },
+  {
+    id: "openai/dall-e-2",
+    provider: "openai",
+    model: "dall-e-2",
+    name: "DALL·E 2",
+    description: "OpenAI's DALL·E 2: square pictures only; edits one picture at a time (the picture to change, no references).",
+    operations: ["generate", "edit"],
+    constraints: {
+      aspectRatios: ["1:1"],
+      defaultAspectRatio: "1:1",
+      formats: ["png"],
+      resolutions: { "512": { "1:1": "512x512" }, "1K": { "1:1": "1024x1024" } },
+      defaultResolution: "1K",
+      features: { explicitSize: true },
+      referenceRoles: ["edit"],
+      maxReferences: 1,
+    },
+    pricing: { perImage: 20_000 },
   },
   stabilityGenerator("core", "Stable Image Core", 30_000, false, "Stability's fast, inexpensive text-to-image model; negative prompts, style presets and seeds."),
   stabilityGenerator("ultra", "Stable Image Ultra", 80_000, false, "Stability's highest-quality text-to-image model; negative prompts, style presets and seeds."),

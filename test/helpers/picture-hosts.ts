@@ -50,6 +50,7 @@ export async function startPictureHosts(): Promise<PictureHosts> {
 
   const names: Record<string, string[]> = {
     "pictures.test": [PUBLIC_PICTURE_ADDRESS],
+    localhost: ["127.0.0.1", "::1"],
     "intranet.test": ["10.1.2.3"],
     "metadata.test": ["169.254.169.254"],
     "rebind.test": [PUBLIC_PICTURE_ADDRESS, "127.0.0.1"],

@@ -20,32 +20,35 @@ export type EditImageSource = { param: string; role?: ImageRole } & (
 export type ImageEditBody = ImageGenerationBody & { images: EditImageSource[] };
 
 const role = z.enum(["edit", "subject", "reference"], { message: "a role is edit, subject or reference" });
-const entry = z.union(
-  [
-    z.string().trim().min(1, "an image entry is empty"),
-    z.object({ url: z.string().trim().min(1), role: role.optional() }).strict(),
-    z.object({ asset_id: z.string().trim().min(1), role: role.optional() }).strict(),
-  ],
-  { message: "each image is a URL or data: URL string, {url, role} or {asset_id, role}" },
-);
+const urlEntry = z.object({ url: z.string().trim().min(1), role: role.optional() }).strict();
+const assetEntry = z.object({ asset_id: z.string().trim().min(1), role: role.optional() }).strict();
 
 const imageEditSchema = imageGenerationSchema.extend({
-  images: z.array(entry).min(1, "send at least one picture").max(MAX_EDIT_IMAGES, `at most ${MAX_EDIT_IMAGES} pictures`),
+  images: z.array(z.unknown()).min(1, "send at least one picture").max(MAX_EDIT_IMAGES, `at most ${MAX_EDIT_IMAGES} pictures`),
 });
 
 export function parseImageEdit(body: Record<string, unknown>): ImageEditBody {
   refuseMask(body.mask !== undefined && body.mask !== null);
-  const parsed = parseWithSchema(imageEditSchema, body);
-  const { enhance_prompt: _ignored, images, ...rest } = parsed;
-  return {
-    ...rest,
-    images: images.map((item, index): EditImageSource => {
-      const param = `images[${index}]`;
-      if (typeof item === "string") return { kind: "text", value: item, param };
-      if ("url" in item) return withRole({ kind: "text", value: item.url, param: `${param}.url` }, item.role);
-      return withRole({ kind: "asset", assetId: item.asset_id, param: `${param}.asset_id` }, item.role);
-    }),
-  };
+  const { enhance_prompt: _ignored, images, ...rest } = parseWithSchema(imageEditSchema, body);
+  return { ...rest, images: images.map(imageEntry) };
+}
+
+/** One `images` entry; each form is checked on its own so an error names the field at fault. */
+function imageEntry(item: unknown, index: number): EditImageSource {
+  const param = `images[${index}]`;
+  if (typeof item === "string") {
+    if (!item.trim()) throw new InvalidRequestError(`Invalid '${param}': the entry is empty.`, { param });
+    return { kind: "text", value: item.trim(), param };
+  }
+  if (typeof item !== "object" || item === null || Array.isArray(item)) {
+    throw new InvalidRequestError(`Invalid '${param}': each picture is a URL or data: URL string, {url, role} or {asset_id, role}.`, { param });
+  }
+  if ("asset_id" in item) {
+    const entry = parseWithSchema(assetEntry, item as Record<string, unknown>, param);
+    return withRole({ kind: "asset", assetId: entry.asset_id, param: `${param}.asset_id` }, entry.role);
+  }
+  const entry = parseWithSchema(urlEntry, item as Record<string, unknown>, param);
+  return withRole({ kind: "text", value: entry.url, param: `${param}.url` }, entry.role);
 }
 
 // Scalars of the generation table that arrive as text in a form.

@@ -43,11 +43,12 @@ export function parseImageGeneration(body: Record<string, unknown>): ImageGenera
 }
 
 /** Parse a body, turning the first issue into a 400 that names the parameter. */
-export function parseWithSchema<Schema extends z.ZodType>(schema: Schema, body: Record<string, unknown>): z.output<Schema> {
+export function parseWithSchema<Schema extends z.ZodType>(schema: Schema, body: Record<string, unknown>, at?: string): z.output<Schema> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const param = formatJsonPath(issue.path);
+  const inner = formatJsonPath(issue.path);
+  const param = at === undefined ? inner : inner ? `${at}.${inner}` : at;
   if (!param) throw new InvalidRequestError(`Invalid request body: ${issue.message}`);
   const missing = issue.code === "invalid_type" && issue.input === undefined;
   throw new InvalidRequestError(missing ? `Missing required parameter: '${param}'.` : `Invalid '${param}': ${issue.message}.`, { param });

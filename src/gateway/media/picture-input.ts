@@ -26,6 +26,10 @@ export interface PictureReadOptions {
 }
 
 export async function readPicture(source: string | Uint8Array, options: PictureReadOptions): Promise<ImageInput> {
+  // Base64 never holds a colon: anything with a scheme is a URL, and only http(s) is fetched.
+  if (typeof source === "string" && /^\s*[a-z][a-z0-9+.-]*:/i.test(source) && !/^\s*(?:data|https?):/i.test(source)) {
+    throw new InvalidRequestError(`The URL in '${options.param}' is not allowed: only http and https URLs can be fetched.`, { param: options.param, code: "url_not_allowed" });
+  }
   try {
     return await decodeImageInput(source, {
       maxBytes: MAX_PICTURE_BYTES,
