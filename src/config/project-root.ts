@@ -1,6 +1,6 @@
 // The installed gw package's root (where config/default.json lives), found by walking up from
 // this module, so it works from src/ (tests) and from dist/src/ (the CLI) alike.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -16,4 +16,12 @@ export function projectRoot(): string {
   }
   cached = directory;
   return directory;
+}
+
+let cachedVersion: string | undefined;
+
+/** gw's version, from its package.json. */
+export function gwVersion(): string {
+  cachedVersion ??= (JSON.parse(readFileSync(path.join(projectRoot(), "package.json"), "utf8")) as { version: string }).version;
+  return cachedVersion;
 }

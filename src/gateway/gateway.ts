@@ -26,6 +26,8 @@ import { RateLimitExceededError } from "./errors.js";
 import { createProviders } from "./provider-set.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
 import { StorageService } from "./storage/storage-service.js";
+import { DescribeService } from "./vision/describe-service.js";
+import { OcrService } from "./vision/ocr-service.js";
 import type { ConfigError } from "../config/config-error.js";
 import { safeFetch } from "../net/safe-fetch.js";
 import type { UrlFetcher } from "./media/picture-input.js";
@@ -51,6 +53,9 @@ export class Gateway {
   readonly imageLibrary: ImageLibrary;
   readonly ledger: CreditLedger;
   readonly projects: ProjectStore;
+  /** Picture reading: description through the chat router, OCR on the local engine. */
+  readonly describer: DescribeService;
+  readonly ocr: OcrService;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
   /** The SSRF-safe fetcher for user-supplied URLs. */
@@ -82,6 +87,8 @@ export class Gateway {
     });
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
+    this.describer = new DescribeService({ config: () => this.currentConfig, chat: this.chat, fetchUrl: this.fetchUrl });
+    this.ocr = new OcrService({ config: () => this.currentConfig, ledger: this.ledger, fetchUrl: this.fetchUrl });
     this.projects = new ProjectStore(path.join(paths.dataDir, "projects"));
     this.imageLibrary = new ImageLibrary(storage, this.projects);
     this.images = new ImageDrawingService({

@@ -45,6 +45,13 @@ export class CreditLedger {
     return row;
   }
 
+  /** A row for free work (local OCR): nothing reserved, so never refused; resolves once written. */
+  async record(entry: UsageEntry): Promise<UsageRow> {
+    const row: UsageRow = { id: randomUUID(), time: this.now().toISOString(), ...entry };
+    await this.log.append(row);
+    return row;
+  }
+
   release(reservation: Reservation): void {
     if (reservation.settled) return;
     reservation.settled = true;

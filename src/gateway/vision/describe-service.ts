@@ -1,0 +1,83 @@
+// POST /v1/image/describe (and the earlier-form /v1/vision/describe) without HTTP: pick the
+// allowlisted describe model, read the picture (SSRF-safe for URLs), and ask the model about it in
+// ONE chat completion through the chat router, so routing, plan gates, the credit reservation
+// (402 before any upstream call) and the usage row work exactly as for chat. Each chat provider
+// converts the OpenAI `image_url` part to its vendor's format. Chat errors propagate unchanged.
+import type { PlanLimits } from "../../config/config-schema.js";
+import type { Config } from "../../config/resolved-config.js";
+import { pictureForModel } from "../../media/picture-for-model.js";
+import type { ChatCompletion } from "../../providers/chat-types.js";
+import type { Caller } from "../auth/key-authenticator.js";
+import type { ChatService } from "../chat/chat-service.js";
+import { MAX_PICTURE_PIXELS, type UrlFetcher } from "../media/picture-input.js";
+import { chooseToolModel } from "./tool-model.js";
+import { readSourcePicture, type DescribeBody } from "./vision-request.js";
+
+export const DEFAULT_DESCRIBE_PROMPT =
+  "Describe this image in detail: the main subjects, their setting and actions, notable objects, colours and composition, " +
+  "and any text that is visible in it. Answer in plain prose.";
+
+/** Room for a thorough description; also what the credit reservation is sized on. */
+const DESCRIBE_MAX_TOKENS = 1024;
+
+export interface VisionCallContext {
+  caller: Caller;
+  plan: PlanLimits;
+  requestId: string;
+  signal: AbortSignal;
+  /** The usage row's endpoint (`image.describe`, `vision.describe`, `vision.ocr`). */
+  endpoint: string;
+}
+
+export interface DescribeResult {
+  /** The model that answered (the public id). */
+  model: string;
+  text: string;
+}
+
+export interface DescribeServiceDependencies {
+  config: () => Config;
+  chat: ChatService;
+  fetchUrl: UrlFetcher;
+}
+
+export class DescribeService {
+  constructor(private readonly dependencies: DescribeServiceDependencies) {}
+
+  async describe(body: DescribeBody, context: VisionCallContext): Promise<DescribeResult> {
+    // The model is checked first: a refused request downloads nothing.
+    const model = chooseToolModel(this.dependencies.config(), "describe", body.model);
+    const input = await readSourcePicture(body.picture, this.dependencies.fetchUrl, context.signal);
+    const picture = await pictureForModel(input, MAX_PICTURE_PIXELS);
+    const completed = await this.dependencies.chat.complete(
+      {
+        model,
+        max_tokens: DESCRIBE_MAX_TOKENS,
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: body.prompt ?? DEFAULT_DESCRIBE_PROMPT },
+              { type: "image_url", image_url: { url: `data:${picture.mediaType};base64,${picture.bytes.toString("base64")}` } },
+            ],
+          },
+        ],
+      },
+      context,
+    );
+    return { model: completed.body.model || model, text: answerText(completed.body) };
+  }
+}
+
+/** The first choice's text; some compatible servers answer with a list of parts. */
+function answerText(body: ChatCompletion): string {
+  const content = (body.choices[0]?.message as { content?: unknown } | undefined)?.content;
+  if (typeof content === "string") return content.trim();
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+      .join("")
+      .trim();
+  }
+  return "";
+}

@@ -1,0 +1,82 @@
+// The image tools of the MCP server (spec, Image editing rule 8 and the transform endpoints):
+// each one takes the HTTP endpoint's body and goes through the same parser and service, so
+// validation, plan caps, credits, storage and lineage are those of HTTP. The input schemas tell
+// clients the shape; the values are checked by the endpoint's own rules, so a bad value comes back
+// with the HTTP error code.
+import { z } from "zod";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { isFileId } from "../../gateway/storage/stored-file.js";
+import { parseImageEdit } from "../../gateway/images/image-edit-request.js";
+import { parseImageGeneration } from "../../gateway/images/image-request.js";
+import type { McpToolContext } from "./mcp-context.js";
+import { imageToolResult } from "./tool-results.js";
+
+const pictureResultSchema = {
+  id: z.string().describe("the request id"),
+  created: z.number(),
+  model: z.string(),
+  data: z.array(
+    z.object({ media_type: z.string(), revised_prompt: z.string().optional(), asset_id: z.string().optional().describe("library id of the stored picture") }).loose(),
+  ),
+  refusal: z.string().optional(),
+  enhanced_prompt: z.string().optional(),
+  asset_warning: z.string().optional(),
+  timing: z.object({ total_ms: z.number(), upstream_ms: z.number() }),
+};
+
+const drawingOptions = {
+  model: z.string().optional().describe("image model id from GET /v1/public/image-models"),
+  n: z.number().int().optional().describe("number of pictures (plan cap 1 Free, 4 Pro, 10 Max)"),
+  aspect_ratio: z.string().optional().describe("1:1, 2:3, 3:2, 3:4, 4:3, 4:5, 5:4, 9:16, 16:9 or 21:9"),
+  output_format: z.string().optional().describe("png, jpeg or webp (default webp)"),
+  resolution: z.string().optional().describe("512, 1K, 2K or 4K (plan cap 1K Free, 2K Pro, 4K Max)"),
+  size: z.string().optional().describe("explicit WIDTHxHEIGHT where the model takes it"),
+  quality: z.string().optional().describe("auto, low, medium or high"),
+  background: z.string().optional().describe("auto, transparent or opaque (transparent needs png or webp)"),
+  output_compression: z.number().int().optional().describe("0-100, webp and jpeg only"),
+  seed: z.number().int().optional(),
+  negative_prompt: z.string().optional().describe("diffusion models only"),
+  cfg_scale: z.number().optional().describe("diffusion models only; range per model"),
+  style_preset: z.string().optional().describe("per model, from GET /v1/image/styles"),
+  project_id: z.string().optional().describe("project id; omitted: your default project"),
+  parent_asset_id: z.string().optional().describe("library picture this one follows (lineage)"),
+};
+
+export function registerImageTools(server: McpServer, context: McpToolContext): void {
+  server.registerTool(
+    "image_generate",
+    {
+      title: "Generate pictures",
+      description: "Draw pictures from a text prompt. Each picture comes back as image content and is saved in your library (asset_id in the structured result).",
+      inputSchema: { prompt: z.string().describe("what to draw"), ...drawingOptions, enhance_prompt: z.boolean().optional().describe("expand the prompt with a chat model first") },
+      outputSchema: pictureResultSchema,
+    },
+    (args) => context.run(async (call) => imageToolResult(await context.gateway.images.generate(parseImageGeneration(args), call))),
+  );
+
+  server.registerTool(
+    "image_edit",
+    {
+      title: "Edit pictures",
+      description:
+        "Change or combine up to four pictures following a prompt. `images`: URLs, data: URLs or library asset ids; `image_roles` (same order): edit (the picture to change, first only), subject (keep it, place it in a new picture) or reference (borrow what the prompt asks for).",
+      inputSchema: {
+        prompt: z.string().describe("what to change or draw"),
+        images: z.array(z.string()).describe("each an http(s) URL, a data: URL or a library asset_id"),
+        image_roles: z.array(z.string()).optional().describe("edit, subject or reference per picture; omitted: the model's default role"),
+        ...drawingOptions,
+      },
+      outputSchema: pictureResultSchema,
+    },
+    ({ images, image_roles: roles, ...rest }) =>
+      context.run(async (call) => {
+        const entries = images.map((source, index) => {
+          const role = roles?.[index];
+          const entry: Record<string, unknown> = isFileId(source.trim()) ? { asset_id: source.trim() } : { url: source };
+          if (role !== undefined) entry.role = role;
+          return entry;
+        });
+        return imageToolResult(await context.gateway.images.edit(parseImageEdit({ ...rest, images: entries }), call));
+      }),
+  );
+}

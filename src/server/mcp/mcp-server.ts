@@ -1,0 +1,38 @@
+// The MCP server (Streamable HTTP, reference mcp.md): stateless, one McpServer per HTTP request
+// bound to the caller the Bearer key names, answering in JSON. Stateless because every request
+// is authenticated on its own and the tools keep no conversation state; sessions would add a
+// table to expire and nothing a tool call needs.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Caller } from "../../gateway/auth/key-authenticator.js";
+import type { Gateway } from "../../gateway/gateway.js";
+import { registerImageTools } from "./image-tools.js";
+import { mcpToolContext } from "./mcp-context.js";
+
+export const MCP_SERVER_NAME = "gw";
+
+export interface McpRequest {
+  request: Request;
+  caller: Caller;
+  requestId: string;
+  log: (error: unknown) => void;
+}
+
+export async function handleMcpRequest(gateway: Gateway, version: string, { request, caller, requestId, log }: McpRequest): Promise<Response> {
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, version },
+    { instructions: "gw's image tools: generate, edit, upscale, remove backgrounds and describe pictures. Pictures you make are saved in your gw library; asset ids name them." },
+  );
+  registerImageTools(server, mcpToolContext(gateway, caller, requestId, request.signal, log));
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: gateway.config.server.maxJsonBodyBytes,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request);
+  } finally {
+    await server.close();
+  }
+}

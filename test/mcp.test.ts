@@ -1,0 +1,164 @@
+// The MCP server at /mcp through the official SDK's own client over Streamable HTTP: tools
+// listed, each image tool called with real pictures (decoded with sharp), asset ids present in the
+// caller's storage, errors as tool errors with the HTTP codes, Bearer auth.
+import test from "ava";
+import sharp from "sharp";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { homePaths } from "../src/config/paths.js";
+import { UsageLog, periodOf } from "../src/store/usage-log.js";
+import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
+import { field } from "./fakes/multipart-form.js";
+import { pngFile } from "./fakes/image-files.js";
+import { addKey, makeHome, startTestGateway, type RawConfig, type TestGateway } from "./helpers/gateway-harness.js";
+import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js";
+
+interface Setup {
+  gateway: TestGateway;
+  images: FakeOpenAIImages;
+  hosts: PictureHosts;
+  keys: { pro: string; free: string; other: string };
+}
+
+async function withSetup(run: (setup: Setup) => Promise<void>, edit?: (config: RawConfig) => void): Promise<void> {
+  const images = await startFakeOpenAIImages();
+  const hosts = await startPictureHosts();
+  const home = await makeHome((config) => {
+    config.providers = { ...config.providers, openai: { type: "openai", baseUrl: images.url, apiKey: "test-key", upstream: { retries: 0 } } };
+    config.tools.image = { default: "openai/gpt-image-1", allow: ["openai/dall-e-2"] };
+    edit?.(config);
+  });
+  const keys = { pro: await addKey(home, "agent-pro", "pro"), free: await addKey(home, "agent-free", "free"), other: await addKey(home, "agent-other", "pro") };
+  const gateway = await startTestGateway(home, { fetchUrl: hosts.fetchUrl });
+  try {
+    await run({ gateway, images, hosts, keys });
+  } finally {
+    await gateway.shutdown();
+    await Promise.all([images.close(), hosts.close()]);
+  }
+}
+
+async function connect(gateway: TestGateway, key: string): Promise<Client> {
+  const client = new Client({ name: "gw-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+  await client.connect(transport);
+  return client;
+}
+
+interface PictureResult {
+  content: Array<{ type: string; data?: string; mimeType?: string; text?: string }>;
+  structuredContent?: { id?: string; model?: string; data?: Array<{ asset_id?: string; media_type: string }>; error?: { code: string; message: string; param?: string; status?: number } };
+  isError?: boolean;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<PictureResult> {
+  return (await client.callTool({ name, arguments: args })) as PictureResult;
+}
+
+async function storedIds(gateway: TestGateway, key: string): Promise<string[]> {
+  const response = await fetch(`${gateway.url}/v1/storage/files?limit=100`, { headers: { authorization: `Bearer ${key}` } });
+  return ((await response.json()) as { data: Array<{ id: string }> }).data.map((file) => file.id);
+}
+
+test("tools/list names the image tools with their input schemas", async (t) => {
+  await withSetup(async ({ gateway, keys }) => {
+    const client = await connect(gateway, keys.pro);
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    for (const name of ["image_generate", "image_edit"]) t.true(names.includes(name), name);
+    const edit = tools.find((tool) => tool.name === "image_edit")!;
+    t.deepEqual(edit.inputSchema.required?.sort(), ["images", "prompt"]);
+    t.truthy((edit.inputSchema.properties as Record<string, unknown>).image_roles);
+    t.truthy(edit.outputSchema);
+    await client.close();
+  });
+});
+
+test("image_generate returns image content and asset ids stored in the caller's library, billed like HTTP", async (t) => {
+  await withSetup(async ({ gateway, keys }) => {
+    const client = await connect(gateway, keys.pro);
+    const result = await call(client, "image_generate", { prompt: "a lighthouse", n: 2, output_format: "png" });
+    t.falsy(result.isError, JSON.stringify(result.content));
+    const pictures = result.content.filter((block) => block.type === "image");
+    t.is(pictures.length, 2);
+    for (const picture of pictures) {
+      t.is(picture.mimeType, "image/png");
+      const meta = await sharp(Buffer.from(picture.data!, "base64")).metadata();
+      t.is(meta.format, "png");
+      t.is(meta.width, 1024);
+    }
+    const data = result.structuredContent!.data!;
+    t.is(data.length, 2);
+    const stored = await storedIds(gateway, keys.pro);
+    for (const item of data) t.true(stored.includes(item.asset_id!), "the asset is in the caller's storage");
+    t.is(result.structuredContent!.model, "openai/gpt-image-1");
+    const rows = UsageLog.readRows(homePaths(gateway.home).usageDir, periodOf(new Date())).filter((row) => row.endpoint === "image.generations");
+    t.is(rows.length, 1);
+    t.is(rows[0]!.requestId, result.structuredContent!.id ?? "missing");
+    await client.close();
+  });
+});
+
+test("image_edit takes URLs and asset ids with image_roles in the same order", async (t) => {
+  await withSetup(async ({ gateway, images, hosts, keys }) => {
+    hosts.serve("/style.png", pngFile(40, 40, [10, 200, 10, 255]), "image/png");
+    const client = await connect(gateway, keys.pro);
+    const first = await call(client, "image_generate", { prompt: "a cat", output_format: "png" });
+    const assetId = first.structuredContent!.data![0]!.asset_id!;
+    const result = await call(client, "image_edit", {
+      prompt: "the cat in this style",
+      images: [assetId, `${hosts.publicBase}/style.png`],
+      image_roles: ["edit", "reference"],
+    });
+    t.falsy(result.isError, JSON.stringify(result.content));
+    const form = images.requests.at(-1)!.form!;
+    t.regex(field(form, "prompt")!, /Image 1: the picture to change[^\n]*\nImage 2: a reference/);
+    t.is(form.files.length, 2);
+    t.deepEqual(hosts.publicHits, ["/style.png"]);
+    const newId = result.structuredContent!.data![0]!.asset_id!;
+    t.true((await storedIds(gateway, keys.pro)).includes(newId));
+    t.is(result.content.filter((block) => block.type === "image").length, 1);
+    await client.close();
+  });
+});
+
+test("errors are tool errors carrying the HTTP codes", async (t) => {
+  await withSetup(async ({ gateway, images, hosts, keys }) => {
+    const client = await connect(gateway, keys.free);
+    const capped = await call(client, "image_generate", { prompt: "x", n: 3 });
+    t.true(capped.isError);
+    t.is(capped.structuredContent?.error?.code, "plan_limit_exceeded");
+    t.is(capped.structuredContent?.error?.status, 403);
+    t.regex(capped.content[0]!.text!, /^plan_limit_exceeded: /);
+
+    const role = await call(client, "image_edit", { prompt: "x", model: "openai/dall-e-2", images: [`data:image/png;base64,${pngFile(8, 8).toString("base64")}`], image_roles: ["reference"] });
+    t.is(role.structuredContent?.error?.code, "image_reference_unsupported");
+
+    const ssrf = await call(client, "image_edit", { prompt: "x", images: [`http://127.0.0.1:${hosts.internal.port}/a.png`] });
+    t.is(ssrf.structuredContent?.error?.code, "url_not_allowed");
+    t.is(hosts.internal.requests.length + hosts.internal.connections, 0);
+
+    const foreign = await call(client, "image_edit", { prompt: "x", images: ["file_01JAAAAAAAAAAAAAAAAAAAAAAA"] });
+    t.is(foreign.structuredContent?.error?.code, "asset_not_found");
+
+    const bad = await call(client, "image_generate", { prompt: "x", aspect_ratio: "7:3" });
+    t.is(bad.structuredContent?.error?.code, "invalid_parameter");
+    t.is(bad.structuredContent?.error?.param, "aspect_ratio");
+    t.is(images.requests.length, 0);
+    await client.close();
+  });
+});
+
+test("/mcp needs a valid key: 401 in the gateway envelope", async (t) => {
+  await withSetup(async ({ gateway }) => {
+    const response = await fetch(`${gateway.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    t.is(response.status, 401);
+    t.is(((await response.json()) as { error: { code: string } }).error.code, "invalid_api_key");
+    t.truthy(response.headers.get("x-request-id"));
+    await t.throwsAsync(() => connect(gateway, "gw_wrong"));
+  });
+});
