@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { homePaths } from "../src/config/paths.js";
 import { UsageLog, periodOf } from "../src/store/usage-log.js";
+import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
 import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
 import { field } from "./fakes/multipart-form.js";
 import { pngFile } from "./fakes/image-files.js";
@@ -16,25 +17,33 @@ import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js
 interface Setup {
   gateway: TestGateway;
   images: FakeOpenAIImages;
+  chat: FakeOpenAI;
   hosts: PictureHosts;
   keys: { pro: string; free: string; other: string };
 }
 
 async function withSetup(run: (setup: Setup) => Promise<void>, edit?: (config: RawConfig) => void): Promise<void> {
   const images = await startFakeOpenAIImages();
+  const chat = await startFakeOpenAI();
   const hosts = await startPictureHosts();
   const home = await makeHome((config) => {
-    config.providers = { ...config.providers, openai: { type: "openai", baseUrl: images.url, apiKey: "test-key", upstream: { retries: 0 } } };
+    config.providers = {
+      ...config.providers,
+      openai: { type: "openai", baseUrl: images.url, apiKey: "test-key", upstream: { retries: 0 } },
+      seer: { type: "openai", baseUrl: chat.url, apiKey: "test-key", upstream: { retries: 0 } },
+    };
+    config.routes = [...config.routes, { prefix: "seer/", provider: "seer" }];
     config.tools.image = { default: "openai/gpt-image-1", allow: ["openai/dall-e-2"] };
+    config.tools.describe = { default: "seer/vision-1", allow: [] };
     edit?.(config);
   });
   const keys = { pro: await addKey(home, "agent-pro", "pro"), free: await addKey(home, "agent-free", "free"), other: await addKey(home, "agent-other", "pro") };
   const gateway = await startTestGateway(home, { fetchUrl: hosts.fetchUrl });
   try {
-    await run({ gateway, images, hosts, keys });
+    await run({ gateway, images, chat, hosts, keys });
   } finally {
     await gateway.shutdown();
-    await Promise.all([images.close(), hosts.close()]);
+    await Promise.all([images.close(), chat.close(), hosts.close()]);
   }
 }
 
@@ -65,7 +74,7 @@ test("tools/list names the image tools with their input schemas", async (t) => {
     const client = await connect(gateway, keys.pro);
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
-    for (const name of ["image_generate", "image_edit"]) t.true(names.includes(name), name);
+    for (const name of ["image_generate", "image_edit", "image_describe"]) t.true(names.includes(name), name);
     const edit = tools.find((tool) => tool.name === "image_edit")!;
     t.deepEqual(edit.inputSchema.required?.sort(), ["images", "prompt"]);
     t.truthy((edit.inputSchema.properties as Record<string, unknown>).image_roles);
@@ -118,6 +127,29 @@ test("image_edit takes URLs and asset ids with image_roles in the same order", a
     const newId = result.structuredContent!.data![0]!.asset_id!;
     t.true((await storedIds(gateway, keys.pro)).includes(newId));
     t.is(result.content.filter((block) => block.type === "image").length, 1);
+    await client.close();
+  });
+});
+
+test("image_describe answers {model, text} from a library asset through the chat router", async (t) => {
+  await withSetup(async ({ gateway, chat, keys }) => {
+    chat.set({ content: "A tabby cat on a sofa." });
+    const client = await connect(gateway, keys.pro);
+    const first = await call(client, "image_generate", { prompt: "a cat", output_format: "png" });
+    const assetId = first.structuredContent!.data![0]!.asset_id!;
+    const result = (await client.callTool({ name: "image_describe", arguments: { image: assetId, prompt: "What animal?" } })) as {
+      content: Array<{ type: string; text?: string }>;
+      structuredContent?: { model?: string; text?: string };
+      isError?: boolean;
+    };
+    t.falsy(result.isError, JSON.stringify(result.content));
+    t.deepEqual(result.structuredContent, { model: "seer/vision-1", text: "A tabby cat on a sofa." });
+    const sent = chat.requests.at(-1)!.body as { messages: Array<{ content: Array<{ type: string; text?: string; image_url?: { url: string } }> }> };
+    const parts = sent.messages[0]!.content;
+    t.is(parts[0]!.text, "What animal?");
+    t.regex(parts[1]!.image_url!.url, /^data:image\/png;base64,/);
+    const rows = UsageLog.readRows(homePaths(gateway.home).usageDir, periodOf(new Date())).filter((row) => row.endpoint === "image.describe");
+    t.is(rows.length, 1);
     await client.close();
   });
 });

@@ -8,8 +8,9 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { isFileId } from "../../gateway/storage/stored-file.js";
 import { parseImageEdit } from "../../gateway/images/image-edit-request.js";
 import { parseImageGeneration } from "../../gateway/images/image-request.js";
+import { parseDescribeRequest } from "../../gateway/vision/vision-request.js";
 import type { McpToolContext } from "./mcp-context.js";
-import { imageToolResult } from "./tool-results.js";
+import { imageToolResult, jsonToolResult } from "./tool-results.js";
 
 const pictureResultSchema = {
   id: z.string().describe("the request id"),
@@ -77,6 +78,35 @@ export function registerImageTools(server: McpServer, context: McpToolContext): 
           return entry;
         });
         return imageToolResult(await context.gateway.images.edit(parseImageEdit({ ...rest, images: entries }), call));
+      }),
+  );
+
+  server.registerTool(
+    "image_describe",
+    {
+      title: "Describe a picture",
+      description: "Describe a picture or answer a question about it with a vision-capable chat model (billed as chat tokens).",
+      inputSchema: {
+        image: z.string().describe("an http(s) URL, a data: URL, base64 bytes or a library asset_id"),
+        prompt: z.string().optional().describe("the question; default: a general description"),
+        model: z.string().optional().describe("an allowlisted describe model"),
+      },
+      outputSchema: { model: z.string(), text: z.string() },
+    },
+    ({ image, prompt, model }) =>
+      context.run(async (call) => {
+        const source = image.trim();
+        let body: Record<string, unknown>;
+        if (isFileId(source)) {
+          const picture = await context.gateway.imageLibrary.readPicture(call.caller.agent.id, source, "image");
+          body = { mediaBase64: `data:${picture.mediaType};base64,${picture.bytes.toString("base64")}` };
+        } else {
+          body = /^https?:/i.test(source) ? { mediaUrl: source } : { mediaBase64: source };
+        }
+        if (prompt !== undefined) body.prompt = prompt;
+        if (model !== undefined) body.model = model;
+        const described = await context.gateway.describer.describe(parseDescribeRequest(body), { ...call, endpoint: "image.describe" });
+        return jsonToolResult({ model: described.model, text: described.text }, described.text);
       }),
   );
 }
