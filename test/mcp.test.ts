@@ -11,7 +11,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
 import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
 import { field } from "./fakes/multipart-form.js";
 import { pngFile } from "./fakes/image-files.js";
-import { addKey, makeHome, startTestGateway, type RawConfig, type TestGateway } from "./helpers/gateway-harness.js";
+import { addKey, gw, json, makeHome, startTestGateway, type RawConfig, type TestGateway } from "./helpers/gateway-harness.js";
 import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js";
 
 interface Setup {
@@ -192,5 +192,28 @@ test("/mcp needs a valid key: 401 in the gateway envelope", async (t) => {
     t.is(((await response.json()) as { error: { code: string } }).error.code, "invalid_api_key");
     t.truthy(response.headers.get("x-request-id"));
     await t.throwsAsync(() => connect(gateway, "gw_wrong"));
+  });
+});
+
+test("gw mcp prints the endpoint and a client config whose URL and header connect", async (t) => {
+  await withSetup(async ({ gateway, keys }) => {
+    const env = { GW_BASE_URL: gateway.url, GW_API_KEY: keys.pro };
+    const placeholder = json<{ endpoint: string; config: { mcpServers: Record<string, { url: string; headers: Record<string, string> }> } }>(await gw(["mcp", "--json"], { env }));
+    t.is(placeholder.endpoint, `${gateway.url}/mcp`);
+    t.is(placeholder.config.mcpServers.gw!.headers.Authorization, "Bearer ${GW_API_KEY}");
+    const text = await gw(["mcp"], { env });
+    t.is(text.code, 0);
+    t.false(text.stdout.includes(keys.pro), "the key is not printed unless asked");
+
+    const withKey = json<typeof placeholder>(await gw(["mcp", "--with-key", "--json", "--name", "studio"], { env }));
+    const server = withKey.config.mcpServers.studio!;
+    const client = new Client({ name: "gw-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }));
+    t.true((await client.listTools()).tools.length >= 3);
+    await client.close();
+
+    const noKey = await gw(["mcp", "--with-key"], { env: { GW_BASE_URL: gateway.url } });
+    t.not(noKey.code, 0);
+    t.regex(noKey.stderr, /needs a key/);
   });
 });

@@ -4,7 +4,7 @@ import { parse as parseContentDisposition } from "content-disposition";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelList } from "./api-types.js";
 import { GwApiError, isRecord } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
-import type { ImageCatalogBody, ImageGenerationRequest, ImageResultBody, ProjectBody, ProjectListBody } from "./image-types.js";
+import type { ImageCatalogBody, ImageEditRequest, ImageGenerationRequest, ImageResultBody, ProjectBody, ProjectListBody } from "./image-types.js";
 import type {
   FileDownload,
   FileListBody,
@@ -124,6 +124,13 @@ export class GwClient {
   async generateImages(body: ImageGenerationRequest, options: CallOptions = {}): Promise<ImageResultBody> {
     const answer = await this.transport.json<unknown>("/v1/image/generations", { ...options, json: body });
     if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected("image generation", answer);
+    return answer as unknown as ImageResultBody;
+  }
+
+  /** POST /v1/image/edits in its JSON form: the same image result as a generation. */
+  async editImages(body: ImageEditRequest, options: CallOptions = {}): Promise<ImageResultBody> {
+    const answer = await this.transport.json<unknown>("/v1/image/edits", { ...options, json: body });
+    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected("image edit", answer);
     return answer as unknown as ImageResultBody;
   }
 

@@ -20,6 +20,17 @@ export interface ImageGenerationRequest {
   parent_asset_id?: string;
 }
 
+/** Roles a picture plays in an edit (POST /v1/image/edits). */
+export type ImageRole = "edit" | "subject" | "reference";
+
+/** One edit input: a URL or data: URL (the model's default role), or an object naming its role. */
+export type ImageEditInput = string | { url: string; role?: ImageRole } | { asset_id: string; role?: ImageRole };
+
+/** The JSON form of POST /v1/image/edits: the generation parameters plus up to four pictures. */
+export interface ImageEditRequest extends Omit<ImageGenerationRequest, "enhance_prompt"> {
+  images: ImageEditInput[];
+}
+
 export interface ImageResultItem {
   b64_json: string;
   media_type: string;
