@@ -163,6 +163,22 @@ test("a downloaded URL with role edit, generation parameters applied, enhance_pr
   });
 });
 
+test("a transparent background on an edit comes back with alpha; opaque pictures have none", async (t) => {
+  await withSetup(async ({ gateway, images, keys }) => {
+    const transparent = await edit(gateway, keys.pro, { prompt: "cut it out", images: [dataUrl(picture)], background: "transparent", output_format: "webp" });
+    t.is(transparent.status, 200, JSON.stringify(transparent.body));
+    t.is(field(images.requests.at(-1)!.form!, "background"), "transparent");
+    const meta = await sharp(Buffer.from(transparent.body.data[0]!.b64_json, "base64")).metadata();
+    t.is(meta.format, "webp");
+    t.true(meta.hasAlpha);
+    const jpeg = await edit(gateway, keys.pro, { prompt: "x", images: [dataUrl(picture)], background: "transparent", output_format: "jpeg" });
+    t.is(jpeg.status, 400);
+    t.is(jpeg.body.error?.param, "background");
+    const opaque = await edit(gateway, keys.pro, { prompt: "x", images: [dataUrl(picture)], output_format: "jpeg" });
+    t.false((await sharp(Buffer.from(opaque.body.data[0]!.b64_json, "base64")).metadata()).hasAlpha);
+  });
+});
+
 test("an {asset_id} input is read from the library, not saved again, and the result joins its lineage", async (t) => {
   await withSetup(async ({ gateway, images, keys }) => {
     const generated = await fetch(`${gateway.url}/v1/image/generations`, {
