@@ -29,6 +29,8 @@ test("the config's catalog defaults to the built-in image models", (t) => {
       "stability/fast-upscale",
       "stability/conservative-upscale",
       "stability/remove-background",
+      "local/lanczos",
+      "local/flat-background",
     ],
   );
   t.deepEqual(config.catalog.image, DEFAULT_IMAGE_MODELS);

@@ -1,6 +1,6 @@
-// The built-in image catalog: OpenAI's GPT image and DALL·E 3 models and Stability's generate,
-// upscale and background-removal endpoints. An entry is only offered when its provider is
-// configured and the tool's allowlist names it.
+// The built-in image catalog: OpenAI's GPT image and DALL·E 3 models, Stability's generate,
+// upscale and background-removal endpoints, and the local engines (sharp on this machine, free).
+// An entry is only offered when its provider is configured and the tool's allowlist names it.
 //
 // Prices are credits (1 credit = $0.000001) from the vendors' public price lists as of 2025; the
 // reference documents wire formats, not prices, so every number here is an estimate for the
@@ -151,5 +151,28 @@ export const DEFAULT_IMAGE_MODEL_INPUTS: ImageModelInput[] = [
     operations: ["background"],
     constraints: { transformFormats: ["png", "webp"] },
     pricing: { perImage: 50_000 },
+  },
+  // The local engines say plainly what they are: resampling and colour keying, no AI model.
+  {
+    id: "local/lanczos",
+    provider: "local",
+    model: "lanczos",
+    name: "Lanczos resampling (local)",
+    description:
+      "Enlarges by exactly 2 (the default) or 4 with sharp's lanczos3 resampling on this machine: crisp edges, no invented detail (not an AI upscaler). Output up to 64 megapixels. Free.",
+    operations: ["upscale"],
+    constraints: { upscaleFactors: [2, 4], transformFormats: ["png", "webp"] },
+    pricing: { perImage: 0 },
+  },
+  {
+    id: "local/flat-background",
+    provider: "local",
+    model: "flat-background",
+    name: "Flat background remover (local)",
+    description:
+      "Makes a flat, one-colour background transparent (product shots, studio backdrops, scans) by colour distance from the picture's border, with soft edges. Not a segmentation model: it only works on flat or uniform backgrounds and refuses pictures whose border is not one colour. Input up to 25 megapixels. Free, on this machine.",
+    operations: ["background"],
+    constraints: { transformFormats: ["png", "webp"] },
+    pricing: { perImage: 0 },
   },
 ];

@@ -20,6 +20,7 @@ import { ChatService } from "./chat/chat-service.js";
 import { MessagesService } from "./messages/messages-service.js";
 import { ImageDrawingService } from "./images/image-drawing-service.js";
 import { ImageLibrary } from "./images/image-library.js";
+import { ImageTransformService } from "./images/image-transform-service.js";
 import { imageStyles, offeredImageCatalog, type ImageStyles } from "./images/image-models.js";
 import type { PublicImageCatalog } from "./images/image-catalog.js";
 import { RateLimitExceededError } from "./errors.js";
@@ -50,6 +51,8 @@ export class Gateway {
   readonly chat: ChatService;
   readonly messages: MessagesService;
   readonly images: ImageDrawingService;
+  /** Upscaling and background removal. */
+  readonly imageTransforms: ImageTransformService;
   readonly imageLibrary: ImageLibrary;
   readonly ledger: CreditLedger;
   readonly projects: ProjectStore;
@@ -98,6 +101,13 @@ export class Gateway {
       library: this.imageLibrary,
       fetchUrl: this.fetchUrl,
       chat: this.chat,
+    });
+    this.imageTransforms = new ImageTransformService({
+      config: () => this.currentConfig,
+      providers: () => this.currentProviders,
+      ledger: this.ledger,
+      library: this.imageLibrary,
+      fetchUrl: this.fetchUrl,
     });
   }
 

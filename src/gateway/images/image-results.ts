@@ -1,6 +1,7 @@
 // What every image endpoint (generations, edits, upscale, background removal) is called with and
 // answers: the spec's image result, plus what the route turns into response headers.
 import type { PlanLimits } from "../../config/config-schema.js";
+import type { ImageResult } from "../../providers/image-types.js";
 import type { Caller } from "../auth/key-authenticator.js";
 
 export interface ImageCallContext {
@@ -36,6 +37,34 @@ export interface ImageOutcome {
   assetWarning?: string;
   /** X-Service-Enhanced-Prompt, when enhancement produced a rewrite. */
   enhancedPromptHeader?: string;
+}
+
+export interface FinishedImageCall {
+  requestId: string;
+  /** The public model id. */
+  model: string;
+  /** The stored pictures (image-library.ts): items, and a warning when some could not be stored. */
+  stored: { data: ImageResultItem[]; warning?: string };
+  result: Pick<ImageResult, "refusal" | "upstreamRequestId">;
+  /** performance.now() when the call began. */
+  started: number;
+  upstreamMs: number;
+}
+
+/** The image result of a finished call, with the refusal, trace id and storage warning headers. */
+export function imageOutcome(call: FinishedImageCall): ImageOutcome {
+  const body: ImageResultBody = {
+    id: call.requestId,
+    created: Math.floor(Date.now() / 1000),
+    model: call.model,
+    data: call.stored.data,
+    timing: { total_ms: Math.round(performance.now() - call.started), upstream_ms: call.upstreamMs },
+  };
+  if (call.result.refusal !== undefined) body.refusal = call.result.refusal;
+  const outcome: ImageOutcome = { body };
+  if (call.result.upstreamRequestId) outcome.upstreamRequestId = call.result.upstreamRequestId;
+  if (call.stored.warning !== undefined) outcome.assetWarning = headerSafe(call.stored.warning);
+  return outcome;
 }
 
 /** Printable ASCII on one line, at most 512 characters: safe as a header value. */

@@ -1,15 +1,24 @@
-// The image endpoints: the public catalog and styles (no key), and POST /v1/image/generations
-// and /v1/image/edits (Bearer key, per-key rate limit). Errors render in the gateway envelope.
+// The image endpoints: the public catalog and styles (no key), and POST /v1/image/generations,
+// /v1/image/edits, /v1/image/upscale and /v1/image/background-removal (Bearer key, per-key rate
+// limit). Errors render in the gateway envelope.
 import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { imageEditFromForm, MAX_EDIT_IMAGES, parseImageEdit } from "../../gateway/images/image-edit-request.js";
 import type { ImageCallContext, ImageOutcome } from "../../gateway/images/image-results.js";
 import { parseImageGeneration } from "../../gateway/images/image-request.js";
+import { parseBackgroundRemoval, parseImageUpscale } from "../../gateway/images/image-transform-request.js";
 import { readJsonObject } from "../read-json-body.js";
 import { isMultipart, readMultipartForm } from "../read-multipart-form.js";
 import { authenticateBearer, nodeRequest, requestIdOf } from "../request-context.js";
 
-export const IMAGE_PATHS = ["/v1/public/image-models", "/v1/image/styles", "/v1/image/generations", "/v1/image/edits"];
+export const IMAGE_PATHS = [
+  "/v1/public/image-models",
+  "/v1/image/styles",
+  "/v1/image/generations",
+  "/v1/image/edits",
+  "/v1/image/upscale",
+  "/v1/image/background-removal",
+];
 
 /** DESIGN §6: multipart 50 MB per file. */
 const MAX_FORM_FILE_BYTES = 50 * 1024 * 1024;
@@ -31,6 +40,18 @@ export function registerImages(app: H3, gateway: Gateway): void {
       ? imageEditFromForm(await readMultipartForm(nodeRequest(event), { maxFileBytes: MAX_FORM_FILE_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 }))
       : parseImageEdit(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
     return answer(event, await gateway.images.edit(body, context));
+  });
+
+  app.post("/v1/image/upscale", async (event) => {
+    const context = await imageCallContext(event, gateway);
+    const body = parseImageUpscale(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+    return answer(event, await gateway.imageTransforms.upscale(body, context));
+  });
+
+  app.post("/v1/image/background-removal", async (event) => {
+    const context = await imageCallContext(event, gateway);
+    const body = parseBackgroundRemoval(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+    return answer(event, await gateway.imageTransforms.removeBackground(body, context));
   });
 }
 

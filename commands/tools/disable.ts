@@ -1,0 +1,26 @@
+import { Args } from "@oclif/core";
+import { editConfig } from "../../src/config/config-file.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { jsonFlag } from "../../src/cli/flags.js";
+import { openHome } from "../../src/cli/home.js";
+import { printJson, printLine } from "../../src/cli/output.js";
+import { disableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
+
+export default class ToolsDisable extends GwCommand {
+  static override description =
+    "Take MODEL off TOOL's allowlist in config.json. When it was the default, the next allowed model becomes the default, or none (an image tool with none enabled answers 503). A running server picks the change up without a restart.";
+  static override examples = ["<%= config.bin %> tools disable upscale local/lanczos"];
+  static override args = {
+    tool: Args.string({ description: `tool: ${KNOWN_TOOLS.join(", ")}`, required: true }),
+    model: Args.string({ description: "model id", required: true }),
+  };
+  static override flags = { json: jsonFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ToolsDisable);
+    const paths = await openHome(flags.home);
+    const { result } = await editConfig(paths.config, (raw) => disableTool(raw, args.tool, args.model));
+    if (flags.json) return printJson(result);
+    printLine(`disabled ${args.model} for ${args.tool}; default: ${result.default ?? "none"}`);
+  }
+}

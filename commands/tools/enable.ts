@@ -1,0 +1,37 @@
+import { Args, Flags } from "@oclif/core";
+import { editConfig } from "../../src/config/config-file.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { jsonFlag } from "../../src/cli/flags.js";
+import { openHome } from "../../src/cli/home.js";
+import { note, printJson, printLine } from "../../src/cli/output.js";
+import { enableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
+
+export default class ToolsEnable extends GwCommand {
+  static override description =
+    "Allow MODEL for TOOL in config.json (tools.TOOL.allow), and make it the default when the tool has none or with --default. Image tools (image, upscale, background) take models of the image catalog that do their work; describe and enhance take chat model ids. A running server picks the change up without a restart.";
+  static override examples = [
+    "<%= config.bin %> tools enable upscale local/lanczos",
+    "<%= config.bin %> tools enable background local/flat-background",
+    "<%= config.bin %> tools enable image openai/gpt-image-1 --default",
+  ];
+  static override args = {
+    tool: Args.string({ description: `tool: ${KNOWN_TOOLS.join(", ")}`, required: true }),
+    model: Args.string({ description: "model id (gw tools list shows the catalog models each image tool can take)", required: true }),
+  };
+  static override flags = {
+    default: Flags.boolean({ description: "make MODEL the tool's default even when it has one", default: false }),
+    json: jsonFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ToolsEnable);
+    const paths = await openHome(flags.home, { create: true });
+    const { result, config } = await editConfig(paths.config, (raw) => enableTool(raw, args.tool, args.model, flags.default));
+    const view = { tool: result.tool, default: result.default, allow: result.allow };
+    if (flags.json) printJson(view);
+    else printLine(`${result.added ? "enabled" : "already enabled:"} ${args.model} for ${args.tool}${result.default === args.model ? " (the default)" : ""}`);
+    if (result.provider !== undefined && config.providers[result.provider] === undefined) {
+      note(`note: provider "${result.provider}" is not configured, so ${args.model} answers 503 until it is (gw providers add ${result.provider} --type ...)`);
+    }
+  }
+}

@@ -1,0 +1,116 @@
+// `tools` in config.json as `gw tools` shows and edits it: each tool's default and allowlist.
+// Image tools (image, upscale, background) take models of the image catalog that do the tool's
+// work; the other tools name models the catalog does not describe (chat models for describe and
+// enhance, local engines), so any id is taken.
+import { catalogSchema, type ImageModelEntry, type ImageOperation } from "../config/catalog-schema.js";
+import type { RawConfig } from "../config/config-file.js";
+import type { Config } from "../config/resolved-config.js";
+import { CliError } from "./cli-error.js";
+import { isRecord, objectAt } from "./raw-config.js";
+
+/** The tools of DESIGN §4. */
+export const KNOWN_TOOLS = ["image", "describe", "enhance", "ocr", "speech", "transcription", "video", "search", "upscale", "background"] as const;
+
+/** Catalog operations per image tool (`tools.image` allowlists drawing and editing). */
+const IMAGE_TOOL_OPERATIONS: Record<string, readonly ImageOperation[]> = { image: ["generate", "edit"], upscale: ["upscale"], background: ["background"] };
+
+const TOOL_WORK: Record<string, string> = { image: "draw or edit", upscale: "upscale", background: "remove backgrounds" };
+
+export interface ToolView {
+  tool: string;
+  default: string | null;
+  allow: string[];
+}
+
+export interface ToolCandidate {
+  id: string;
+  name: string;
+  provider: string;
+  /** Its provider is in `providers`; otherwise the tool answers 503 until it is added. */
+  providerConfigured: boolean;
+}
+
+export function isImageTool(tool: string): boolean {
+  return tool in IMAGE_TOOL_OPERATIONS;
+}
+
+/** Catalog models that do this tool's work (none for tools outside the image catalog). */
+export function toolModels(catalog: readonly ImageModelEntry[], tool: string): ImageModelEntry[] {
+  const operations = IMAGE_TOOL_OPERATIONS[tool] ?? [];
+  return catalog.filter((model) => model.operations.some((operation) => operations.includes(operation)));
+}
+
+/** Every tool, the known ones first: its default, allowlist and the catalog models not yet allowed. */
+export function toolOverview(config: Config): Array<ToolView & { available?: ToolCandidate[] }> {
+  const names = [...new Set([...KNOWN_TOOLS, ...Object.keys(config.tools)])];
+  return names.map((tool) => {
+    const entry = config.tools[tool];
+    const view: ToolView & { available?: ToolCandidate[] } = { tool, default: entry?.default ?? null, allow: [...(entry?.allow ?? [])] };
+    if (isImageTool(tool)) {
+      view.available = toolModels(config.catalog.image, tool)
+        .filter((model) => !view.allow.includes(model.id) && view.default !== model.id)
+        .map((model) => ({ id: model.id, name: model.name, provider: model.provider, providerConfigured: config.providers[model.provider] !== undefined }));
+    }
+    return view;
+  });
+}
+
+/** Inside editConfig: allow MODEL for TOOL, and make it the default when asked or when there is none. */
+export function enableTool(raw: RawConfig, tool: string, model: string, makeDefault: boolean): ToolView & { added: boolean; provider?: string } {
+  const entry = toolEntry(raw, tool, { create: true });
+  let provider: string | undefined;
+  if (isImageTool(tool)) provider = catalogModelFor(raw, tool, model).provider;
+  const allow = allowList(entry, tool);
+  const added = !allow.includes(model);
+  if (added) allow.push(model);
+  if (makeDefault || entry.default === null || entry.default === undefined) entry.default = model;
+  const view = { ...viewOf(tool, entry), added };
+  return provider === undefined ? view : { ...view, provider };
+}
+
+/** Inside editConfig: take MODEL off TOOL's allowlist; a default it was passes to the next allowed model, or none. */
+export function disableTool(raw: RawConfig, tool: string, model: string): ToolView {
+  const entry = toolEntry(raw, tool, { create: false });
+  const allow = allowList(entry, tool);
+  if (!allow.includes(model) && entry.default !== model) throw new CliError(`${model} is not enabled for ${tool}`);
+  entry.allow = allow.filter((id) => id !== model);
+  if (entry.default === model) entry.default = (entry.allow as string[])[0] ?? null;
+  return viewOf(tool, entry);
+}
+
+function toolEntry(raw: RawConfig, tool: string, options: { create: boolean }): Record<string, unknown> {
+  const tools = objectAt(raw, "tools");
+  const known = (KNOWN_TOOLS as readonly string[]).includes(tool) || tools[tool] !== undefined;
+  if (!known) throw new CliError(`unknown tool "${tool}": the tools are ${KNOWN_TOOLS.join(", ")}`);
+  const entry = tools[tool];
+  if (entry === undefined) {
+    if (!options.create) throw new CliError(`tools.${tool} has no models enabled`);
+    const created: Record<string, unknown> = { default: null, allow: [] };
+    tools[tool] = created;
+    return created;
+  }
+  if (!isRecord(entry)) throw new CliError(`config.json: tools.${tool}: expected an object`);
+  return entry;
+}
+
+function allowList(entry: Record<string, unknown>, tool: string): string[] {
+  if (entry.allow === undefined) entry.allow = [];
+  if (!Array.isArray(entry.allow)) throw new CliError(`config.json: tools.${tool}.allow: expected an array`);
+  return entry.allow as string[];
+}
+
+/** The catalog entry MODEL names, refused when it is missing or does not do the tool's work. */
+function catalogModelFor(raw: RawConfig, tool: string, model: string): ImageModelEntry {
+  const parsed = catalogSchema.safeParse(raw.catalog ?? {});
+  if (!parsed.success) throw new CliError("config.json: the image catalog is invalid; `gw doctor` shows where");
+  const fitting = toolModels(parsed.data.image, tool);
+  const suggestions = `models that ${TOOL_WORK[tool]}: ${fitting.map((entry) => entry.id).join(", ") || "none in the catalog"}`;
+  const entry = parsed.data.image.find((candidate) => candidate.id === model);
+  if (!entry) throw new CliError(`"${model}" is not in the image catalog (catalog.image); ${suggestions}`);
+  if (!fitting.includes(entry)) throw new CliError(`"${model}" does not ${TOOL_WORK[tool]} (it offers ${entry.operations.join(", ")}); ${suggestions}`);
+  return entry;
+}
+
+function viewOf(tool: string, entry: Record<string, unknown>): ToolView {
+  return { tool, default: typeof entry.default === "string" ? entry.default : null, allow: [...((entry.allow as string[] | undefined) ?? [])] };
+}

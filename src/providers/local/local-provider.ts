@@ -1,0 +1,12 @@
+// Provider type `local`: engines on this machine, no vendor key. Today the image transforms
+// (sharp lanczos upscaling, flat-background removal); OCR reads the provider's config directly.
+import { defineProvider } from "../provider.js";
+import { createLocalImages } from "./local-images.js";
+
+export const localProvider = defineProvider({
+  type: "local",
+  capabilities: ["image"],
+  create(context) {
+    return { name: context.name, type: "local", images: createLocalImages(context.name) };
+  },
+});
