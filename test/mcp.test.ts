@@ -28,13 +28,15 @@ async function withSetup(run: (setup: Setup) => Promise<void>, edit?: (config: R
   const hosts = await startPictureHosts();
   const home = await makeHome((config) => {
     config.providers = {
-      ...config.providers,
+      local: { type: "local" },
       openai: { type: "openai", baseUrl: images.url, apiKey: "test-key", upstream: { retries: 0 } },
       seer: { type: "openai", baseUrl: chat.url, apiKey: "test-key", upstream: { retries: 0 } },
     };
     config.routes = [...config.routes, { prefix: "seer/", provider: "seer" }];
     config.tools.image = { default: "openai/gpt-image-1", allow: ["openai/dall-e-2"] };
     config.tools.describe = { default: "seer/vision-1", allow: [] };
+    config.tools.upscale = { default: "local/lanczos", allow: [] };
+    config.tools.background = { default: "local/flat-background", allow: [] };
     edit?.(config);
   });
   const keys = { pro: await addKey(home, "agent-pro", "pro"), free: await addKey(home, "agent-free", "free"), other: await addKey(home, "agent-other", "pro") };
@@ -74,7 +76,7 @@ test("tools/list names the image tools with their input schemas", async (t) => {
     const client = await connect(gateway, keys.pro);
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
-    for (const name of ["image_generate", "image_edit", "image_describe"]) t.true(names.includes(name), name);
+    t.deepEqual(names.sort(), ["image_background_remove", "image_describe", "image_edit", "image_generate", "image_upscale"]);
     const edit = tools.find((tool) => tool.name === "image_edit")!;
     t.deepEqual(edit.inputSchema.required?.sort(), ["images", "prompt"]);
     t.truthy((edit.inputSchema.properties as Record<string, unknown>).image_roles);
@@ -152,6 +154,56 @@ test("image_describe answers {model, text} from a library asset through the chat
     t.is(rows.length, 1);
     await client.close();
   });
+});
+
+test("image_upscale and image_background_remove work on library assets and URLs, with lineage", async (t) => {
+  await withSetup(async ({ gateway, hosts, keys }) => {
+    const disc = `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="80"><rect width="100%" height="100%" fill="#ffffff"/><circle cx="60" cy="40" r="25" fill="#2040c0"/></svg>`;
+    hosts.serve("/disc.png", await sharp(Buffer.from(disc)).png().toBuffer(), "image/png");
+    const client = await connect(gateway, keys.pro);
+    const removed = await call(client, "image_background_remove", { image: `${hosts.publicBase}/disc.png`, output_format: "png" });
+    t.falsy(removed.isError, JSON.stringify(removed.content));
+    const cutout = Buffer.from(removed.content.find((block) => block.type === "image")!.data!, "base64");
+    const { data, info } = await sharp(cutout).raw().toBuffer({ resolveWithObject: true });
+    t.is(info.channels, 4);
+    t.is(data[3], 0, "transparent corner");
+    t.is(data[(40 * info.width + 60) * 4 + 3], 255, "opaque subject");
+    const cutoutId = removed.structuredContent!.data![0]!.asset_id!;
+
+    const upscaled = await call(client, "image_upscale", { parent_asset_id: cutoutId, scale: 4 });
+    t.falsy(upscaled.isError, JSON.stringify(upscaled.content));
+    const meta = await sharp(Buffer.from(upscaled.content.find((block) => block.type === "image")!.data!, "base64")).metadata();
+    t.deepEqual([meta.format, meta.width, meta.height], ["webp", 480, 320]);
+    const upscaledId = upscaled.structuredContent!.data![0]!.asset_id!;
+    t.true((await storedIds(gateway, keys.pro)).includes(upscaledId));
+
+    const unoffered = await call(client, "image_upscale", { parent_asset_id: cutoutId, scale: 3 });
+    t.is(unoffered.structuredContent?.error?.code, "invalid_parameter");
+    t.is(unoffered.structuredContent?.error?.param, "scale");
+    const jpeg = await call(client, "image_background_remove", { parent_asset_id: cutoutId, output_format: "jpeg" });
+    t.is(jpeg.structuredContent?.error?.param, "output_format");
+    await client.close();
+  });
+});
+
+test("upscale and background removal with no capable provider are tool errors with 503 provider_not_configured", async (t) => {
+  await withSetup(
+    async ({ gateway, keys }) => {
+      const client = await connect(gateway, keys.pro);
+      const image = `data:image/png;base64,${pngFile(8, 8).toString("base64")}`;
+      for (const name of ["image_upscale", "image_background_remove"]) {
+        const result = await call(client, name, { image });
+        t.true(result.isError);
+        t.is(result.structuredContent?.error?.code, "provider_not_configured", name);
+        t.is(result.structuredContent?.error?.status, 503);
+      }
+      await client.close();
+    },
+    (config) => {
+      config.tools.upscale = { default: null, allow: [] };
+      config.tools.background = { default: null, allow: [] };
+    },
+  );
 });
 
 test("errors are tool errors carrying the HTTP codes", async (t) => {

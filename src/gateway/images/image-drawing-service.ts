@@ -19,7 +19,7 @@ import type { ImageLibrary, Lineage, ProducedPicture } from "./image-library.js"
 import { chooseImageModel } from "./image-model-choice.js";
 import { callImageProvider, releasingOnError, type ImageCallDependencies } from "./image-provider-call.js";
 import type { ImageGenerationBody } from "./image-request.js";
-import { headerSafe, type ImageCallContext, type ImageOutcome, type ImageResultBody } from "./image-results.js";
+import { imageOutcome, type ImageCallContext, type ImageOutcome } from "./image-results.js";
 import { enhancedPromptHeader, enhancePrompt } from "./prompt-enhancer.js";
 
 export interface ImageDrawingDependencies extends ImageCallDependencies {
@@ -123,19 +123,11 @@ export class ImageDrawingService {
     });
 
     const stored = await library.store(context, pictures, { lineage: drawing.lineage, model: model.id, prompt: drawing.prompt, revisedPrompt: plan.request.prompt });
-    const body: ImageResultBody = {
-      id: context.requestId,
-      created: Math.floor(Date.now() / 1000),
-      model: model.id,
-      data: stored.data,
-      timing: { total_ms: Math.round(performance.now() - started), upstream_ms: upstreamMs },
-    };
-    if (result.refusal !== undefined) body.refusal = result.refusal;
-    if (drawing.enhanced) body.enhanced_prompt = drawing.enhanced;
-    const outcome: ImageOutcome = { body };
-    if (drawing.enhanced) outcome.enhancedPromptHeader = enhancedPromptHeader(drawing.enhanced);
-    if (result.upstreamRequestId) outcome.upstreamRequestId = result.upstreamRequestId;
-    if (stored.warning !== undefined) outcome.assetWarning = headerSafe(stored.warning);
+    const outcome = imageOutcome({ requestId: context.requestId, model: model.id, stored, result, started, upstreamMs });
+    if (drawing.enhanced) {
+      outcome.body.enhanced_prompt = drawing.enhanced;
+      outcome.enhancedPromptHeader = enhancedPromptHeader(drawing.enhanced);
+    }
     return outcome;
   }
 

@@ -8,6 +8,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { isFileId } from "../../gateway/storage/stored-file.js";
 import { parseImageEdit } from "../../gateway/images/image-edit-request.js";
 import { parseImageGeneration } from "../../gateway/images/image-request.js";
+import { parseBackgroundRemoval, parseImageUpscale } from "../../gateway/images/image-transform-request.js";
 import { parseDescribeRequest } from "../../gateway/vision/vision-request.js";
 import type { McpToolContext } from "./mcp-context.js";
 import { imageToolResult, jsonToolResult } from "./tool-results.js";
@@ -108,5 +109,35 @@ export function registerImageTools(server: McpServer, context: McpToolContext): 
         const described = await context.gateway.describer.describe(parseDescribeRequest(body), { ...call, endpoint: "image.describe" });
         return jsonToolResult({ model: described.model, text: described.text }, described.text);
       }),
+  );
+
+  const transformInput = {
+    image: z.string().optional().describe("an http(s) URL, a data: URL or base64 bytes; omitted: the library picture parent_asset_id names"),
+    parent_asset_id: z.string().optional().describe("a library picture: the input when `image` is omitted, and the result's lineage"),
+    output_format: z.string().optional().describe("png or webp (default webp)"),
+    model: z.string().optional().describe("an allowlisted model from GET /v1/public/image-models"),
+    project_id: z.string().optional(),
+  };
+
+  server.registerTool(
+    "image_upscale",
+    {
+      title: "Upscale a picture",
+      description: "Enlarge a picture by one of the model's factors (refused, never rounded). The result is saved in your library.",
+      inputSchema: { ...transformInput, scale: z.number().int().optional().describe("a factor the model offers; omitted: the provider's own") },
+      outputSchema: pictureResultSchema,
+    },
+    (args) => context.run(async (call) => imageToolResult(await context.gateway.imageTransforms.upscale(parseImageUpscale(args), call))),
+  );
+
+  server.registerTool(
+    "image_background_remove",
+    {
+      title: "Remove a picture's background",
+      description: "Cut the subject out onto a transparent background (png or webp). The result is saved in your library.",
+      inputSchema: transformInput,
+      outputSchema: pictureResultSchema,
+    },
+    (args) => context.run(async (call) => imageToolResult(await context.gateway.imageTransforms.removeBackground(parseBackgroundRemoval(args), call))),
   );
 }
