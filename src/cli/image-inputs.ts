@@ -3,10 +3,10 @@
 // :reference sets the role; only those three words count, so https://x/y.png stays a URL.
 // Without a role the entry goes as the spec's bare string (or {asset_id}), and the server applies
 // the model's default role.
-import { promises as fs } from "node:fs";
 import { fileTypeFromBuffer } from "file-type";
 import type { ImageEditInput, ImageRole } from "../client/image-types.js";
 import { CliError } from "./cli-error.js";
+import { readPictureFile } from "./picture-files.js";
 
 export const IMAGE_ROLES: readonly ImageRole[] = ["edit", "subject", "reference"];
 export const MAX_EDIT_IMAGES = 4;
@@ -60,14 +60,7 @@ export async function resolveLineImages(body: Record<string, unknown>): Promise<
 }
 
 async function fileAsDataUrl(file: string, label: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : (error as Error).message;
-    throw new CliError(`${label} ${file}: ${reason}`);
-  }
+  const bytes = await readPictureFile(file, label);
   const sniffed = await fileTypeFromBuffer(bytes);
   if (!sniffed || !SENDABLE_TYPES.includes(sniffed.mime)) {
     throw new CliError(`${label} ${file}: ${sniffed ? `${sniffed.mime} is` : "not"} a picture the gateway takes (PNG, JPEG, WebP or GIF)`);

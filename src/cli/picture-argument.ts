@@ -1,12 +1,9 @@
-// The picture argument of `gw image describe`: an http(s) URL goes to the gateway as `mediaUrl`
+// The picture argument of `gw image describe|upscale|remove-background`: an http(s) URL goes to the gateway as `mediaUrl`
 // (the gateway downloads it); a FILE, or `-` for the bytes on stdin, is read here and sent as a
 // data: URL in `mediaBase64`. The gateway sniffs the real type, so the declared one is a courtesy.
-import { promises as fs } from "node:fs";
 import { fileTypeFromBuffer } from "file-type";
 import { CliError } from "./cli-error.js";
-
-/** The gateway's own limit on one picture. */
-const MAX_PICTURE_BYTES = 20 * 1024 * 1024;
+import { MAX_PICTURE_BYTES, readPictureFile } from "./picture-files.js";
 
 export type PictureField = { mediaUrl: string } | { mediaBase64: string };
 
@@ -17,18 +14,6 @@ export async function pictureField(argument: string): Promise<PictureField> {
   if (bytes.length === 0) throw new CliError(`${argument === "-" ? "stdin" : argument} is empty`);
   const type = (await fileTypeFromBuffer(bytes))?.mime;
   return { mediaBase64: `data:${type?.startsWith("image/") ? type : "application/octet-stream"};base64,${bytes.toString("base64")}` };
-}
-
-async function readPictureFile(file: string): Promise<Buffer> {
-  let stat;
-  try {
-    stat = await fs.stat(file);
-  } catch (error) {
-    throw new CliError(`${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`);
-  }
-  if (!stat.isFile()) throw new CliError(`${file}: not a regular file`);
-  if (stat.size > MAX_PICTURE_BYTES) throw new CliError(`${file} is larger than the ${MAX_PICTURE_BYTES / 1024 / 1024} MB the gateway accepts for one picture`);
-  return fs.readFile(file);
 }
 
 async function readStdinBytes(): Promise<Buffer> {
