@@ -1,7 +1,7 @@
 // Convert a picture to one of the formats the gateway hands out, with sharp. The picture keeps
 // its displayed orientation (EXIF rotation applied); JPEG has no alpha, so transparent pixels are
 // laid on a background (white unless told otherwise) instead of turning black.
-import sharp from "sharp";
+import { loadSharp } from "./sharp-loader.js";
 import { InvalidImageError } from "./image-error.js";
 
 export type OutputImageFormat = "png" | "jpeg" | "webp";
@@ -24,6 +24,7 @@ export interface EncodedImage {
 }
 
 export async function encodeImage(input: Uint8Array, options: EncodeImageOptions): Promise<EncodedImage> {
+  const sharp = await loadSharp();
   let pipeline = sharp(input, { failOn: "error", limitInputPixels: options.maxPixels ?? true }).rotate();
   const quality = options.quality === undefined ? undefined : Math.min(100, Math.max(1, Math.round(options.quality)));
   switch (options.format) {

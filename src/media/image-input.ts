@@ -6,9 +6,10 @@
 // SVG is refused on purpose: it is a document (scripts, external references, entity expansion),
 // not pixels, and no upstream we send pictures to takes it.
 import { fileTypeFromBuffer } from "file-type";
-import sharp, { type Metadata } from "sharp";
+import type { Metadata } from "sharp";
 import { safeFetch, type FetchedResource } from "../net/safe-fetch.js";
 import { InvalidImageError } from "./image-error.js";
+import { loadSharp } from "./sharp-loader.js";
 import { bytesFromBase64, bytesFromDataUrl, tooLarge } from "./image-source.js";
 
 export { InvalidImageError, type InvalidImageReason } from "./image-error.js";
@@ -74,6 +75,7 @@ export async function probeImage(input: Uint8Array, options: { maxBytes: number;
   if (bytes.length > options.maxBytes) throw tooLarge(options.maxBytes);
   if (bytes.length === 0) throw new InvalidImageError("not_an_image", "the image is empty");
   const mediaType = await sniff(bytes);
+  const sharp = await loadSharp();
   const decoderOptions = { limitInputPixels: options.maxPixels, failOn: "error" } as const;
   let metadata: Metadata;
   try {

@@ -3,7 +3,7 @@
 // scales anything over ~1.5k px down anyway), so those are re-encoded: the first frame, upright,
 // at most 2048 px on the long edge, PNG when it has transparency and JPEG otherwise. Anything
 // already fine is sent byte for byte.
-import sharp from "sharp";
+import { loadSharp } from "./sharp-loader.js";
 import type { ImageInput } from "./image-input.js";
 
 const MAX_EDGE = 2048;
@@ -17,6 +17,7 @@ export interface ModelPicture {
 export async function pictureForModel(input: ImageInput, maxPixels: number): Promise<ModelPicture> {
   const fits = input.mediaType !== "image/gif" && input.frames === 1 && Math.max(input.width, input.height) <= MAX_EDGE && input.bytes.length <= MAX_BYTES;
   if (fits) return { bytes: input.bytes, mediaType: input.mediaType as ModelPicture["mediaType"] };
+  const sharp = await loadSharp();
   const pipeline = sharp(input.bytes, { failOn: "error", limitInputPixels: maxPixels })
     .rotate()
     .resize({ width: MAX_EDGE, height: MAX_EDGE, fit: "inside", withoutEnlargement: true });

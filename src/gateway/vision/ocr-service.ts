@@ -8,9 +8,9 @@
 // (type "word") in reading order; `confidence` is tesseract's own score scaled to 0..1 (a line's
 // is the mean of its words'); `fullText` is the lines joined by newlines, with a blank line
 // between paragraphs.
-import sharp from "sharp";
 import type { Config } from "../../config/resolved-config.js";
 import { findTesseract, type EngineInfo } from "../../media/engines.js";
+import { loadSharp } from "../../media/sharp-loader.js";
 import { OcrEngineError, recognizeText, type OcrText } from "../../media/tesseract-ocr.js";
 import type { CreditLedger } from "../billing/credit-ledger.js";
 import { ProviderNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
@@ -56,6 +56,7 @@ export class OcrService {
     const input = await readSourcePicture(body.picture, this.dependencies.fetchUrl, context.signal);
     // Upright, first frame, transparency laid on white (black text on a transparent background
     // would otherwise read as black on black), PNG: a format every tesseract build reads.
+    const sharp = await loadSharp();
     const png = await sharp(input.bytes, { failOn: "error", limitInputPixels: MAX_PICTURE_PIXELS })
       .rotate()
       .flatten({ background: "#ffffff" })

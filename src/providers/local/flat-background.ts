@@ -2,12 +2,11 @@
 // colour, studio backdrops, scans), on this machine. The pixel work is flat-background-mask.ts;
 // here the picture is decoded to raw RGBA with sharp and encoded back with its alpha channel.
 import { Worker } from "node:worker_threads";
-import sharp from "sharp";
 import type { ImageBytes, ImageOutputFormat } from "../image-types.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import { clearFlatBackground, NotFlatBackgroundError } from "./flat-background-mask.js";
 import type { MaskJob, MaskReply } from "./flat-background-worker.js";
-import { encodeLocal, localFormat, openPicture, orientedSize, refuseOversizedWebp } from "./local-pictures.js";
+import { encodeLocal, localFormat, openPicture, orientedSize, rawPicture, refuseOversizedWebp } from "./local-pictures.js";
 
 export const FLAT_BACKGROUND_MODEL = "flat-background";
 /**
@@ -29,7 +28,7 @@ export async function removeFlatBackground(image: ImageBytes, options: { outputF
   const format = localFormat(options.outputFormat, ENGINE);
   const size = await orientedSize(image.bytes, FLAT_BACKGROUND_MAX_PIXELS, ENGINE);
   refuseOversizedWebp(format, size.width, size.height, ENGINE);
-  const { data, info } = await openPicture(image.bytes, FLAT_BACKGROUND_MAX_PIXELS)
+  const { data, info } = await (await openPicture(image.bytes, FLAT_BACKGROUND_MAX_PIXELS))
     .toColourspace("srgb")
     .ensureAlpha()
     .raw({ depth: "uchar" })
@@ -45,7 +44,7 @@ export async function removeFlatBackground(image: ImageBytes, options: { outputF
       "image",
     );
   }
-  return encodeLocal(sharp(pixels, { raw: { width: info.width, height: info.height, channels: 4 } }), format);
+  return encodeLocal(await rawPicture(pixels, info.width, info.height), format);
 }
 
 /** The same pass on a worker thread, over a shared copy of the pixels; one short-lived worker per picture. */

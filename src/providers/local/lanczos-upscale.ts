@@ -28,5 +28,5 @@ export async function lanczosUpscale(image: ImageBytes, options: { scale?: numbe
   }
   refuseOversizedWebp(format, width, height, ENGINE);
   // fit "fill": the factor is the same on both sides, so this only pins the size to the pixel.
-  return encodeLocal(openPicture(image.bytes, LANCZOS_MAX_OUTPUT_PIXELS).resize(width, height, { kernel: "lanczos3", fit: "fill" }), format);
+  return encodeLocal((await openPicture(image.bytes, LANCZOS_MAX_OUTPUT_PIXELS)).resize(width, height, { kernel: "lanczos3", fit: "fill" }), format);
 }

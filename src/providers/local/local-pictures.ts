@@ -1,6 +1,7 @@
 // What the local image engines share: opening a picture with sharp (displayed orientation, a
 // pixel limit) and encoding the result as png or webp, the formats their catalog entries offer.
-import sharp, { type Sharp } from "sharp";
+import type { Sharp } from "sharp";
+import { loadSharp } from "../../media/sharp-loader.js";
 import type { ImageBytes, ImageOutputFormat } from "../image-types.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 
@@ -10,14 +11,21 @@ export type LocalOutputFormat = "png" | "webp";
 export const WEBP_MAX_SIDE = 16_383;
 
 /** The picture as displayed (EXIF orientation applied), first frame only. */
-export function openPicture(bytes: Buffer, maxPixels: number): Sharp {
+export async function openPicture(bytes: Buffer, maxPixels: number): Promise<Sharp> {
+  const sharp = await loadSharp();
   return sharp(bytes, { autoOrient: true, failOn: "error", limitInputPixels: maxPixels });
+}
+
+/** Raw RGBA pixels as a picture to encode. */
+export async function rawPicture(pixels: Uint8Array, width: number, height: number): Promise<Sharp> {
+  const sharp = await loadSharp();
+  return sharp(pixels, { raw: { width, height, channels: 4 } });
 }
 
 /** Its displayed size, read from the header. */
 export async function orientedSize(bytes: Buffer, maxPixels: number, engine: string): Promise<{ width: number; height: number }> {
   try {
-    const metadata = await openPicture(bytes, maxPixels).metadata();
+    const metadata = await (await openPicture(bytes, maxPixels)).metadata();
     const width = metadata.autoOrient?.width ?? metadata.width;
     const height = metadata.autoOrient?.height ?? metadata.height;
     if (width && height) return { width, height };
