@@ -106,6 +106,7 @@ test("JSON edit of a data: URL: default role reference told to the upstream, web
     const { status, headers, body } = await edit(gateway, keys.pro, { prompt: "make it night", images: [dataUrl(picture)] });
     t.is(status, 200, JSON.stringify(body));
     t.is(body.id, headers.get("x-request-id") ?? "missing");
+    t.regex(headers.get("x-service-upstream-trace-id") ?? "", /^req_img_/);
     t.is(body.model, "openai/gpt-image-1");
     t.is(body.data.length, 1);
     t.is(body.data[0]!.media_type, "image/webp");
