@@ -417,3 +417,23 @@ test("no image model configured: edits answer 503 provider_not_configured", asyn
     },
   );
 });
+
+test("an upstream error about an accepted value comes back verbatim, nothing billed; a refusal is a billed 200", async (t) => {
+  await withSetup(async ({ gateway, images, keys }) => {
+    const vendorError = { error: { message: "Invalid image file or mode for image 1", type: "invalid_request_error", param: "image", code: "invalid_image_format" } };
+    images.set({ status: 400, errorBody: vendorError });
+    const failed = await edit(gateway, keys.pro, { prompt: "x", images: [dataUrl(picture)] });
+    t.is(failed.status, 400);
+    t.deepEqual(failed.body as unknown, vendorError);
+    t.deepEqual(usageRows(gateway, "image.edits"), []);
+
+    images.set({ status: 200, refusal: true });
+    const refused = await edit(gateway, keys.pro, { prompt: "x", images: [dataUrl(picture)], n: 2 });
+    t.is(refused.status, 200);
+    t.deepEqual(refused.body.data, []);
+    t.truthy((refused.body as { refusal?: string }).refusal);
+    const rows = usageRows(gateway, "image.edits");
+    t.is(rows.length, 1);
+    t.is(rows[0]!.units.images, 2);
+  });
+});
