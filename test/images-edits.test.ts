@@ -245,6 +245,19 @@ test("multipart form: repeated image[] parts take the default role, scalars pars
     t.is(refused.status, 400);
     t.is(refused.body.error?.param, "n");
 
+    const huge = new FormData();
+    huge.append("prompt", "x");
+    huge.append("image", new Blob([new Uint8Array(20 * 1024 * 1024 + 1)]), "huge.png");
+    const tooLarge = await editForm(gateway, keys.pro, huge);
+    t.is(tooLarge.status, 413);
+    t.is(tooLarge.body.error?.code, "payload_too_large");
+
+    const six = new FormData();
+    six.append("prompt", "x");
+    for (let index = 0; index < 6; index++) six.append("image[]", new Blob([blobPart(picture)]), `p${index}.png`);
+    const tooMany = await editForm(gateway, keys.pro, six);
+    t.is(tooMany.status, 400);
+
     const noImage = new FormData();
     noImage.append("prompt", "x");
     const missing = await editForm(gateway, keys.pro, noImage);

@@ -6,6 +6,8 @@ import type { Gateway } from "../../gateway/gateway.js";
 import { imageEditFromForm, MAX_EDIT_IMAGES, parseImageEdit } from "../../gateway/images/image-edit-request.js";
 import type { ImageCallContext, ImageOutcome } from "../../gateway/images/image-results.js";
 import { parseImageGeneration } from "../../gateway/images/image-request.js";
+// A part larger than one picture may be is refused while it streams in (413), not after.
+import { MAX_PICTURE_BYTES } from "../../gateway/media/picture-input.js";
 import { parseBackgroundRemoval, parseImageUpscale } from "../../gateway/images/image-transform-request.js";
 import { readJsonObject } from "../read-json-body.js";
 import { isMultipart, readMultipartForm } from "../read-multipart-form.js";
@@ -20,8 +22,6 @@ export const IMAGE_PATHS = [
   "/v1/image/background-removal",
 ];
 
-/** DESIGN §6: multipart 50 MB per file. */
-const MAX_FORM_FILE_BYTES = 50 * 1024 * 1024;
 
 export function registerImages(app: H3, gateway: Gateway): void {
   app.get("/v1/public/image-models", () => gateway.imageCatalog());
@@ -37,7 +37,7 @@ export function registerImages(app: H3, gateway: Gateway): void {
   app.post("/v1/image/edits", async (event) => {
     const context = await imageCallContext(event, gateway);
     const body = isMultipart(event.req.headers.get("content-type"))
-      ? imageEditFromForm(await readMultipartForm(nodeRequest(event), { maxFileBytes: MAX_FORM_FILE_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 }))
+      ? imageEditFromForm(await readMultipartForm(nodeRequest(event), { maxFileBytes: MAX_PICTURE_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 }))
       : parseImageEdit(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
     return answer(event, await gateway.images.edit(body, context));
   });
