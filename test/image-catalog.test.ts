@@ -53,7 +53,7 @@ test("a config's own image list replaces the built-in one and is completed with 
         aspectRatios: [],
         formats: [],
         resolutions: {},
-        features: { transparency: false, explicitSize: false, outputCompression: false, revisedPrompt: false },
+        features: { transparency: false, explicitSize: false, outputCompression: false, revisedPrompt: false, editKeepsShape: false },
         quality: { accepted: false },
         referenceRoles: [],
         maxReferences: 0,

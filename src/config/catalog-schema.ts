@@ -53,9 +53,11 @@ export const imageConstraintsSchema = z
         outputCompression: z.boolean().default(false),
         /** Rewrites the prompt and reports it (revised_prompt). */
         revisedPrompt: z.boolean().default(false),
+        /** An edit comes back in the edited picture's shape (image-to-image): no other aspect ratio or size. */
+        editKeepsShape: z.boolean().default(false),
       })
       .strict()
-      .default({ transparency: false, explicitSize: false, outputCompression: false, revisedPrompt: false }),
+      .default({ transparency: false, explicitSize: false, outputCompression: false, revisedPrompt: false, editKeepsShape: false }),
     quality: valuesKnob.default(NOT_ACCEPTED),
     /** Roles an input picture may play on edits; the default role is `reference` when listed, else the first. */
     referenceRoles: z.array(z.enum(["edit", "subject", "reference"])).default([]),

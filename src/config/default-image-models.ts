@@ -35,14 +35,15 @@ const STABILITY_STYLE_PRESETS = [
   "isometric", "low-poly", "origami", "modeling-compound", "cinematic", "3d-model", "pixel-art", "tile-texture",
 ];
 
-function stabilityGenerator(model: string, name: string, perImage: number, cfgScale: boolean, description: string): ImageModelInput {
+/** `edits`: draws from a picture too (image-to-image: the picture to edit, one per call). */
+function stabilityGenerator(model: string, name: string, perImage: number, cfgScale: boolean, edits: boolean, description: string): ImageModelInput {
   return {
     id: `stability/${model}`,
     provider: "stability",
     model,
     name,
     description,
-    operations: ["generate"],
+    operations: edits ? ["generate", "edit"] : ["generate"],
     constraints: {
       aspectRatios: SPEC_STABILITY_RATIOS,
       defaultAspectRatio: "1:1",
@@ -53,6 +54,7 @@ function stabilityGenerator(model: string, name: string, perImage: number, cfgSc
       cfgScale: cfgScale ? { accepted: true, min: 1, max: 10, default: 4 } : { accepted: false },
       stylePresets: { accepted: true, values: STABILITY_STYLE_PRESETS },
       seed: { accepted: true, min: 0, max: 4_294_967_294 },
+      ...(edits ? { referenceRoles: ["edit" as const], maxReferences: 1, features: { editKeepsShape: true } } : {}),
     },
     pricing: { perImage },
   };
@@ -119,9 +121,9 @@ export const DEFAULT_IMAGE_MODEL_INPUTS: ImageModelInput[] = [
     },
     pricing: { perImage: 20_000 },
   },
-  stabilityGenerator("core", "Stable Image Core", 30_000, false, "Stability's fast, inexpensive text-to-image model; negative prompts, style presets and seeds."),
-  stabilityGenerator("ultra", "Stable Image Ultra", 80_000, false, "Stability's highest-quality text-to-image model; negative prompts, style presets and seeds."),
-  stabilityGenerator("sd3", "Stable Diffusion 3.5 Large", 65_000, true, "Stable Diffusion 3.5 Large; negative prompts, cfg_scale, style presets and seeds."),
+  stabilityGenerator("core", "Stable Image Core", 30_000, false, false, "Stability's fast, inexpensive text-to-image model; negative prompts, style presets and seeds."),
+  stabilityGenerator("ultra", "Stable Image Ultra", 80_000, false, true, "Stability's highest-quality model; negative prompts, style presets and seeds; edits one picture (image-to-image, keeps its shape)."),
+  stabilityGenerator("sd3", "Stable Diffusion 3.5 Large", 65_000, true, true, "Stable Diffusion 3.5 Large; negative prompts, cfg_scale, style presets and seeds; edits one picture (image-to-image, keeps its shape)."),
   {
     id: "stability/fast-upscale",
     provider: "stability",

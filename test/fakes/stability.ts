@@ -9,7 +9,8 @@
  *    input's size with a transparent border.
  *  - Validates like the real API where it matters: Bearer key, required fields, aspect_ratio,
  *    output_format, seed and cfg_scale ranges, style_preset vocabulary, fields an endpoint does
- *    not have (cfg_scale on core / ultra), input sizes for fast upscale.
+ *    not have (cfg_scale on core / ultra), input sizes for fast upscale, image-to-image on ultra
+ *    and sd3 (`image` + `strength`, sd3's `mode`, no aspect_ratio there; the input's shape kept).
  *  - Errors {id, name, errors:[...]}; refusals as 403 content_moderation or a 200 with
  *    finish-reason CONTENT_FILTERED.
  */
@@ -191,7 +192,8 @@ function generatePicture(endpoint: string, form: ParsedForm): Picture {
   if (prompt.length > 10_000) throw badRequest("prompt: must be at most 10000 characters");
   const negative = field(form, "negative_prompt");
   if (negative !== undefined && negative.length > 10_000) throw badRequest("negative_prompt: must be at most 10000 characters");
-  const aspectRatio = field(form, "aspect_ratio") ?? "1:1";
+  const source = imageToImage(endpoint, form);
+  const aspectRatio = field(form, "aspect_ratio") ?? source?.aspectRatio ?? "1:1";
   const size = STABILITY_SIZES[aspectRatio];
   if (!size) throw badRequest(`aspect_ratio: must be one of ${Object.keys(STABILITY_SIZES).join(", ")}`);
   const style = field(form, "style_preset");
@@ -202,6 +204,37 @@ function generatePicture(endpoint: string, form: ParsedForm): Picture {
   if (cfgScale !== undefined && !(Number(cfgScale) >= 1 && Number(cfgScale) <= 10)) throw badRequest("cfg_scale: must be a number from 1 to 10");
   const format = outputFormat(form, ["png", "jpeg", "webp"]);
   return { bytes: imageFile(format, size[0], size[1], [90, 120, 200, 255]), format, seed: seedOf(form) };
+}
+
+/**
+ * Image-to-image (ultra: `image` + `strength`; sd3: also `mode: image-to-image`, and no
+ * aspect_ratio): checked like the real API; the picture drawn has the input's nearest ratio.
+ */
+function imageToImage(endpoint: string, form: ParsedForm): { aspectRatio: string } | undefined {
+  const image = form.files.find((file) => file.field === "image");
+  const mode = field(form, "mode");
+  if (endpoint === "sd3") {
+    if (mode !== undefined && mode !== "text-to-image" && mode !== "image-to-image") throw badRequest("mode: must be text-to-image or image-to-image");
+    if (mode === "image-to-image" && !image) throw badRequest("image: is required when mode is image-to-image");
+    if (image && mode !== "image-to-image") throw badRequest("image: is only accepted when mode is image-to-image");
+    if (image && field(form, "aspect_ratio") !== undefined) throw badRequest("aspect_ratio: is only accepted for text-to-image");
+  }
+  if (!image) {
+    if (field(form, "strength") !== undefined) throw badRequest("strength: is only accepted with an image");
+    return undefined;
+  }
+  const strength = Number(field(form, "strength"));
+  if (field(form, "strength") === undefined || !(strength >= 0 && strength <= 1)) throw badRequest("strength: is required with an image, a number from 0 to 1");
+  const input = imageSize(image.bytes);
+  if (!input) throw badRequest("image: could not be decoded as png, jpeg or webp");
+  const wanted = Math.log(input.width / input.height);
+  const nearest = Object.keys(STABILITY_SIZES).sort((left, right) => Math.abs(ratioLog(left) - wanted) - Math.abs(ratioLog(right) - wanted))[0]!;
+  return { aspectRatio: nearest };
+}
+
+function ratioLog(ratio: string): number {
+  const [width, height] = ratio.split(":").map(Number) as [number, number];
+  return Math.log(width / height);
 }
 
 function transformPicture(form: ParsedForm, fields: string[], formats: FakeImageFormat[], kind: "fast" | "conservative" | "remove-background"): Picture {

@@ -38,7 +38,12 @@ export function planDrawing(model: ImageModelEntry, body: ImageGenerationBody, c
   if (n > context.plan.imageMaxN) {
     throw new PlanLimitExceededError(`The ${context.planName} plan draws at most ${context.plan.imageMaxN} image${context.plan.imageMaxN === 1 ? "" : "s"} per call; n was ${n}.`, { param: "n" });
   }
-  const keepShape = options.inputShape && body.aspect_ratio === undefined && body.size === undefined ? nearestAspectRatio(model, options.inputShape) : undefined;
+  const nearest = options.inputShape ? nearestAspectRatio(model, options.inputShape) : undefined;
+  if (nearest !== undefined && constraints.features.editKeepsShape) {
+    const asked = body.size !== undefined ? "size" : body.aspect_ratio !== undefined && body.aspect_ratio !== nearest ? "aspect_ratio" : undefined;
+    if (asked) throw new InvalidRequestError(`${model.id} edits keep the picture's shape (here ${nearest}); drop ${asked}.`, { param: asked, provider: model.provider });
+  }
+  const keepShape = body.aspect_ratio === undefined && body.size === undefined ? nearest : undefined;
   const size = resolveImageSize(model, { aspectRatio: body.aspect_ratio ?? keepShape, resolution: body.resolution, size: body.size });
   if ("error" in size) throw new InvalidRequestError(size.error.message, { param: size.error.param });
   if (tierIndex(size.resolution) > tierIndex(context.plan.imageMaxResolution)) {

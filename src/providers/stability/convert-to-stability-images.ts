@@ -1,6 +1,6 @@
 // Vendor-neutral image requests -> Stability v2beta multipart forms (reference images.md §2).
 // Stability draws one picture per call, sized by aspect ratio; what it cannot do is refused here.
-import type { ImageGenerateRequest, ImageTransformRequest } from "../image-types.js";
+import type { ImageEditRequest, ImageGenerateRequest, ImageTransformRequest } from "../image-types.js";
 import { imageFileName } from "../image-bytes.js";
 import type { MultipartPart } from "../multipart-body.js";
 import { UnsupportedContentError } from "../provider-errors.js";
@@ -44,6 +44,30 @@ export function convertToStabilityGeneration(request: ImageGenerateRequest, inde
   if (request.seed !== undefined) parts.push({ name: "seed", value: String((request.seed + index) % SEED_LIMIT) });
   if (request.outputFormat !== undefined) parts.push({ name: "output_format", value: request.outputFormat });
   return { path: rules.path, parts };
+}
+
+/**
+ * How far image-to-image may move from the picture (Stability's `strength`, 0-1): the spec's
+ * `edit` role keeps what the prompt does not mention, so the change is moderate.
+ */
+export const STABILITY_EDIT_STRENGTH = 0.5;
+
+/**
+ * An edit is image-to-image on ultra or sd3: one picture, role `edit`, and the generation's knobs.
+ * The picture sets the shape, so no aspect_ratio is sent (sd3 takes it for text-to-image only).
+ */
+export function convertToStabilityEdit(request: ImageEditRequest, index: number): StabilityCall {
+  const rules = stabilityGenerateRules(request.model);
+  if (!rules || rules.imageToImage === "none") throw new UnsupportedContentError(`Stability's ${request.model} does not draw from a picture.`, "model");
+  const [picture, ...others] = request.images;
+  if (!picture || others.length > 0) throw new UnsupportedContentError(`Stability's ${request.model} edits exactly one picture.`, "images");
+  if (picture.role !== "edit") throw new UnsupportedContentError(`Stability's ${request.model} takes a picture to edit, not a ${picture.role}.`, "images");
+  const { aspectRatio: _ratio, width: _width, height: _height, images: _images, ...fromText } = request;
+  const { parts, path } = convertToStabilityGeneration(fromText, index);
+  parts.push({ name: "image", filename: imageFileName("image", picture.mediaType), contentType: picture.mediaType, bytes: picture.bytes });
+  parts.push({ name: "strength", value: String(STABILITY_EDIT_STRENGTH) });
+  if (rules.imageToImage === "mode") parts.push({ name: "mode", value: "image-to-image" });
+  return { path, parts };
 }
 
 export function convertToStabilityUpscale(request: ImageTransformRequest): StabilityCall {

@@ -1,4 +1,4 @@
-// Image generation, upscaling and background removal against Stability's REST v2beta: every call
+// Image generation, editing (image-to-image), upscaling and background removal against Stability's REST v2beta: every call
 // a multipart form, every answer the picture's bytes (`accept: image/*`: no base64 to inflate
 // and decode again, and the finish reason and seed arrive as headers). One picture per call.
 import type { ImageCapability, ImageResult } from "../image-types.js";
@@ -10,6 +10,7 @@ import { toNetworkError, upstreamTarget, type UpstreamResponse } from "../../net
 import { convertFromStabilityImage } from "./convert-from-stability-images.js";
 import {
   convertToStabilityBackgroundRemoval,
+  convertToStabilityEdit,
   convertToStabilityGeneration,
   convertToStabilityUpscale,
   type StabilityCall,
@@ -48,6 +49,11 @@ export function createStabilityImages(context: ProviderContext): ImageCapability
       // Converted once up front so a refused value fails before any call.
       convertToStabilityGeneration(request, 0);
       return drawInBatches(request.n, 1, signal, (batch) => call(convertToStabilityGeneration(request, batch.index), batch.signal));
+    },
+
+    async edit(request, { signal }) {
+      convertToStabilityEdit(request, 0);
+      return drawInBatches(request.n, 1, signal, (batch) => call(convertToStabilityEdit(request, batch.index), batch.signal));
     },
 
     async upscale(request, { signal }) {

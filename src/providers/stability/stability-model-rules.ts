@@ -7,6 +7,11 @@ export interface StabilityGenerateRules {
   path: string;
   /** Only the sd3 endpoint takes cfg_scale. */
   takesCfgScale: boolean;
+  /**
+   * How the endpoint draws from a picture (image-to-image: `image` + `strength`): ultra takes the
+   * picture as it is, sd3 also needs `mode: image-to-image`; core draws from text only.
+   */
+  imageToImage: "none" | "image" | "mode";
   /** The sd3 endpoint's `model` form field, when a specific SD 3.5 model is named. */
   modelField?: string;
 }
@@ -30,9 +35,10 @@ export const STABILITY_STYLE_PRESETS = [
 const GENERATE = "/v2beta/stable-image/generate";
 
 export function stabilityGenerateRules(model: string): StabilityGenerateRules | undefined {
-  if (model === "ultra" || model === "core") return { path: `${GENERATE}/${model}`, takesCfgScale: false };
-  if (model === "sd3") return { path: `${GENERATE}/sd3`, takesCfgScale: true };
-  if (/^sd3(\.\d+)?-[a-z0-9-]+$/.test(model)) return { path: `${GENERATE}/sd3`, takesCfgScale: true, modelField: model };
+  if (model === "ultra") return { path: `${GENERATE}/ultra`, takesCfgScale: false, imageToImage: "image" };
+  if (model === "core") return { path: `${GENERATE}/core`, takesCfgScale: false, imageToImage: "none" };
+  if (model === "sd3") return { path: `${GENERATE}/sd3`, takesCfgScale: true, imageToImage: "mode" };
+  if (/^sd3(\.\d+)?-[a-z0-9-]+$/.test(model)) return { path: `${GENERATE}/sd3`, takesCfgScale: true, imageToImage: "mode", modelField: model };
   return undefined;
 }
 
