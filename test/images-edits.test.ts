@@ -399,16 +399,18 @@ test("what is not a picture is invalid_image: text, SVG, a truncated file, a dec
 
 test("plan caps, allowlist and credits apply to edits like generations", async (t) => {
   await withSetup(
-    async ({ gateway, images, keys }) => {
+    async ({ gateway, images, hosts, keys }) => {
+      hosts.serve("/big.png", picture, "image/png");
       const capped = await edit(gateway, keys.free, { prompt: "x", images: [dataUrl(picture)], n: 2 });
       t.is(capped.status, 403);
       t.is(capped.body.error?.code, "plan_limit_exceeded");
       const notAllowed = await edit(gateway, keys.pro, { prompt: "x", model: "stability/core", images: [dataUrl(picture)] });
       t.is(notAllowed.status, 400);
       t.is(notAllowed.body.error?.code, "model_not_allowed");
-      const broke = await edit(gateway, keys.free, { prompt: "x", images: [dataUrl(picture)], quality: "high" });
+      const broke = await edit(gateway, keys.free, { prompt: "x", images: [`${hosts.publicBase}/big.png`], quality: "high" });
       t.is(broke.status, 402);
       t.is(broke.body.error?.code, "insufficient_credits");
+      t.deepEqual(hosts.publicHits, [], "nothing is downloaded for a caller who cannot pay");
       t.is(images.requests.length, 0);
     },
     (config) => {

@@ -17,7 +17,7 @@ import { planDrawing, type DrawPlan } from "./image-draw-plan.js";
 import type { EditImageSource, ImageEditBody } from "./image-edit-request.js";
 import type { ImageLibrary, Lineage, ProducedPicture } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
-import { callImageProvider, releasingOnError, type ImageCallDependencies } from "./image-provider-call.js";
+import { callImageProvider, releasingOnError, requireCredits, type ImageCallDependencies } from "./image-provider-call.js";
 import type { ImageGenerationBody } from "./image-request.js";
 import { imageOutcome, type ImageCallContext, type ImageOutcome } from "./image-results.js";
 import { enhancedPromptHeader, enhancePrompt } from "./prompt-enhancer.js";
@@ -74,8 +74,9 @@ export class ImageDrawingService {
     const started = performance.now();
     const model = chooseImageModel(this.view(), "edit", body.model, context);
     const roles = rolesFor(model, body.images);
-    // Cheap checks before any picture is downloaded or read.
-    planDrawing(model, body, context);
+    // Cheap checks (values, plan caps, credits) before any picture is downloaded or read.
+    const preliminary = planDrawing(model, body, context);
+    requireCredits(this.dependencies.ledger, context, imagePriceCredits(model, { n: preliminary.request.n, width: preliminary.width, height: preliminary.height, quality: body.quality }));
     const inputs = await this.readInputs(body.images, context);
     const plan = planDrawing(model, body, context, { inputShape: inputs[0]! });
     // An edit of a library picture joins its lineage unless the caller names another parent.

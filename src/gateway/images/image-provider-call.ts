@@ -7,6 +7,7 @@ import type { ImageResult } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
 import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
 import { attemptInOrder } from "../chat/upstream-attempts.js";
+import { InsufficientCreditsError } from "../errors.js";
 import type { ImageCallContext } from "./image-results.js";
 
 export interface ImageCallDependencies {
@@ -46,6 +47,15 @@ export async function callImageProvider(
     dependencies.ledger.release(reservation);
     throw error;
   }
+}
+
+/**
+ * 402 early, before pictures are downloaded or read, when the caller cannot pay even this
+ * estimate; the reservation in callImageProvider still decides.
+ */
+export function requireCredits(ledger: CreditLedger, context: ImageCallContext, estimate: number): void {
+  const remaining = ledger.remaining(context.caller.agent.id, context.plan.monthlyCredits);
+  if (remaining <= 0 || remaining < estimate) throw new InsufficientCreditsError(Math.max(0, remaining), estimate);
 }
 
 /** Settle or release: anything that fails between the call and the usage row must not leave the reservation behind. */

@@ -15,7 +15,7 @@ import { readPicture, type UrlFetcher } from "../media/picture-input.js";
 import { imagePriceCredits } from "./image-catalog.js";
 import type { ImageLibrary, ProducedPicture } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
-import { callImageProvider, releasingOnError, type ImageCallDependencies } from "./image-provider-call.js";
+import { callImageProvider, releasingOnError, requireCredits, type ImageCallDependencies } from "./image-provider-call.js";
 import { imageOutcome, type ImageCallContext, type ImageOutcome } from "./image-results.js";
 import type { ImageTransformBody, TransformFormat } from "./image-transform-request.js";
 
@@ -71,6 +71,8 @@ export class ImageTransformService {
     const format = body.output_format ?? DEFAULT_FORMAT;
     // The parent is checked (404) before any picture is downloaded.
     const lineage = await library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id });
+    // 402 before any download when not even the smallest price can be paid.
+    requireCredits(ledger, context, imagePriceCredits(model, { n: 1, width: 1, height: 1 }));
     const input = await this.readInput(body, context);
 
     const request: ImageTransformRequest = { model: model.model, image: { bytes: input.bytes, mediaType: input.mediaType } };
