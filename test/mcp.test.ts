@@ -269,3 +269,14 @@ test("gw mcp prints the endpoint and a client config whose URL and header connec
     t.regex(noKey.stderr, /needs a key/);
   });
 });
+
+test("GET and DELETE /mcp answer 405: the server is stateless, with no stream or session to open or end", async (t) => {
+  await withSetup(async ({ gateway, keys }) => {
+    for (const method of ["GET", "DELETE"]) {
+      const response = await fetch(`${gateway.url}/mcp`, { method, headers: { authorization: `Bearer ${keys.pro}`, accept: "text/event-stream" } });
+      t.is(response.status, 405, method);
+      t.is(response.headers.get("allow"), "POST");
+      t.is(((await response.json()) as { error: { code: string } }).error.code, "method_not_allowed");
+    }
+  });
+});
