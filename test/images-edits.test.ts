@@ -330,10 +330,12 @@ test("roles: a role the model cannot serve is image_reference_unsupported, the o
   });
 });
 
-test("private and internal URLs are url_not_allowed on every notation and redirect; the internal host is never reached", async (t) => {
+test("private and internal URLs, redirect loops and oversized downloads are url_not_allowed; the internal host is never reached", async (t) => {
   await withSetup(async ({ gateway, images, hosts, keys }) => {
     const port = hosts.internal.port;
     hosts.redirect("/moved.png", `http://127.0.0.1:${port}/secret.png`);
+    hosts.redirect("/loop.png", "/loop.png");
+    hosts.serve("/huge.png", Buffer.alloc(20 * 1024 * 1024 + 1), "image/png");
     hosts.redirect("/to-intranet.png", `http://intranet.test:${port}/secret.png`);
     const refused = [
       `http://127.0.0.1:${port}/a.png`,
@@ -352,6 +354,8 @@ test("private and internal URLs are url_not_allowed on every notation and redire
       `http://rebind.test:${port}/a.png`,
       `${hosts.publicBase}/moved.png`,
       `${hosts.publicBase}/to-intranet.png`,
+      `${hosts.publicBase}/loop.png`,
+      `${hosts.publicBase}/huge.png`,
       `http://user:pass@pictures.test/a.png`,
       `ftp://pictures.test/a.png`,
       `file:///etc/passwd`,

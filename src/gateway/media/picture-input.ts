@@ -2,10 +2,10 @@
 // a data: URL, bare base64, an http(s) URL the gateway downloads itself through the SSRF-safe
 // fetcher, or bytes already in hand (a multipart part). Every failure becomes a 400 in the
 // gateway envelope naming the parameter: `url_not_allowed` for a private or internal address
-// (DESIGN §6), `url_fetch_failed` for a URL that could not be read, `invalid_image` for anything
-// that is not a picture we take.
+// (DESIGN §6) or a download over the size, time or redirect caps, `url_fetch_failed` for a URL
+// that could not be read, `invalid_image` for anything that is not a picture we take.
 import type { FetchedResource } from "../../net/safe-fetch.js";
-import { FetchFailedError, UrlNotAllowedError } from "../../net/safe-fetch-errors.js";
+import { FetchFailedError, UrlNotAllowedError, type FetchFailure } from "../../net/safe-fetch-errors.js";
 import { decodeImageInput, InvalidImageError, type ImageInput } from "../../media/image-input.js";
 import { InvalidRequestError } from "../errors.js";
 
@@ -17,6 +17,7 @@ export const MAX_PICTURE_BYTES = 20 * 1024 * 1024;
 /** 50 megapixels: above any vendor's input limit, far below a decompression bomb. */
 export const MAX_PICTURE_PIXELS = 50_000_000;
 const FETCH_TIMEOUT_MS = 20_000;
+const POLICY_FAILURES: ReadonlySet<FetchFailure> = new Set(["too_large", "timeout", "too_many_redirects"]);
 
 export interface PictureReadOptions {
   fetch: UrlFetcher;
@@ -47,6 +48,9 @@ export function pictureError(error: unknown, param: string): unknown {
     return new InvalidRequestError(`The URL in '${param}' is not allowed: ${error.message}.`, { param, code: "url_not_allowed" });
   }
   if (error instanceof FetchFailedError) {
+    // The fetcher's caps (size, time, redirects) are policy, like the address checks; a host that
+    // cannot be found or answers an error status is a URL that could not be read.
+    if (POLICY_FAILURES.has(error.reason)) return new InvalidRequestError(`The URL in '${param}' is not allowed: ${error.message}.`, { param, code: "url_not_allowed" });
     return new InvalidRequestError(`The picture in '${param}' could not be downloaded: ${error.message}.`, { param, code: "url_fetch_failed" });
   }
   if (error instanceof InvalidImageError) {
