@@ -6,7 +6,8 @@
 // - One JSON result line per request on stdout, in input order (deterministic, and easy to pair
 //   with the input); each is printed as soon as it and every line before it are done.
 // - A failed line (bad JSON, a 4xx, a network error) never stops the others; the command exits
-//   non-zero after all ran. Ctrl-C stops starting new lines, lets those in flight finish (they
+//   non-zero after all ran. A 429 is not a failure yet: the line waits as long as the gateway's
+//   Retry-After says (up to a minute, a few times) and is sent again. Ctrl-C stops starting new lines, lets those in flight finish (they
 //   are paid for) and reports the rest as skipped; a second Ctrl-C quits at once.
 // - Progress on stderr only when stderr is a terminal; otherwise stderr carries errors alone.
 import { promises as fs } from "node:fs";
@@ -28,6 +29,8 @@ export interface BatchOptions {
   defaults: Record<string, unknown>;
   /** Sends one body; a CliError it throws fails that line before any request. */
   send(body: Record<string, unknown>): Promise<ImageResultBody>;
+  /** Aborted by Ctrl-C (set by runImageBatch): rate-limit waits end early. */
+  signal?: AbortSignal;
   stderr?: NodeJS.WriteStream;
 }
 
@@ -117,7 +120,8 @@ export async function runImageBatch(options: BatchOptions): Promise<void> {
   };
   process.on("SIGINT", onInterrupt);
   try {
-    await forEachConcurrently(items, options.concurrency, async (item, index) => settle(index, await runItem(item, options)), interrupt.signal);
+    const lineOptions = { ...options, signal: interrupt.signal };
+    await forEachConcurrently(items, options.concurrency, async (item, index) => settle(index, await runItem(item, lineOptions)), interrupt.signal);
     for (const [index, item] of items.entries()) {
       if (results[index] === undefined) await settle(index, { line: item.line, status: "skipped", error: "interrupted before it was sent" });
     }
@@ -148,7 +152,7 @@ async function runItem(item: BatchItem, options: BatchOptions): Promise<BatchRes
   const result: BatchResult = { line: item.line, status: "ok" };
   try {
     const { output, body } = lineRequest(item.body, options.defaults);
-    const answer = await options.send(body);
+    const answer = await sendRespectingRateLimit(() => options.send(body), options.signal);
     result.id = answer.id;
     result.model = answer.model;
     result.asset_ids = answer.data.flatMap((picture) => (picture.asset_id ? [picture.asset_id] : []));
@@ -166,6 +170,29 @@ async function runItem(item: BatchItem, options: BatchOptions): Promise<BatchRes
     return result;
   } catch (error) {
     return { ...result, ...failure(error) };
+  }
+}
+
+const RATE_LIMIT_RETRIES = 5;
+const LONGEST_WAIT_SECONDS = 60;
+
+/** Send, and after a 429 wait the Retry-After the gateway gave and send again (a few times; not once interrupted). */
+export async function sendRespectingRateLimit(send: () => Promise<ImageResultBody>, signal: AbortSignal | undefined): Promise<ImageResultBody> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const wait = error instanceof GwApiError && error.status === 429 ? error.retryAfterSeconds : undefined;
+      if (wait === undefined || wait > LONGEST_WAIT_SECONDS || attempt >= RATE_LIMIT_RETRIES || signal?.aborted) throw error;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait * 1000);
+        signal?.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
+      if (signal?.aborted) throw error;
+    }
   }
 }
 

@@ -14,6 +14,9 @@ export class GwApiError extends Error {
     super(message);
     this.name = "GwApiError";
   }
+
+  /** Seconds the gateway asked to wait (Retry-After on a 429), when it said. */
+  retryAfterSeconds?: number;
 }
 
 /**

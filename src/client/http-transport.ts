@@ -185,10 +185,11 @@ async function decodeError(response: Response): Promise<GwApiError> {
   } catch {
     // Not JSON (a proxy's HTML page, an empty body): report the status and what was sent.
   }
-  const decoded = errorFromBody(body, response.status, requestId);
-  if (decoded) return decoded;
   const detail = text.trim() ? `: ${text.trim().slice(0, 200)}` : "";
-  return new GwApiError(`HTTP ${response.status} ${response.statusText}${detail}`, response.status, undefined, undefined, requestId, body);
+  const error = errorFromBody(body, response.status, requestId) ?? new GwApiError(`HTTP ${response.status} ${response.statusText}${detail}`, response.status, undefined, undefined, requestId, body);
+  const retryAfter = Number(response.headers.get("retry-after"));
+  if (response.headers.has("retry-after") && Number.isFinite(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
+  return error;
 }
 
 function networkReason(error: unknown): string {
