@@ -11,6 +11,7 @@ let openai: FakeOpenAI;
 let hosts: PictureHosts;
 let gateway: TestGateway;
 let key: string;
+let brokeKey: string;
 let png: Buffer;
 
 test.before(async () => {
@@ -23,9 +24,11 @@ test.before(async () => {
     config.providers = { oai: { type: "openai", baseUrl: openai.url, apiKey: "sk-upstream", upstream: { retries: 0 } } };
     config.routes = [{ prefix: "oai/", provider: "oai", priority: 10 }];
     config.tools.describe = { default: "oai/gpt-4o-mini", allow: [] };
+    config.plans.broke = { monthlyCredits: 0 };
   });
   gateway = await startTestGateway(home, { fetchUrl: hosts.fetchUrl });
   key = await addKey(home, "viewer", "pro");
+  brokeKey = await addKey(home, "no-credits", "broke");
 });
 
 test.after.always(async () => {
@@ -34,10 +37,10 @@ test.after.always(async () => {
   await openai?.close();
 });
 
-async function describe(mediaUrl: string, path = "/v1/image/describe") {
+async function describe(mediaUrl: string, path = "/v1/image/describe", apiKey = key) {
   const response = await fetch(`${gateway.url}${path}`, {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
     body: JSON.stringify({ mediaUrl, prompt: "What is in it?" }),
   });
   return { status: response.status, body: (await response.json()) as any };
@@ -90,4 +93,14 @@ test.serial("a URL that cannot be read is 400 url_fetch_failed; a download that 
   t.is(text.status, 400);
   t.is(text.body.error.code, "invalid_image");
   t.is(text.body.error.param, "mediaUrl");
+});
+
+test.serial("a caller without credits gets 402 before the picture is downloaded", async (t) => {
+  const hits = hosts.publicHits.length;
+  const calls = openai.requests.length;
+  const { status, body } = await describe(`${hosts.publicBase}/x.png`, "/v1/image/describe", brokeKey);
+  t.is(status, 402);
+  t.is(body.error.code, "insufficient_credits");
+  t.is(hosts.publicHits.length, hits, "nothing downloaded");
+  t.is(openai.requests.length, calls);
 });

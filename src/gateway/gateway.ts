@@ -90,7 +90,7 @@ export class Gateway {
     });
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
-    this.describer = new DescribeService({ config: () => this.currentConfig, chat: this.chat, fetchUrl: this.fetchUrl });
+    this.describer = new DescribeService({ config: () => this.currentConfig, chat: this.chat, fetchUrl: this.fetchUrl, ledger: this.ledger });
     this.ocr = new OcrService({ config: () => this.currentConfig, ledger: this.ledger, fetchUrl: this.fetchUrl });
     this.projects = new ProjectStore(path.join(paths.dataDir, "projects"));
     this.imageLibrary = new ImageLibrary(storage, this.projects);

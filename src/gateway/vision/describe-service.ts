@@ -8,7 +8,9 @@ import type { Config } from "../../config/resolved-config.js";
 import { pictureForModel } from "../../media/picture-for-model.js";
 import type { ChatCompletion } from "../../providers/chat-types.js";
 import type { Caller } from "../auth/key-authenticator.js";
+import type { CreditLedger } from "../billing/credit-ledger.js";
 import type { ChatService } from "../chat/chat-service.js";
+import { InsufficientCreditsError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, type UrlFetcher } from "../media/picture-input.js";
 import { chooseToolModel } from "./tool-model.js";
 import { readSourcePicture, type DescribeBody } from "./vision-request.js";
@@ -39,6 +41,8 @@ export interface DescribeServiceDependencies {
   config: () => Config;
   chat: ChatService;
   fetchUrl: UrlFetcher;
+  /** To answer 402 before a picture is downloaded for a caller with no credits left. */
+  ledger: CreditLedger;
 }
 
 export class DescribeService {
@@ -47,6 +51,8 @@ export class DescribeService {
   async describe(body: DescribeBody, context: VisionCallContext): Promise<DescribeResult> {
     // The model is checked first: a refused request downloads nothing.
     const model = chooseToolModel(this.dependencies.config(), "describe", body.model);
+    const remaining = this.dependencies.ledger.remaining(context.caller.agent.id, context.plan.monthlyCredits);
+    if (remaining <= 0) throw new InsufficientCreditsError(0, DESCRIBE_MAX_TOKENS);
     const input = await readSourcePicture(body.picture, this.dependencies.fetchUrl, context.signal);
     const picture = await pictureForModel(input, MAX_PICTURE_PIXELS);
     const completed = await this.dependencies.chat.complete(
