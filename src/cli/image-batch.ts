@@ -12,6 +12,7 @@
 // - Progress on stderr only when stderr is a terminal; otherwise stderr carries errors alone.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import pLimit from "p-limit";
 import type { ImageResultBody } from "../client/image-types.js";
 import { GwApiError, isRecord } from "../client/gw-api-error.js";
 import { CliError } from "./cli-error.js";
@@ -67,28 +68,6 @@ export function parseBatchLines(text: string): BatchItem[] {
   return items;
 }
 
-/**
- * Runs `work` over the items, at most `concurrency` at a time, and starts no new item once
- * `signal` aborts. If `work` throws, no new item starts and the error is rethrown after the
- * running ones end.
- */
-export async function forEachConcurrently<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>, signal?: AbortSignal): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (next < items.length && !signal?.aborted && !failure) {
-      const index = next++;
-      try {
-        await work(items[index]!, index);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), items.length) }, worker));
-  if (failure) throw failure.error;
-}
-
 export async function runImageBatch(options: BatchOptions): Promise<void> {
   const stderr = options.stderr ?? process.stderr;
   const items = parseBatchLines(await readBatchSource(options.source));
@@ -121,7 +100,9 @@ export async function runImageBatch(options: BatchOptions): Promise<void> {
   process.on("SIGINT", onInterrupt);
   try {
     const lineOptions = { ...options, signal: interrupt.signal };
-    await forEachConcurrently(items, options.concurrency, async (item, index) => settle(index, await runItem(item, lineOptions)), interrupt.signal);
+    const limit = pLimit(Math.max(1, options.concurrency));
+    // After Ctrl-C the queued lines start and end at once: they stay unsent and are reported skipped.
+    await Promise.all(items.map((item, index) => limit(async () => (interrupt.signal.aborted ? undefined : settle(index, await runItem(item, lineOptions))))));
     for (const [index, item] of items.entries()) {
       if (results[index] === undefined) await settle(index, { line: item.line, status: "skipped", error: "interrupted before it was sent" });
     }
