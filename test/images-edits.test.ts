@@ -164,6 +164,18 @@ test("a downloaded URL with role edit, generation parameters applied, enhance_pr
   });
 });
 
+test("a GIF is sent to the vendor as a PNG of its first frame (image vendors take PNG, JPEG and WebP)", async (t) => {
+  await withSetup(async ({ gateway, images, keys }) => {
+    const gif = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#884422" } }).gif().toBuffer();
+    const { status, body } = await edit(gateway, keys.pro, { prompt: "x", images: [dataUrl(gif, "image/gif")] });
+    t.is(status, 200, JSON.stringify(body));
+    const part = images.requests.at(-1)!.form!.files[0]!;
+    t.is(part.contentType, "image/png");
+    const meta = await sharp(part.bytes).metadata();
+    t.deepEqual([meta.format, meta.width, meta.height], ["png", 40, 30]);
+  });
+});
+
 test("a transparent background on an edit comes back with alpha; opaque pictures have none", async (t) => {
   await withSetup(async ({ gateway, images, keys }) => {
     const transparent = await edit(gateway, keys.pro, { prompt: "cut it out", images: [dataUrl(picture)], background: "transparent", output_format: "webp" });

@@ -11,7 +11,7 @@ import type { GeneratedImage, ImageInputPart, ImageOutputFormat, ImageResult, Im
 import type { Provider } from "../../providers/provider.js";
 import type { ChatService } from "../chat/chat-service.js";
 import { InvalidRequestError } from "../errors.js";
-import { readPicture, type UrlFetcher } from "../media/picture-input.js";
+import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/picture-input.js";
 import { defaultImageRole, imagePriceCredits } from "./image-catalog.js";
 import { planDrawing, type DrawPlan } from "./image-draw-plan.js";
 import type { EditImageSource, ImageEditBody } from "./image-edit-request.js";
@@ -82,7 +82,7 @@ export class ImageDrawingService {
     // An edit of a library picture joins its lineage unless the caller names another parent.
     const firstAsset = inputs.find((input) => input.assetId !== undefined)?.assetId;
     const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id ?? firstAsset });
-    const images: ImageInputPart[] = inputs.map((input, index) => ({ bytes: input.bytes, mediaType: input.mediaType, role: roles[index]! }));
+    const images: ImageInputPart[] = await Promise.all(inputs.map(async (input, index) => ({ ...(await sendable(input)), role: roles[index]! })));
     const request = { ...plan.request, images };
     return this.draw(
       {
@@ -165,6 +165,13 @@ function rolesFor(model: ImageModelEntry, sources: readonly EditImageSource[]): 
     if (role === "edit" && index !== 0) throw new InvalidRequestError("Only the first picture can have the role edit.", { param });
     return role;
   });
+}
+
+/** Image vendors take PNG, JPEG and WebP; a GIF goes as a PNG of its first frame. */
+async function sendable(input: ImageInput): Promise<{ bytes: Buffer; mediaType: string }> {
+  if (input.mediaType !== "image/gif") return { bytes: input.bytes, mediaType: input.mediaType };
+  const png = await encodeImage(input.bytes, { format: "png", maxPixels: MAX_PICTURE_PIXELS });
+  return { bytes: png.bytes, mediaType: png.mediaType };
 }
 
 async function convert(image: GeneratedImage, format: ImageOutputFormat, compression: number | undefined): Promise<ProducedPicture> {
