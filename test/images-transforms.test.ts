@@ -329,6 +329,13 @@ test("Stability's fast upscaler and remover through the fake: the vendor's wire 
 
     t.deepEqual(usageRows(gateway, "image.upscale").map((row) => [row.model, row.provider, row.credits, row.units.images]), [["stability/fast-upscale", "stability", 20_000, 1]]);
     t.deepEqual(usageRows(gateway, "image.background-removal").map((row) => [row.model, row.credits]), [["stability/remove-background", 50_000]]);
+
+    // Stability takes PNG, JPEG and WebP: a GIF goes as a PNG of its first frame.
+    const gif = await sharp({ create: { width: 40, height: 40, channels: 3, background: "#336699" } }).gif().toBuffer();
+    const fromGif = await call(gateway, keys.a, "upscale", { image: `data:image/gif;base64,${gif.toString("base64")}`, model: "stability/fast-upscale" });
+    t.is(fromGif.status, 200, JSON.stringify(fromGif.body));
+    t.is(stability.requests.at(-1)!.form.files[0]!.contentType, "image/png");
+    t.deepEqual([(await picture(fromGif.body.data[0]!)).width], [160]);
   });
 });
 

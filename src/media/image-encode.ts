@@ -49,3 +49,10 @@ export async function encodeImage(input: Uint8Array, options: EncodeImageOptions
     throw new InvalidImageError("corrupt", "the image data is corrupt or truncated");
   }
 }
+
+/** Image vendors take PNG, JPEG and WebP; a GIF goes as a PNG of its first frame, the rest as they are. */
+export async function vendorReadable(picture: { bytes: Buffer; mediaType: string }, maxPixels: number): Promise<{ bytes: Buffer; mediaType: string }> {
+  if (picture.mediaType !== "image/gif") return { bytes: picture.bytes, mediaType: picture.mediaType };
+  const png = await encodeImage(picture.bytes, { format: "png", maxPixels });
+  return { bytes: png.bytes, mediaType: png.mediaType };
+}

@@ -5,7 +5,7 @@
 // the caller's library (a full storage still returns the picture, without asset_id) and settle
 // one usage row, refusals included.
 import type { ImageModelEntry } from "../../config/catalog-schema.js";
-import { encodeImage } from "../../media/image-encode.js";
+import { encodeImage, vendorReadable } from "../../media/image-encode.js";
 import type { ImageInput } from "../../media/image-input.js";
 import type { GeneratedImage, ImageInputPart, ImageOutputFormat, ImageResult, ImageRole } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
@@ -82,7 +82,7 @@ export class ImageDrawingService {
     // An edit of a library picture joins its lineage unless the caller names another parent.
     const firstAsset = inputs.find((input) => input.assetId !== undefined)?.assetId;
     const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id ?? firstAsset });
-    const images: ImageInputPart[] = await Promise.all(inputs.map(async (input, index) => ({ ...(await sendable(input)), role: roles[index]! })));
+    const images: ImageInputPart[] = await Promise.all(inputs.map(async (input, index) => ({ ...(await vendorReadable(input, MAX_PICTURE_PIXELS)), role: roles[index]! })));
     const request = { ...plan.request, images };
     return this.draw(
       {
@@ -165,13 +165,6 @@ function rolesFor(model: ImageModelEntry, sources: readonly EditImageSource[]): 
     if (role === "edit" && index !== 0) throw new InvalidRequestError("Only the first picture can have the role edit.", { param });
     return role;
   });
-}
-
-/** Image vendors take PNG, JPEG and WebP; a GIF goes as a PNG of its first frame. */
-async function sendable(input: ImageInput): Promise<{ bytes: Buffer; mediaType: string }> {
-  if (input.mediaType !== "image/gif") return { bytes: input.bytes, mediaType: input.mediaType };
-  const png = await encodeImage(input.bytes, { format: "png", maxPixels: MAX_PICTURE_PIXELS });
-  return { bytes: png.bytes, mediaType: png.mediaType };
 }
 
 async function convert(image: GeneratedImage, format: ImageOutputFormat, compression: number | undefined): Promise<ProducedPicture> {

@@ -6,12 +6,12 @@
 // result says), store the result in the caller's library with its lineage and settle one usage
 // row, counted in pictures like generations.
 import type { ImageModelEntry } from "../../config/catalog-schema.js";
-import { encodeImage } from "../../media/image-encode.js";
+import { encodeImage, vendorReadable } from "../../media/image-encode.js";
 import type { ImageInput } from "../../media/image-input.js";
 import type { GeneratedImage, ImageCallOptions, ImageResult, ImageTransformRequest } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
 import { InvalidRequestError } from "../errors.js";
-import { readPicture, type UrlFetcher } from "../media/picture-input.js";
+import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/picture-input.js";
 import { imagePriceCredits } from "./image-catalog.js";
 import type { ImageLibrary, ProducedPicture } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
@@ -75,7 +75,7 @@ export class ImageTransformService {
     requireCredits(ledger, context, imagePriceCredits(model, { n: 1, width: 1, height: 1 }));
     const input = await this.readInput(body, context);
 
-    const request: ImageTransformRequest = { model: model.model, image: { bytes: input.bytes, mediaType: input.mediaType } };
+    const request: ImageTransformRequest = { model: model.model, image: await vendorReadable(input, MAX_PICTURE_PIXELS) };
     if (body.scale !== undefined) request.scale = body.scale;
     // A format the model does not produce is asked of sharp afterwards, not of the vendor.
     if (model.constraints.transformFormats.includes(format)) request.outputFormat = format;
