@@ -1,11 +1,13 @@
 // The image endpoints: the public catalog and styles (no key), and POST /v1/image/generations,
 // /v1/image/edits, /v1/image/upscale and /v1/image/background-removal (Bearer key, per-key rate
-// limit). Errors render in the gateway envelope.
+// limit), with OpenAI's /v1/images/generations and /v1/images/edits as aliases for the official
+// SDK. Errors render in the gateway envelope.
 import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { imageEditFromForm, MAX_EDIT_IMAGES, parseImageEdit } from "../../gateway/images/image-edit-request.js";
 import type { ImageCallContext, ImageOutcome } from "../../gateway/images/image-results.js";
 import { parseImageGeneration } from "../../gateway/images/image-request.js";
+import { fromOpenAIImagesForm, fromOpenAIImagesJson } from "../../gateway/images/openai-images-compat.js";
 // A part larger than one picture may be is refused while it streams in (413), not after.
 import { MAX_PICTURE_BYTES } from "../../gateway/media/picture-input.js";
 import { parseBackgroundRemoval, parseImageUpscale } from "../../gateway/images/image-transform-request.js";
@@ -20,6 +22,8 @@ export const IMAGE_PATHS = [
   "/v1/image/edits",
   "/v1/image/upscale",
   "/v1/image/background-removal",
+  "/v1/images/generations",
+  "/v1/images/edits",
 ];
 
 
@@ -28,19 +32,30 @@ export function registerImages(app: H3, gateway: Gateway): void {
 
   app.get("/v1/image/styles", () => gateway.imageStyles());
 
-  app.post("/v1/image/generations", async (event) => {
-    const context = await imageCallContext(event, gateway);
-    const body = parseImageGeneration(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    return answer(event, await gateway.images.generate(body, context));
-  });
+  // The spec's paths, and OpenAI's (for the official SDK: `openai` adds its own defaults).
+  for (const [path, openai] of [["/v1/image/generations", false], ["/v1/images/generations", true]] as const) {
+    app.post(path, async (event) => {
+      const context = await imageCallContext(event, gateway);
+      const json = await readJsonObject(event, gateway.config.server.maxJsonBodyBytes);
+      const body = parseImageGeneration(openai ? fromOpenAIImagesJson(gateway.config, json) : json);
+      return answer(event, await gateway.images.generate(body, context));
+    });
+  }
 
-  app.post("/v1/image/edits", async (event) => {
-    const context = await imageCallContext(event, gateway);
-    const body = isMultipart(event.req.headers.get("content-type"))
-      ? imageEditFromForm(await readMultipartForm(nodeRequest(event), { maxFileBytes: MAX_PICTURE_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 }))
-      : parseImageEdit(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    return answer(event, await gateway.images.edit(body, context));
-  });
+  for (const [path, openai] of [["/v1/image/edits", false], ["/v1/images/edits", true]] as const) {
+    app.post(path, async (event) => {
+      const context = await imageCallContext(event, gateway);
+      let body;
+      if (isMultipart(event.req.headers.get("content-type"))) {
+        const form = await readMultipartForm(nodeRequest(event), { maxFileBytes: MAX_PICTURE_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 });
+        body = imageEditFromForm(openai ? fromOpenAIImagesForm(gateway.config, form) : form);
+      } else {
+        const json = await readJsonObject(event, gateway.config.server.maxJsonBodyBytes);
+        body = parseImageEdit(openai ? fromOpenAIImagesJson(gateway.config, json) : json);
+      }
+      return answer(event, await gateway.images.edit(body, context));
+    });
+  }
 
   app.post("/v1/image/upscale", async (event) => {
     const context = await imageCallContext(event, gateway);
