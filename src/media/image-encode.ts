@@ -56,3 +56,12 @@ export async function vendorReadable(picture: { bytes: Buffer; mediaType: string
   const png = await encodeImage(picture.bytes, { format: "png", maxPixels });
   return { bytes: png.bytes, mediaType: png.mediaType };
 }
+
+const FORMAT_OF_MEDIA_TYPE: Record<string, OutputImageFormat> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/webp": "webp" };
+
+/** The picture in `format`: as it is when it already is and no compression is asked, else re-encoded. */
+export async function inImageFormat(picture: { bytes: Buffer; mediaType: string }, format: OutputImageFormat, quality?: number): Promise<{ bytes: Buffer; mediaType: string }> {
+  if (FORMAT_OF_MEDIA_TYPE[picture.mediaType.toLowerCase()] === format && quality === undefined) return { bytes: picture.bytes, mediaType: `image/${format}` };
+  const encoded = await encodeImage(picture.bytes, quality === undefined ? { format } : { format, quality });
+  return { bytes: encoded.bytes, mediaType: encoded.mediaType };
+}

@@ -5,7 +5,7 @@
 // the caller's library (a full storage still returns the picture, without asset_id) and settle
 // one usage row, refusals included.
 import type { ImageModelEntry } from "../../config/catalog-schema.js";
-import { encodeImage, vendorReadable } from "../../media/image-encode.js";
+import { inImageFormat, vendorReadable } from "../../media/image-encode.js";
 import type { ImageInput } from "../../media/image-input.js";
 import type { GeneratedImage, ImageInputPart, ImageOutputFormat, ImageResult, ImageRole } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
@@ -29,7 +29,6 @@ export interface ImageDrawingDependencies extends ImageCallDependencies {
   chat?: ChatService;
 }
 
-const MEDIA_FORMATS: Record<string, ImageOutputFormat> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/webp": "webp" };
 
 interface Drawing {
   model: ImageModelEntry;
@@ -168,9 +167,7 @@ function rolesFor(model: ImageModelEntry, sources: readonly EditImageSource[]): 
 }
 
 async function convert(image: GeneratedImage, format: ImageOutputFormat, compression: number | undefined): Promise<ProducedPicture> {
-  const same = MEDIA_FORMATS[image.mediaType.toLowerCase()] === format;
-  const converted = same && compression === undefined ? { bytes: image.bytes, mediaType: `image/${format}` } : await encodeImage(image.bytes, compression === undefined ? { format } : { format, quality: compression });
-  const picture: ProducedPicture = { bytes: converted.bytes, mediaType: converted.mediaType };
+  const picture: ProducedPicture = await inImageFormat(image, format, compression);
   if (image.revisedPrompt !== undefined) picture.revisedPrompt = image.revisedPrompt;
   return picture;
 }

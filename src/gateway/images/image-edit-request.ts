@@ -5,7 +5,8 @@
 import { z } from "zod";
 import type { ImageRole } from "../../providers/image-types.js";
 import { InvalidRequestError } from "../errors.js";
-import { imageGenerationSchema, parseWithSchema, type ImageGenerationBody } from "./image-request.js";
+import { parseWithSchema } from "../request-schema.js";
+import { imageGenerationSchema, type ImageGenerationBody } from "./image-request.js";
 
 export const MAX_EDIT_IMAGES = 4;
 

@@ -2,8 +2,8 @@
 // what depends on the chosen model (sizes, knobs, formats) is checked against its catalog entry
 // (image-draw-plan.ts). The edits body extends it (image-edit-request.ts).
 import { z } from "zod";
-import { formatJsonPath } from "../../config/config-error.js";
 import { InvalidRequestError } from "../errors.js";
+import { parseWithSchema } from "../request-schema.js";
 
 /** Fields that carry pictures: they belong to the edits endpoint. */
 const IMAGE_FIELDS = ["images", "image", "image[]", "image_url", "mask", "init_image"] as const;
@@ -40,16 +40,4 @@ export function parseImageGeneration(body: Record<string, unknown>): ImageGenera
     }
   }
   return parseWithSchema(imageGenerationSchema, body);
-}
-
-/** Parse a body, turning the first issue into a 400 that names the parameter. */
-export function parseWithSchema<Schema extends z.ZodType>(schema: Schema, body: Record<string, unknown>, at?: string): z.output<Schema> {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const inner = formatJsonPath(issue.path);
-  const param = at === undefined ? inner : inner ? `${at}.${inner}` : at;
-  if (!param) throw new InvalidRequestError(`Invalid request body: ${issue.message}`);
-  const missing = issue.code === "invalid_type" && issue.input === undefined;
-  throw new InvalidRequestError(missing ? `Missing required parameter: '${param}'.` : `Invalid '${param}': ${issue.message}.`, { param });
 }

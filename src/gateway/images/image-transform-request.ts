@@ -4,7 +4,7 @@
 // catalog entry (image-transform-service.ts); a factor is never rounded, so it must be an integer.
 import { z } from "zod";
 import { InvalidRequestError } from "../errors.js";
-import { parseWithSchema } from "./image-request.js";
+import { parseWithSchema } from "../request-schema.js";
 
 export type TransformFormat = "png" | "webp";
 

@@ -6,14 +6,14 @@
 // result says), store the result in the caller's library with its lineage and settle one usage
 // row, counted in pictures like generations.
 import type { ImageModelEntry } from "../../config/catalog-schema.js";
-import { encodeImage, vendorReadable } from "../../media/image-encode.js";
+import { inImageFormat, vendorReadable } from "../../media/image-encode.js";
 import type { ImageInput } from "../../media/image-input.js";
-import type { GeneratedImage, ImageCallOptions, ImageResult, ImageTransformRequest } from "../../providers/image-types.js";
+import type { ImageCallOptions, ImageResult, ImageTransformRequest } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
 import { InvalidRequestError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/picture-input.js";
 import { imagePriceCredits } from "./image-catalog.js";
-import type { ImageLibrary, ProducedPicture } from "./image-library.js";
+import type { ImageLibrary } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
 import { callImageProvider, releasingOnError, requireCredits, type ImageCallDependencies } from "./image-provider-call.js";
 import { imageOutcome, type ImageCallContext, type ImageOutcome } from "./image-results.js";
@@ -87,7 +87,7 @@ export class ImageTransformService {
     });
 
     // Converted before billing: a picture that cannot be decoded is the vendor's fault.
-    const pictures = await releasingOnError(ledger, reservation, () => Promise.all(result.images.map((image) => inFormat(image, format))));
+    const pictures = await releasingOnError(ledger, reservation, () => Promise.all(result.images.map((image) => inImageFormat(image, format))));
     // A refusal is billed like a generation's (the picture asked for).
     const billed = result.refusal !== undefined ? Math.max(1, pictures.length) : pictures.length;
     await ledger.settle(reservation, {
@@ -129,11 +129,4 @@ function checkScale(model: ImageModelEntry, scale: number | undefined): void {
 function outputSize(model: ImageModelEntry, input: ImageInput, scale: number | undefined): { width: number; height: number } {
   const factor = scale ?? Math.max(1, ...model.constraints.upscaleFactors);
   return { width: input.width * factor, height: input.height * factor };
-}
-
-async function inFormat(image: GeneratedImage, format: TransformFormat): Promise<ProducedPicture> {
-  const mediaType = `image/${format}`;
-  if (image.mediaType.toLowerCase() === mediaType) return { bytes: image.bytes, mediaType };
-  const converted = await encodeImage(image.bytes, { format });
-  return { bytes: converted.bytes, mediaType: converted.mediaType };
 }

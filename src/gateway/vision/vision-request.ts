@@ -2,15 +2,13 @@
 // /v1/vision/describe and /v1/vision/ocr): exactly one of `mediaUrl` (an http(s) URL the gateway
 // downloads through the SSRF-safe fetcher) or `mediaBase64` (base64, or a data: URL).
 import { z } from "zod";
-import { formatJsonPath } from "../../config/config-error.js";
 import { InvalidRequestError } from "../errors.js";
 import { readPicture, type UrlFetcher } from "../media/picture-input.js";
+import { parseWithSchema } from "../request-schema.js";
 import type { ImageInput } from "../../media/image-input.js";
 
-export interface PictureSource {
-  param: "mediaUrl" | "mediaBase64";
-  value: string;
-}
+/** What a request names (read later, once the model is known), or a picture already read (a library asset over MCP). */
+export type PictureSource = { param: "mediaUrl" | "mediaBase64"; value: string } | { read: ImageInput };
 
 export interface DescribeBody {
   picture: PictureSource;
@@ -32,33 +30,26 @@ const pictureFields = {
 const describeSchema = z.object({ ...pictureFields, prompt: z.string().trim().min(1, "the prompt is empty").nullish() }).loose();
 const ocrSchema = z.object(pictureFields).loose();
 
-export function parseDescribeRequest(body: Record<string, unknown>): DescribeBody {
-  const parsed = parseWith(describeSchema, body);
-  const result: DescribeBody = { picture: pictureSource(parsed) };
+/** `picture`, when the caller already holds it, stands instead of mediaUrl / mediaBase64. */
+export function parseDescribeRequest(body: Record<string, unknown>, picture?: PictureSource): DescribeBody {
+  const parsed = parseWithSchema(describeSchema, body);
+  const result: DescribeBody = { picture: picture ?? pictureSource(parsed) };
   if (parsed.prompt) result.prompt = parsed.prompt;
   if (parsed.model) result.model = parsed.model;
   return result;
 }
 
 export function parseOcrRequest(body: Record<string, unknown>): OcrBody {
-  const parsed = parseWith(ocrSchema, body);
+  const parsed = parseWithSchema(ocrSchema, body);
   const result: OcrBody = { picture: pictureSource(parsed) };
   if (parsed.model) result.model = parsed.model;
   return result;
 }
 
 /** Read and check the picture (400 url_not_allowed / url_fetch_failed / invalid_image naming the field). */
-export function readSourcePicture(source: PictureSource, fetch: UrlFetcher, signal?: AbortSignal): Promise<ImageInput> {
+export async function readSourcePicture(source: PictureSource, fetch: UrlFetcher, signal?: AbortSignal): Promise<ImageInput> {
+  if ("read" in source) return source.read;
   return readPicture(source.value, { fetch, param: source.param, ...(signal ? { signal } : {}) });
-}
-
-function parseWith<T>(schema: z.ZodType<T>, body: Record<string, unknown>): T {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const param = formatJsonPath(issue.path);
-  if (!param) throw new InvalidRequestError(`Invalid request body: ${issue.message}`);
-  throw new InvalidRequestError(`Invalid '${param}': ${issue.message}.`, { param });
 }
 
 function pictureSource(fields: { mediaUrl?: string | null | undefined; mediaBase64?: string | null | undefined }): PictureSource {

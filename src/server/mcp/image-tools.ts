@@ -97,16 +97,13 @@ export function registerImageTools(server: McpServer, context: McpToolContext): 
     ({ image, prompt, model }) =>
       context.run(async (call) => {
         const source = image.trim();
-        let body: Record<string, unknown>;
-        if (isFileId(source)) {
-          const picture = await context.gateway.imageLibrary.readPicture(call.caller.agent.id, source, "image");
-          body = { mediaBase64: `data:${picture.mediaType};base64,${picture.bytes.toString("base64")}` };
-        } else {
-          body = /^https?:/i.test(source) ? { mediaUrl: source } : { mediaBase64: source };
-        }
-        if (prompt !== undefined) body.prompt = prompt;
-        if (model !== undefined) body.model = model;
-        const described = await context.gateway.describer.describe(parseDescribeRequest(body), { ...call, endpoint: "image.describe" });
+        const fields: Record<string, unknown> = isFileId(source) ? {} : /^https?:/i.test(source) ? { mediaUrl: source } : { mediaBase64: source };
+        if (prompt !== undefined) fields.prompt = prompt;
+        if (model !== undefined) fields.model = model;
+        // A library picture is read (and checked) once, here, and handed over as it is.
+        const picture = isFileId(source) ? { read: await context.gateway.imageLibrary.readPicture(call.caller.agent.id, source, "image") } : undefined;
+        const body = parseDescribeRequest(fields, picture);
+        const described = await context.gateway.describer.describe(body, { ...call, endpoint: "image.describe" });
         return jsonToolResult({ model: described.model, text: described.text }, described.text);
       }),
   );

@@ -1,0 +1,17 @@
+// Parsing a tool endpoint's JSON body with its zod schema: the first issue becomes a 400 in the
+// gateway envelope that names the parameter (JSON path), and says "Missing" for an absent one.
+import type { z } from "zod";
+import { formatJsonPath } from "../config/config-error.js";
+import { InvalidRequestError } from "./errors.js";
+
+/** Parse a body, turning the first issue into a 400 that names the parameter. */
+export function parseWithSchema<Schema extends z.ZodType>(schema: Schema, body: Record<string, unknown>, at?: string): z.output<Schema> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const inner = formatJsonPath(issue.path);
+  const param = at === undefined ? inner : inner ? `${at}.${inner}` : at;
+  if (!param) throw new InvalidRequestError(`Invalid request body: ${issue.message}`);
+  const missing = issue.code === "invalid_type" && issue.input === undefined;
+  throw new InvalidRequestError(missing ? `Missing required parameter: '${param}'.` : `Invalid '${param}': ${issue.message}.`, { param });
+}
