@@ -38,11 +38,9 @@ export class CreditLedger {
   }
 
   /** Debit the usage row's credits and release the reservation; resolves once the row is written. */
-  async settle(reservation: Reservation, entry: UsageEntry): Promise<UsageRow> {
+  settle(reservation: Reservation, entry: UsageEntry): Promise<UsageRow> {
     this.release(reservation);
-    const row: UsageRow = { id: randomUUID(), time: this.now().toISOString(), ...entry };
-    await this.log.append(row);
-    return row;
+    return this.record(entry);
   }
 
   /** A row for free work (local OCR): nothing reserved, so never refused; resolves once written. */
