@@ -75,6 +75,29 @@ test.serial("stream: role first, content deltas, usage chunk before [DONE] even 
   t.deepEqual(fake.requests[0]!.body.stream_options, { include_usage: true });
 });
 
+test.serial("stream: each chunk reaches the client while the upstream is still holding the next one", async (t) => {
+  // The upstream writes the role chunk and the first content chunk, then waits for the test.
+  fake.enqueue({ holdAfterEvents: 2 });
+  const safety = setTimeout(() => fake.releaseHeld(), 5_000);
+  try {
+    const stream = await client().chat.completions.create({ model: "fake/gpt-test", stream: true, messages: [{ role: "user", content: "one two three" }] });
+    const heldWhenReceived: number[] = [];
+    let text = "";
+    for await (const chunk of stream) {
+      const content = chunk.choices[0]?.delta.content ?? "";
+      if (content && heldWhenReceived.length === 0) {
+        heldWhenReceived.push(fake.held());
+        fake.releaseHeld();
+      }
+      text += content;
+    }
+    t.deepEqual(heldWhenReceived, [1], "the first content chunk arrived before the upstream sent the next one");
+    t.is(text, "echo: one two three");
+  } finally {
+    clearTimeout(safety);
+  }
+});
+
 test.serial("stream: an upstream that omits usage and role still yields role first and an estimated usage chunk", async (t) => {
   fake.enqueue({ omitUsage: true, omitRole: true });
   const stream = await client().chat.completions.create({ model: "fake/gpt-test", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "a b" }] });

@@ -169,6 +169,25 @@ for (const target of [
   });
 }
 
+test.serial("converted stream: a text delta reaches the client while the upstream is still holding the next chunk", async (t) => {
+  openai.enqueue({ holdAfterEvents: 2 });
+  const safety = setTimeout(() => openai.releaseHeld(), 5_000);
+  try {
+    const stream = sdk().messages.stream({ model: "compat/gpt-x", max_tokens: 64, messages: [{ role: "user", content: "one two three" }] });
+    const heldWhenReceived: number[] = [];
+    stream.on("text", () => {
+      if (heldWhenReceived.length > 0) return;
+      heldWhenReceived.push(openai.held());
+      openai.releaseHeld();
+    });
+    const final = await stream.finalMessage();
+    t.deepEqual(heldWhenReceived, [1], "the first text delta arrived before the upstream sent the next chunk");
+    t.is((final.content[0] as { text: string }).text, "echo: one two three");
+  } finally {
+    clearTimeout(safety);
+  }
+});
+
 test.serial("billing is the same whichever upstream kind served the call", async (t) => {
   const before = rows().length;
   anthropic.enqueue({ usage: { input_tokens: 10, output_tokens: 4 } });

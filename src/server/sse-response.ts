@@ -7,14 +7,15 @@
 import type { Writable } from "node:stream";
 import { HTTPResponse } from "h3";
 
-export function sseResponse(frames: AsyncGenerator<string>, headers: Record<string, string>): HTTPResponse {
+/** `frames` may return a closing frame: it goes out with the end of the response, in one write. */
+export function sseResponse(frames: AsyncGenerator<string, string | void>, headers: Record<string, string>): HTTPResponse {
   return new HTTPResponse(new SseBody(frames) as unknown as BodyInit, {
     headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headers },
   });
 }
 
 class SseBody {
-  constructor(private readonly frames: AsyncGenerator<string>) {}
+  constructor(private readonly frames: AsyncGenerator<string, string | void>) {}
 
   pipe(destination: Writable): Writable {
     void this.pump(destination);
@@ -27,11 +28,15 @@ class SseBody {
     try {
       for (;;) {
         const next = await this.frames.next();
-        if (next.done || closed) break;
+        if (closed) break;
+        if (next.done) {
+          if (next.value) destination.end(next.value);
+          else destination.end();
+          return;
+        }
         if (!destination.write(next.value)) await drained(destination);
       }
-      if (closed) await this.frames.return(undefined);
-      else destination.end();
+      await this.frames.return(undefined);
     } catch {
       destination.destroy();
     }

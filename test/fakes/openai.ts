@@ -19,6 +19,7 @@ export interface FakeBehaviour {
   chunkDelayMs?: number; // wait between SSE events when streaming
   dropAfterChunks?: number; // streaming: destroy the socket after N content events were written (no [DONE])
   dropConnection?: boolean; // destroy the socket immediately without any response
+  holdAfterEvents?: number; // streaming: after N events were written, wait for releaseHeld() before the rest
   content?: string; // reply text; default: `echo: <text of the last user message>`
   omitUsage?: boolean; // never send usage (simulates a server that ignores include_usage / omits usage)
   omitRole?: boolean; // streaming: first delta without role
@@ -43,6 +44,8 @@ export interface FakeOpenAI {
   reset(): void; // clears requests, queue and persistent behaviour
   activeStreams(): number; // streaming responses currently open
   aborted(): number; // responses whose client closed the connection before the response finished
+  held(): number; // streams waiting (holdAfterEvents) for releaseHeld()
+  releaseHeld(): void; // let held streams go on
   close(): Promise<void>;
 }
 
@@ -203,6 +206,13 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
   let persistent: FakeBehaviour = { ...(initial ?? {}) };
   let active = 0;
   let abortedCount = 0;
+  const heldStreams: Array<() => void> = [];
+  const holdUntilReleased = (signal: AbortSignal): Promise<void> =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      heldStreams.push(resolve);
+      signal.addEventListener("abort", () => resolve(), { once: true });
+    });
   let completionCounter = 0;
   let requestCounter = 0;
   let closing = false;
@@ -492,6 +502,7 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
       const ev = events[i]!;
       if (dropAfter !== undefined && ev.content && contentWritten >= dropAfter) break;
       if (i > 0 && b.chunkDelayMs && b.chunkDelayMs > 0) await sleep(b.chunkDelayMs, closed.signal);
+      if (i > 0 && i === b.holdAfterEvents) await holdUntilReleased(closed.signal);
       if (closed.signal.aborted) return;
       await write(`data: ${JSON.stringify(ev.data)}\n\n`);
       if (closed.signal.aborted) return;
@@ -530,6 +541,10 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
         },
         activeStreams: () => active,
         aborted: () => abortedCount,
+        held: () => heldStreams.length,
+        releaseHeld() {
+          for (const go of heldStreams.splice(0)) go();
+        },
         close() {
           closing = true;
           return new Promise<void>((res) => {
