@@ -2,9 +2,16 @@
 // every chunk, `role` in the first delta, the usage remembered for billing and the text produced
 // counted for when no usage arrives. Events that arrive as JSON text (OpenAI-compatible
 // upstreams) are rewritten as text: only the first chunk and the usage chunk are parsed.
+//
+// The text searches start after the opening quote of a key: V8 looks for the first character of
+// the pattern and then compares, and in JSON a `"` is everywhere while a letter is not, which
+// makes these searches several times faster (measured on Node 20: 2.3 -> 1 µs per event).
 import type { ChatChunk, ChatStreamEvent, ChatUsage } from "../../providers/chat-types.js";
 
-const contentField = /"(?:content|arguments)":"((?:[^"\\]|\\.)*)"/g;
+const USAGE_OBJECT = 'usage":{';
+const COUNTED_STRINGS = ['content":"', 'arguments":"'];
+const QUOTE = 34;
+const BACKSLASH = 92;
 
 export class StreamRelay {
   usage: ChatUsage | undefined;
@@ -13,21 +20,24 @@ export class StreamRelay {
   private first = true;
   private id: unknown;
   private created: unknown;
-  private upstreamModelToken: string | null = null;
-  private readonly publicModelToken: string;
+  /** `model":"<upstream model>"`, the key's opening quote left out (see above). */
+  private upstreamModelField: string | null = null;
+  private readonly publicModelField: string;
 
   constructor(private readonly publicModel: string) {
-    this.publicModelToken = `"model":${JSON.stringify(publicModel)}`;
+    this.publicModelField = `model":${JSON.stringify(publicModel)}`;
   }
 
   /** The event as JSON text, ready to send. */
   relay(event: ChatStreamEvent): string {
     if (typeof event !== "string") return JSON.stringify(this.rewrite(event));
-    if (this.first || (this.usage === undefined && event.includes('"usage":{')) || !this.upstreamModelToken || !event.includes(this.upstreamModelToken)) {
+    const at = this.first || !this.upstreamModelField ? -1 : event.indexOf(this.upstreamModelField);
+    // Parsed: the first chunk, a chunk that may carry usage, one whose model is not where expected.
+    if (at <= 0 || event.charCodeAt(at - 1) !== QUOTE || (this.usage === undefined && event.includes(USAGE_OBJECT))) {
       return JSON.stringify(this.rewrite(JSON.parse(event) as ChatChunk));
     }
     this.countText(event);
-    return event.replace(this.upstreamModelToken, this.publicModelToken);
+    return `${event.slice(0, at)}${this.publicModelField}${event.slice(at + this.upstreamModelField!.length)}`;
   }
 
   /** A final chunk carrying usage, when the upstream sent none. */
@@ -40,7 +50,7 @@ export class StreamRelay {
       this.first = false;
       this.id = chunk.id;
       this.created = chunk.created;
-      if (typeof chunk.model === "string") this.upstreamModelToken = `"model":${JSON.stringify(chunk.model)}`;
+      if (typeof chunk.model === "string") this.upstreamModelField = `model":${JSON.stringify(chunk.model)}`;
       const choice = chunk.choices?.[0];
       if (choice) choice.delta = { role: "assistant", ...choice.delta };
     }
@@ -56,8 +66,26 @@ export class StreamRelay {
     return chunk;
   }
 
+  /** Characters of the content and tool-argument strings in a chunk's JSON text. */
   private countText(json: string): void {
-    contentField.lastIndex = 0;
-    for (let match = contentField.exec(json); match; match = contentField.exec(json)) this.producedCharacters += match[1]!.length;
+    for (const field of COUNTED_STRINGS) {
+      for (let at = json.indexOf(field); at >= 0; at = json.indexOf(field, at + 1)) {
+        if (json.charCodeAt(at - 1) !== QUOTE) continue; // another key ending so (reasoning_content)
+        const start = at + field.length;
+        const end = closingQuote(json, start);
+        this.producedCharacters += end - start;
+        at = end;
+      }
+    }
   }
+}
+
+/** Index of the quote that closes the JSON string whose text starts at `from`. */
+function closingQuote(json: string, from: number): number {
+  for (let quote = json.indexOf('"', from); quote >= 0; quote = json.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (json.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return json.length;
 }
