@@ -1,6 +1,7 @@
 // Retries, fallback, timeouts, client aborts and credit races on the chat path.
 import test from "ava";
 import OpenAI from "openai";
+import http from "node:http";
 import { createServer } from "node:net";
 import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
@@ -185,6 +186,63 @@ test.serial("a client that disconnects aborts the upstream call and is billed wh
   const rows = UsageLog.readRows(homePaths(gateway.home).usageDir, periodOf(new Date()));
   const row = rows.find((candidate) => candidate.model === "m/x" && candidate.units.completion_tokens! < 10 && candidate.units.completion_tokens! > 0);
   t.truthy(row, "a usage row for the partial stream");
+});
+
+test.serial("a client that disconnects before the first byte aborts the upstream call", async (t) => {
+  primary.enqueue({ firstByteDelayMs: 300 });
+  const abortedBefore = primary.aborted();
+  const controller = new AbortController();
+  const asking = client().chat.completions.create({ model: "solo/x", messages: [{ role: "user", content: "slow" }] }, { signal: controller.signal });
+  while (primary.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  controller.abort();
+  await t.throwsAsync(asking);
+  const deadline = Date.now() + 3000;
+  while (primary.aborted() === abortedBefore && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.is(primary.aborted(), abortedBefore + 1, "the upstream saw the call go away");
+  t.is(primary.requests.length, 1, "and it was not retried");
+});
+
+test.serial("one keep-alive connection serving many calls, failures included, leaves no abort listener behind", async (t) => {
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+  process.on("warning", onWarning);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const localPorts = new Set<number>();
+  const call = (body: object) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = http.request(`${gateway.v1}/chat/completions`, { method: "POST", agent, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } }, (response) => {
+        localPorts.add(response.socket.localPort!);
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode!, text }));
+      });
+      request.on("error", reject);
+      request.end(JSON.stringify(body));
+    });
+  try {
+    const statuses: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      statuses.push((await call({ model: "m/x", messages: [{ role: "user", content: "plain" }] })).status);
+      const streamed = await call({ model: "m/x", stream: true, messages: [{ role: "user", content: "streamed" }] });
+      t.true(streamed.text.endsWith("data: [DONE]\n\n"));
+      primary.enqueue({ status: 400 });
+      statuses.push((await call({ model: "m/x", messages: [{ role: "user", content: "bad value" }] })).status);
+      primary.enqueue({ status: 500 });
+      statuses.push((await call({ model: "m/x", messages: [{ role: "user", content: "retried" }] })).status);
+      statuses.push((await call({ model: "d/x", messages: [{ role: "user", content: "refused, then fallback" }] })).status);
+      primary.enqueue({ status: 500 }, { status: 500 }, { status: 500 });
+      secondary.enqueue({ status: 503 }, { status: 503 }, { status: 503 });
+      statuses.push((await call({ model: "m/x", messages: [{ role: "user", content: "all fail" }] })).status);
+    }
+    t.deepEqual(statuses, Array.from({ length: 6 }, () => [200, 400, 200, 200, 502]).flat());
+    t.is(localPorts.size, 1, "every call went over the same connection");
+    await new Promise((resolve) => setImmediate(resolve));
+    t.deepEqual(warnings.filter((warning) => /listener/i.test(warning)), []);
+  } finally {
+    process.off("warning", onWarning);
+    agent.destroy();
+  }
 });
 
 test.serial("a burst of parallel requests cannot overspend the balance", async (t) => {

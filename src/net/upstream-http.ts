@@ -33,6 +33,8 @@ export interface UpstreamResponse {
 
 export class UpstreamHttp {
   private readonly agents = new Map<string, Agent>();
+  /** The agent for a settings object already seen: no key string built per request. */
+  private agentBySettings = new WeakMap<UpstreamSettings, Agent>();
 
   /** Send a request; resolves on a 2xx status, throws UpstreamHttpError otherwise. */
   async send(upstream: UpstreamRequest, settings: UpstreamSettings): Promise<UpstreamResponse> {
@@ -70,9 +72,12 @@ export class UpstreamHttp {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((agent) => agent.close()));
     this.agents.clear();
+    this.agentBySettings = new WeakMap();
   }
 
   private agentFor(settings: UpstreamSettings): Agent {
+    const known = this.agentBySettings.get(settings);
+    if (known) return known;
     const key = `${settings.connectTimeoutMs}:${settings.firstByteTimeoutMs}:${settings.idleTimeoutMs}:${settings.connectionsPerOrigin}`;
     let agent = this.agents.get(key);
     if (!agent) {
@@ -85,6 +90,7 @@ export class UpstreamHttp {
       });
       this.agents.set(key, agent);
     }
+    this.agentBySettings.set(settings, agent);
     return agent;
   }
 }

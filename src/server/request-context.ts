@@ -1,6 +1,7 @@
 // Per-request values the route modules share: the request id, the authenticated caller, Node's request.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import type { H3Event } from "h3";
 import { bearerToken, type Caller } from "../gateway/auth/key-authenticator.js";
 import { InternalError } from "../gateway/errors.js";
@@ -25,4 +26,27 @@ export function nodeRequest(event: H3Event): IncomingMessage {
   const request = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
   if (!request) throw new InternalError("This endpoint needs the Node.js server.");
   return request;
+}
+
+const connectionSignals = new WeakMap<Socket, AbortSignal>();
+
+/**
+ * Aborts when the client goes away: one signal per connection, not per request. HTTP/1.1 carries
+ * one request at a time on a connection, so the connection closing is exactly the in-flight
+ * request's client going away, and a keep-alive connection serves thousands of requests with
+ * one signal. Why: on Node 20 creating an AbortSignal costs about 6 µs (Node 22 about 0.2), a
+ * measurable share of a chat request. Whoever listens must stop listening when its request
+ * ends (undici and the retry sleep do).
+ */
+export function clientGoneSignal(event: H3Event): AbortSignal {
+  const socket = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req?.socket;
+  if (!socket) return event.req.signal;
+  let signal = connectionSignals.get(socket);
+  if (!signal) {
+    const controller = new AbortController();
+    socket.once("close", () => controller.abort(new DOMException("The client closed the connection.", "AbortError")));
+    signal = controller.signal;
+    connectionSignals.set(socket, signal);
+  }
+  return signal;
 }

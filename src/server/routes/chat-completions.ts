@@ -3,7 +3,7 @@ import type { H3 } from "h3";
 import { parseChatRequest } from "../../gateway/chat/chat-request.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { readJsonObject } from "../read-json-body.js";
-import { authenticateBearer, requestIdOf } from "../request-context.js";
+import { authenticateBearer, clientGoneSignal, requestIdOf } from "../request-context.js";
 import { chatFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
 import type { ServerLogger } from "../server-logger.js";
@@ -15,7 +15,7 @@ export function registerChatCompletions(app: H3, gateway: Gateway, logger: Serve
     const plan = gateway.planOf(caller);
     gateway.takeRateLimit(caller, plan.limits);
     const request = parseChatRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    const context = { caller, plan: plan.limits, requestId, signal: event.req.signal, endpoint: "chat.completions" };
+    const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "chat.completions" };
     if (request.stream) {
       const streaming = await gateway.chat.stream(request, context);
       const headers: Record<string, string> = {};

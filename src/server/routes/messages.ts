@@ -4,7 +4,7 @@ import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { parseMessagesRequest } from "../../gateway/messages/messages-request.js";
 import { readJsonObject } from "../read-json-body.js";
-import { requestIdOf } from "../request-context.js";
+import { clientGoneSignal, requestIdOf } from "../request-context.js";
 import { messagesFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
 
@@ -20,7 +20,7 @@ export function registerMessages(app: H3, gateway: Gateway): void {
     const plan = gateway.planOf(caller);
     gateway.takeRateLimit(caller, plan.limits);
     const request = parseMessagesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    const context = { caller, plan: plan.limits, requestId, signal: event.req.signal, endpoint: "messages" };
+    const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "messages" };
     const headers = forwardedHeaders(event);
     if (request.stream) {
       const streaming = await gateway.messages.stream(request, context, headers);
