@@ -1,6 +1,6 @@
 // API keys: `gw_` + 32 random bytes in base62, shown once. Only a SHA-256 hash and a short
 // visible prefix are stored.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const KEY_PATTERN = /^gw_[0-9A-Za-z]{43,}$/;
@@ -17,8 +17,9 @@ export function generateApiKey(): string {
   return `gw_${encoded.padStart(43, "0")}`;
 }
 
+/** One-shot `crypto.hash` (Node >= 20.12): a third of createHash's cost, paid on every request. */
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return hash("sha256", key, "hex");
 }
 
 export function visiblePrefix(key: string): string {
