@@ -4,6 +4,11 @@
 // AbortController that pipeline aborts, with a DOMException, at every end). When the client goes
 // away, the request's abort signal aborts the upstream call; the generator then finishes and
 // bills what was produced.
+//
+// Frames written during one turn of the event loop leave in one socket write: the response is
+// corked at the first and uncorked in that turn's check phase (setImmediate), after the I/O
+// callbacks that may bring more. Typically the upstream's last events, its end and our closing
+// frame arrive in one turn but a few ticks apart, and would otherwise cost two writes.
 import type { Writable } from "node:stream";
 import { HTTPResponse } from "h3";
 
@@ -24,7 +29,13 @@ class SseBody {
 
   private async pump(destination: Writable): Promise<void> {
     let closed = false;
+    let corked = false;
     destination.once("close", () => (closed = true));
+    const uncork = () => {
+      corked = false;
+      // end() uncorks fully itself; after it the socket may already serve the next request.
+      if (!destination.writableEnded && !closed) destination.uncork();
+    };
     try {
       for (;;) {
         const next = await this.frames.next();
@@ -33,6 +44,11 @@ class SseBody {
           if (next.value) destination.end(next.value);
           else destination.end();
           return;
+        }
+        if (!corked) {
+          corked = true;
+          destination.cork();
+          setImmediate(uncork);
         }
         if (!destination.write(next.value)) await drained(destination);
       }

@@ -54,18 +54,23 @@ export class UsageLog {
    * Count the row at once (balances never lag) and write it with the other rows of this turn of
    * the event loop. Resolves once the bytes are in the file: callers answer their client only
    * then, so a SIGKILL cannot lose a row whose response was sent.
+   *
+   * `writeNow` writes at once (with whatever rows are pending): for a stream whose last bytes
+   * wait for the row and would otherwise leave in a second socket write after this turn's flush.
    */
-  append(row: UsageRow): Promise<void> {
+  append(row: UsageRow, { writeNow = false }: { writeNow?: boolean } = {}): Promise<void> {
     const period = row.time.slice(0, 7);
     const agents = this.periodTotals(period);
     agents.set(row.agent, (agents.get(row.agent) ?? 0) + row.credits);
     if (period !== this.fdPeriod && this.pendingLines.length > 0) this.flush();
     this.fileFor(period);
     this.pendingLines.push(`${JSON.stringify(row)}\n`);
-    return new Promise((resolve, reject) => {
+    const written = new Promise<void>((resolve, reject) => {
       this.pendingWaiters.push({ resolve, reject });
-      if (this.pendingWaiters.length === 1) setImmediate(() => this.flush());
+      if (this.pendingWaiters.length === 1 && !writeNow) setImmediate(() => this.flush());
     });
+    if (writeNow) this.flush();
+    return written;
   }
 
   private flush(): void {

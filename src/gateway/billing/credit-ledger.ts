@@ -37,16 +37,19 @@ export class CreditLedger {
     return { agentId, amount, settled: false };
   }
 
-  /** Debit the usage row's credits and release the reservation; resolves once the row is written. */
-  settle(reservation: Reservation, entry: UsageEntry): Promise<UsageRow> {
+  /**
+   * Debit the usage row's credits and release the reservation; resolves once the row is written
+   * (`writeNow`: see UsageLog.append).
+   */
+  settle(reservation: Reservation, entry: UsageEntry, options?: { writeNow?: boolean }): Promise<UsageRow> {
     this.release(reservation);
-    return this.record(entry);
+    return this.record(entry, options);
   }
 
   /** A row for free work (local OCR): nothing reserved, so never refused; resolves once written. */
-  async record(entry: UsageEntry): Promise<UsageRow> {
+  async record(entry: UsageEntry, options?: { writeNow?: boolean }): Promise<UsageRow> {
     const row: UsageRow = { id: randomUUID(), time: this.now().toISOString(), ...entry };
-    await this.log.append(row);
+    await this.log.append(row, options);
     return row;
   }
 
