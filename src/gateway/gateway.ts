@@ -66,6 +66,8 @@ export class Gateway {
   private readonly rateLimiter = new RateLimiter();
   private readonly latency = new LatencyTracker();
   private configWatcher: FSWatcher | null = null;
+  /** Runs a task at the end of this turn of the event loop, after the turn's usage rows are written. */
+  readonly afterTurnWrites = (task: () => void): void => this.usageLog.afterTurnWrites(task);
 
   private constructor(
     readonly paths: HomePaths,

@@ -6,21 +6,32 @@
 // bills what was produced.
 //
 // Frames written during one turn of the event loop leave in one socket write: the response is
-// corked at the first and uncorked in that turn's check phase (setImmediate), after the I/O
-// callbacks that may bring more. Typically the upstream's last events, its end and our closing
-// frame arrive in one turn but a few ticks apart, and would otherwise cost two writes.
+// corked at the first and uncorked in that turn's check phase, after the I/O callbacks that may
+// bring more. The uncork is handed to `flushAt`, which for metered streams runs it after the
+// turn's usage rows are written (UsageLog.afterTurnWrites): the closing frame, which waits for
+// the stream's row, then leaves with the last batch, in the write that ends the response.
 import type { Writable } from "node:stream";
 import { HTTPResponse } from "h3";
 
+/** Runs a task in the check phase of the current turn of the event loop. */
+export type TurnEndScheduler = (task: () => void) => void;
+
 /** `frames` may return a closing frame: it goes out with the end of the response, in one write. */
-export function sseResponse(frames: AsyncGenerator<string, string | void>, headers: Record<string, string>): HTTPResponse {
-  return new HTTPResponse(new SseBody(frames) as unknown as BodyInit, {
+export function sseResponse(
+  frames: AsyncGenerator<string, string | void>,
+  headers: Record<string, string>,
+  flushAt: TurnEndScheduler = setImmediate,
+): HTTPResponse {
+  return new HTTPResponse(new SseBody(frames, flushAt) as unknown as BodyInit, {
     headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headers },
   });
 }
 
 class SseBody {
-  constructor(private readonly frames: AsyncGenerator<string, string | void>) {}
+  constructor(
+    private readonly frames: AsyncGenerator<string, string | void>,
+    private readonly flushAt: TurnEndScheduler,
+  ) {}
 
   pipe(destination: Writable): Writable {
     void this.pump(destination);
@@ -48,7 +59,7 @@ class SseBody {
         if (!corked) {
           corked = true;
           destination.cork();
-          setImmediate(uncork);
+          this.flushAt(uncork);
         }
         if (!destination.write(next.value)) await drained(destination);
       }

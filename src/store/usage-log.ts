@@ -37,6 +37,8 @@ export class UsageLog {
   private pendingLines: string[] = [];
   private pendingWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   private fdPeriod = "";
+  private flushQueued = false;
+  private readonly tasksAfterFlush: Array<() => void> = [];
   /** period -> agent id -> credits used */
   private readonly totals = new Map<string, Map<string, number>>();
 
@@ -54,23 +56,44 @@ export class UsageLog {
    * Count the row at once (balances never lag) and write it with the other rows of this turn of
    * the event loop. Resolves once the bytes are in the file: callers answer their client only
    * then, so a SIGKILL cannot lose a row whose response was sent.
-   *
-   * `writeNow` writes at once (with whatever rows are pending): for a stream whose last bytes
-   * wait for the row and would otherwise leave in a second socket write after this turn's flush.
    */
-  append(row: UsageRow, { writeNow = false }: { writeNow?: boolean } = {}): Promise<void> {
+  append(row: UsageRow): Promise<void> {
     const period = row.time.slice(0, 7);
     const agents = this.periodTotals(period);
     agents.set(row.agent, (agents.get(row.agent) ?? 0) + row.credits);
     if (period !== this.fdPeriod && this.pendingLines.length > 0) this.flush();
     this.fileFor(period);
     this.pendingLines.push(`${JSON.stringify(row)}\n`);
-    const written = new Promise<void>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       this.pendingWaiters.push({ resolve, reject });
-      if (this.pendingWaiters.length === 1 && !writeNow) setImmediate(() => this.flush());
+      this.queueFlush();
     });
-    if (writeNow) this.flush();
-    return written;
+  }
+
+  /**
+   * Run `task` in this turn's check phase once the turn's rows are written and the code waiting
+   * on them has run (Node runs pending promise callbacks between two immediates). A stream hands
+   * its socket flush here: the closing frame, which waits for the usage row, then leaves with the
+   * last batch in one write, at the same point of the turn where every other response of the turn
+   * is answered.
+   */
+  afterTurnWrites(task: () => void): void {
+    this.queueFlush(); // queued first, so it runs first
+    this.tasksAfterFlush.push(task);
+    if (this.tasksAfterFlush.length === 1) {
+      setImmediate(() => {
+        for (const queued of this.tasksAfterFlush.splice(0)) queued();
+      });
+    }
+  }
+
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      this.flush();
+    });
   }
 
   private flush(): void {

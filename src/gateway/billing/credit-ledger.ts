@@ -37,19 +37,16 @@ export class CreditLedger {
     return { agentId, amount, settled: false };
   }
 
-  /**
-   * Debit the usage row's credits and release the reservation; resolves once the row is written
-   * (`writeNow`: see UsageLog.append).
-   */
-  settle(reservation: Reservation, entry: UsageEntry, options?: { writeNow?: boolean }): Promise<UsageRow> {
+  /** Debit the usage row's credits and release the reservation; resolves once the row is written. */
+  settle(reservation: Reservation, entry: UsageEntry): Promise<UsageRow> {
     this.release(reservation);
-    return this.record(entry, options);
+    return this.record(entry);
   }
 
   /** A row for free work (local OCR): nothing reserved, so never refused; resolves once written. */
-  async record(entry: UsageEntry, options?: { writeNow?: boolean }): Promise<UsageRow> {
+  async record(entry: UsageEntry): Promise<UsageRow> {
     const row: UsageRow = { id: randomUUID(), time: this.now().toISOString(), ...entry };
-    await this.log.append(row, options);
+    await this.log.append(row);
     return row;
   }
 

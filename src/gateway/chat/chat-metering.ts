@@ -65,12 +65,8 @@ export class ChatMetering {
     this.dependencies.latency.record(target.candidate.provider, target.candidate.upstreamModel, performance.now() - call.started);
   }
 
-  /**
-   * Write the usage row and release the reservation; resolves once the row is in the log. A
-   * stream settles with `writeNow`: its closing frame waits for the row, and written at once the
-   * row lets that frame leave with the stream's last batch in one socket write.
-   */
-  async settle(call: MeteredCall, context: ChatCallContext, target: AttemptTarget, usage: ChatUsage, options?: { writeNow?: boolean }): Promise<void> {
+  /** Write the usage row and release the reservation; resolves once the row is in the log. */
+  async settle(call: MeteredCall, context: ChatCallContext, target: AttemptTarget, usage: ChatUsage): Promise<void> {
     const config = this.dependencies.config();
     const tokens = { prompt_tokens: usage.prompt_tokens ?? 0, completion_tokens: usage.completion_tokens ?? 0 };
     const units: Record<string, number> = { ...tokens };
@@ -85,7 +81,7 @@ export class ChatMetering {
       units,
       credits: creditsForTokens(chatPricing(config, target.candidate.publicModel), tokens, config.billing.creditsPerUsd),
       requestId: context.requestId,
-    }, options);
+    });
   }
 
   /** The call failed before anything was produced: nothing is billed. */

@@ -92,7 +92,7 @@ export class ChatService {
       }
     } finally {
       await rest.return?.();
-      await this.metering.settle(call, context, target, relay.usage ?? estimateUsage(promptText(), relay.producedCharacters), { writeNow: true });
+      await this.metering.settle(call, context, target, relay.usage ?? estimateUsage(promptText(), relay.producedCharacters));
     }
   }
 }

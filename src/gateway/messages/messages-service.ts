@@ -120,7 +120,7 @@ export class MessagesService {
       const billed = usage.seen && usage.output > 0
         ? { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output, prompt_tokens_details: { cached_tokens: usage.cacheRead } }
         : estimateUsage(JSON.stringify(request.messages), Math.max(0, produced));
-      await this.metering.settle(call, context, target, billed, { writeNow: true });
+      await this.metering.settle(call, context, target, billed);
     }
   }
 
@@ -158,7 +158,7 @@ export class MessagesService {
       yield [errorEvent(error)];
     } finally {
       await rest.return?.();
-      await this.metering.settle(call, context, target, usage ?? estimateUsage(JSON.stringify(request.messages), produced), { writeNow: true });
+      await this.metering.settle(call, context, target, usage ?? estimateUsage(JSON.stringify(request.messages), produced));
     }
   }
 }

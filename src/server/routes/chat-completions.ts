@@ -20,7 +20,7 @@ export function registerChatCompletions(app: H3, gateway: Gateway, logger: Serve
       const streaming = await gateway.chat.stream(request, context);
       const headers: Record<string, string> = {};
       if (streaming.upstreamRequestId) headers["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
-      return sseResponse(chatFrames(streaming.chunks, (error) => logger.error(error, requestId)), headers);
+      return sseResponse(chatFrames(streaming.chunks, (error) => logger.error(error, requestId)), headers, gateway.afterTurnWrites);
     }
     const completed = await gateway.chat.complete(request, context);
     if (completed.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", completed.upstreamRequestId);

@@ -26,7 +26,7 @@ export function registerMessages(app: H3, gateway: Gateway): void {
       const streaming = await gateway.messages.stream(request, context, headers);
       const responseHeaders: Record<string, string> = {};
       if (streaming.upstreamRequestId) responseHeaders["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
-      return sseResponse(messagesFrames(streaming.events), responseHeaders);
+      return sseResponse(messagesFrames(streaming.events), responseHeaders, gateway.afterTurnWrites);
     }
     const result = await gateway.messages.create(request, context, headers);
     if (result.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", result.upstreamRequestId);
