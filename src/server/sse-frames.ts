@@ -1,5 +1,5 @@
-// The two SSE dialects the gateway speaks, one frame (one socket write) per upstream batch, never
-// held back waiting for the next one.
+// The two SSE dialects the gateway speaks: one frame per upstream batch, yielded as soon as the
+// batch arrives, never held back waiting for the next one (sse-response.ts decides the writes).
 import type { NativeMessagesEvent } from "../providers/messages-types.js";
 import { GatewayError } from "../gateway/errors.js";
 
