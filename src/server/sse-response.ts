@@ -5,11 +5,15 @@
 // away, the request's abort signal aborts the upstream call; the generator then finishes and
 // bills what was produced.
 //
-// Frames written during one turn of the event loop leave in one socket write: the response is
+// Frames written during one turn of the event loop leave in one socket write: the socket is
 // corked at the first and uncorked in that turn's check phase, after the I/O callbacks that may
 // bring more. The uncork is handed to `flushAt`, which for metered streams runs it after the
 // turn's usage rows are written (UsageLog.afterTurnWrites): the closing frame, which waits for
 // the stream's row, then leaves with the last batch, in the write that ends the response.
+// The socket is corked, not the response: on Node 22 and 24 a corked response that ends with a
+// last chunk sends the chunked terminator before that chunk (seen on 22.23.3 and 24.9.0).
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { HTTPResponse } from "h3";
 
@@ -40,12 +44,13 @@ class SseBody {
 
   private async pump(destination: Writable): Promise<void> {
     let closed = false;
-    let corked = false;
+    let corked: Socket | null = null;
     destination.once("close", () => (closed = true));
     const uncork = () => {
-      corked = false;
+      const socket = corked;
+      corked = null;
       // end() uncorks fully itself; after it the socket may already serve the next request.
-      if (!destination.writableEnded && !closed) destination.uncork();
+      if (socket && !destination.writableEnded && !closed) socket.uncork();
     };
     try {
       for (;;) {
@@ -56,9 +61,11 @@ class SseBody {
           else destination.end();
           return;
         }
-        if (!corked) {
-          corked = true;
-          destination.cork();
+        // A pipelined response has no socket until the one before it ends: it is not corked.
+        const socket = (destination as Partial<ServerResponse>).socket ?? null;
+        if (!corked && socket) {
+          corked = socket;
+          socket.cork();
           this.flushAt(uncork);
         }
         if (!destination.write(next.value)) await drained(destination);
