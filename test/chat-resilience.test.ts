@@ -4,7 +4,7 @@ import OpenAI from "openai";
 import http from "node:http";
 import { createServer } from "node:net";
 import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
-import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { UsageLog, periodOf } from "../src/store/usage-log.js";
 import { homePaths } from "../src/config/paths.js";
 
@@ -162,6 +162,7 @@ test.serial("a stream dropped before its first chunk is retried", async (t) => {
 test.serial("a client that disconnects aborts the upstream call and is billed what was produced", async (t) => {
   primary.enqueue({ chunkDelayMs: 100 });
   const abortedBefore = primary.aborted();
+  const logLinesBefore = quietLogger.lines.length;
   const controller = new AbortController();
   const stream = await client().chat.completions.create(
     { model: "m/x", stream: true, messages: [{ role: "user", content: "one two three four five six seven eight nine ten" }] },
@@ -186,6 +187,7 @@ test.serial("a client that disconnects aborts the upstream call and is billed wh
   const rows = UsageLog.readRows(homePaths(gateway.home).usageDir, periodOf(new Date()));
   const row = rows.find((candidate) => candidate.model === "m/x" && candidate.units.completion_tokens! < 10 && candidate.units.completion_tokens! > 0);
   t.truthy(row, "a usage row for the partial stream");
+  t.deepEqual(quietLogger.lines.slice(logLinesBefore), [], "a client going away is not logged as a server error");
 });
 
 test.serial("a client that disconnects before the first byte aborts the upstream call", async (t) => {

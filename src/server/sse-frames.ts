@@ -17,7 +17,8 @@ export async function* chatFrames(batches: AsyncGenerator<string[]>, log: (error
     const body = error instanceof GatewayError
       ? error.toBody()
       : { error: { message: "The upstream stream failed before it finished.", type: "upstream_error", code: "stream_interrupted" } };
-    if (!(error instanceof GatewayError)) log(error);
+    // A client that went away aborted the upstream call: nothing to report, nobody to tell.
+    if (!(error instanceof GatewayError) && !(error instanceof Error && error.name === "AbortError")) log(error);
     return `data: ${JSON.stringify(body)}\n\n`;
   }
 }

@@ -1,0 +1,154 @@
+// Compare two builds of gw on the chat path: `node scripts/bench-ab.mjs BASE_REV [options]`.
+//
+// Whole-run throughput on a small VM drifts by up to 20% from one minute to the next, so a change
+// worth 5-15% cannot be read from two separate `npm run bench` runs. This runs the base revision
+// (built in a temporary git worktree) and the working tree (built with `npm run build` first) side
+// by side on the shared harness's fake upstream: both gateways alive, short runs alternating, the
+// order reversed every pair (without that, two identical builds read ~16% apart), CPU per request
+// read from /proc. It prints each pair and the median of the paired ratios.
+//
+// Options: --mode stream|nonstream (stream), -c N (64), --pairs N (12), --seconds N (2),
+// --warmup-pairs N (4, not counted, after an 8-second load on each gateway). The gateways get
+// core 1, loadgen and upstream core 0 (taskset). As root it runs in a private network namespace
+// with only loopback, as the harness does; otherwise on the host's loopback.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+
+const root = path.resolve(import.meta.dirname, "..");
+const harness = process.env.GW_BENCH_HARNESS ?? path.resolve(root, "../shared/bench");
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    mode: { type: "string", default: "stream" },
+    c: { type: "string", short: "c", default: "64" },
+    pairs: { type: "string", default: "12" },
+    seconds: { type: "string", default: "2" },
+    "warmup-pairs": { type: "string", default: "4" },
+    "in-namespace": { type: "boolean", default: false },
+  },
+});
+const [baseRevision] = positionals;
+if (!baseRevision) {
+  console.error("usage: node scripts/bench-ab.mjs BASE_REV [--mode stream|nonstream] [-c 64] [--pairs 12] [--seconds 2]");
+  process.exit(2);
+}
+if (!existsSync(path.join(harness, "bench.mjs"))) {
+  console.error(`bench-ab: the load harness is not at ${harness} (set GW_BENCH_HARNESS)`);
+  process.exit(1);
+}
+
+// Re-run inside a private network namespace with only loopback, as the harness does, when allowed.
+if (!values["in-namespace"]) {
+  let isolated = false;
+  try {
+    execFileSync("unshare", ["-n", "true"], { stdio: "ignore" });
+    isolated = true;
+  } catch {
+    console.error("bench-ab: unshare -n not permitted; running on the host loopback");
+  }
+  if (isolated) {
+    const args = [process.argv[1], ...process.argv.slice(2), "--in-namespace"].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
+    const child = spawn("unshare", ["-n", "bash", "-c", `ip link set lo up && exec node ${args}`], { stdio: "inherit" });
+    child.on("exit", (code) => process.exit(code ?? 1));
+  } else {
+    await main();
+  }
+} else {
+  await main();
+}
+
+async function main() {
+  const work = mkdtempSync(path.join(tmpdir(), "gw-bench-ab-"));
+  const baseTree = path.join(work, "base");
+  const children = [];
+  try {
+    execFileSync("git", ["-C", root, "worktree", "add", "--detach", "-q", baseTree, baseRevision], { stdio: "inherit" });
+    symlinkSync(path.join(root, "node_modules"), path.join(baseTree, "node_modules"));
+    execFileSync("npm", ["run", "-s", "build"], { cwd: baseTree, stdio: ["ignore", "ignore", "inherit"] });
+
+    const upstreamPort = 18780;
+    children.push(pinned(0, "node", [path.join(harness, "fake-upstream.mjs"), String(upstreamPort)]));
+    const gateways = [];
+    for (const [name, tree, port] of [["base", baseTree, 18781], ["this", root, 18782]]) {
+      const child = pinned(1, "bash", [path.join(tree, "bench/start-gw.sh"), String(port), `http://127.0.0.1:${upstreamPort}/v1`]);
+      children.push(child);
+      await listening(child);
+      // taskset and start-gw.sh exec into `gw serve`: the child's pid is the gateway's.
+      gateways.push({ name: `${name} (${name === "base" ? baseRevision : "working tree"})`, port, pid: child.pid, runs: [] });
+    }
+
+    // JIT warm-up: a first load on each gateway, then warm-up pairs, none of them counted.
+    for (const gateway of gateways) load(gateway.port, 8);
+    const total = Number(values.pairs) + Number(values["warmup-pairs"]);
+    for (let pair = 0; pair < total; pair++) {
+      const order = pair % 2 === 0 ? gateways : [...gateways].reverse();
+      for (const gateway of order) {
+        const before = cpuMs(gateway.pid);
+        const result = load(gateway.port);
+        const cpuPerRequest = ((cpuMs(gateway.pid) - before) * 1000) / result.requests;
+        if (pair >= Number(values["warmup-pairs"])) gateway.runs.push({ rps: result.rps, cpuPerRequest });
+      }
+    }
+
+    const [base, current] = gateways;
+    console.log(`mode=${values.mode} c=${values.c} ${values.seconds}s runs, ${values.pairs} pairs (order alternated)`);
+    for (const gateway of gateways) {
+      console.log(`${gateway.name.padEnd(28)} rps ${gateway.runs.map((run) => run.rps.toFixed(0)).join(" ")}`);
+      console.log(`${"".padEnd(28)} cpu µs/request ${gateway.runs.map((run) => run.cpuPerRequest.toFixed(0)).join(" ")}`);
+    }
+    const ratio = (pick) => median(current.runs.map((run, index) => pick(run) / pick(base.runs[index])));
+    console.log(`median of paired ratios, this / base: rps ${ratio((run) => run.rps).toFixed(3)}, cpu per request ${ratio((run) => run.cpuPerRequest).toFixed(3)}`);
+  } finally {
+    for (const child of children.reverse()) child.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    execFileSync("git", ["-C", root, "worktree", "remove", "--force", baseTree], { stdio: "ignore" });
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function pinned(core, command, args) {
+  const child = spawn("taskset", ["-c", String(core), command, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  child.output = "";
+  child.stdout.on("data", (chunk) => (child.output += chunk));
+  child.stderr.on("data", (chunk) => (child.output += chunk));
+  return child;
+}
+
+async function listening(child) {
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    if (child.output.includes("listening on")) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`gw serve did not start: ${child.output}`);
+}
+
+/** User + system CPU time of a process, in milliseconds. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
+}
+
+function load(port, seconds = values.seconds) {
+  const output = execFileSync(
+    "node",
+    [
+      path.join(harness, "bench.mjs"),
+      "--base", `http://127.0.0.1:${port}/v1`,
+      "--model", "bench/fake-model",
+      "-H", "authorization: Bearer gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe",
+      "--mode", values.mode, "-c", values.c, "-d", String(seconds),
+      "--loadgen-cpus", "0", "--json", "--no-probe",
+    ],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+  );
+  return JSON.parse(output.trim().split("\n").pop());
+}
+
+function median(numbers) {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
