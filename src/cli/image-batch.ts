@@ -7,11 +7,13 @@
 //   with the input); each is printed as soon as it and every line before it are done.
 // - A failed line (bad JSON, a 4xx, a network error) never stops the others; the command exits
 //   non-zero after all ran. A 429 is not a failure yet: the line waits as long as the gateway's
-//   Retry-After says (up to a minute, a few times) and is sent again. Ctrl-C stops starting new lines, lets those in flight finish (they
-//   are paid for) and reports the rest as skipped; a second Ctrl-C quits at once.
+//   Retry-After says (up to a minute, a few times) and is sent again. Ctrl-C stops starting new
+//   lines, lets those in flight finish (they are paid for) and reports the rest as skipped; a
+//   second Ctrl-C quits at once.
 // - Progress on stderr only when stderr is a terminal; otherwise stderr carries errors alone.
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import pLimit from "p-limit";
 import type { ImageResultBody } from "../client/image-types.js";
 import { GwApiError, isRecord } from "../client/gw-api-error.js";
@@ -165,13 +167,8 @@ export async function sendRespectingRateLimit(send: () => Promise<ImageResultBod
     } catch (error) {
       const wait = error instanceof GwApiError && error.status === 429 ? error.retryAfterSeconds : undefined;
       if (wait === undefined || wait > LONGEST_WAIT_SECONDS || attempt >= RATE_LIMIT_RETRIES || signal?.aborted) throw error;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait * 1000);
-        signal?.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
-      });
+      // timers/promises removes its abort listener when the wait ends: none pile up on the batch's signal.
+      await sleep(wait * 1000, undefined, { signal }).catch(() => undefined);
       if (signal?.aborted) throw error;
     }
   }

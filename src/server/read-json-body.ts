@@ -3,6 +3,7 @@
 import type { IncomingMessage } from "node:http";
 import type { H3Event } from "h3";
 import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../gateway/errors.js";
+import { nodeRequestOf } from "./request-context.js";
 
 export async function readJsonObject(event: H3Event, maxBytes: number): Promise<Record<string, unknown>> {
   const contentType = event.req.headers.get("content-type") ?? "";
@@ -26,7 +27,7 @@ export async function readJsonObject(event: H3Event, maxBytes: number): Promise<
 async function readLimitedText(event: H3Event, maxBytes: number): Promise<string> {
   // On Node, read the IncomingMessage directly with listeners: no web-stream wrapper and no
   // async iterator on the hot path.
-  const nodeRequest = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
+  const nodeRequest = nodeRequestOf(event);
   if (nodeRequest) return readNodeBody(nodeRequest, maxBytes);
   const body = event.req.body;
   if (!body) return "";

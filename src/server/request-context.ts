@@ -21,9 +21,14 @@ export async function authenticateBearer(event: H3Event, gateway: Gateway): Prom
   return gateway.authenticator.authenticate(bearerToken(event.req.headers.get("authorization")));
 }
 
+/** Node's request under the h3 event, when the server is Node's. */
+export function nodeRequestOf(event: H3Event): IncomingMessage | undefined {
+  return (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
+}
+
 /** Node's request under the h3 event: uploads and forms stream from it directly. */
 export function nodeRequest(event: H3Event): IncomingMessage {
-  const request = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
+  const request = nodeRequestOf(event);
   if (!request) throw new InternalError("This endpoint needs the Node.js server.");
   return request;
 }
@@ -39,7 +44,7 @@ const connectionSignals = new WeakMap<Socket, AbortSignal>();
  * ends (undici and the retry sleep do).
  */
 export function clientGoneSignal(event: H3Event): AbortSignal {
-  const socket = (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req?.socket;
+  const socket = nodeRequestOf(event)?.socket;
   if (!socket) return event.req.signal;
   let signal = connectionSignals.get(socket);
   if (!signal) {

@@ -29,10 +29,15 @@ export class CreditLedger {
     return allowance - this.used(agentId) - (this.reserved.get(agentId) ?? 0);
   }
 
-  /** Hold `amount` credits or refuse with 402 before any upstream call. */
-  reserve(agentId: string, allowance: number, amount: number): Reservation {
+  /** Refuse with 402 unless `amount` credits are left (nothing is held). */
+  requireAvailable(agentId: string, allowance: number, amount: number): void {
     const remaining = this.remaining(agentId, allowance);
     if (remaining <= 0 || remaining < amount) throw new InsufficientCreditsError(Math.max(0, remaining), amount);
+  }
+
+  /** Hold `amount` credits or refuse with 402 before any upstream call. */
+  reserve(agentId: string, allowance: number, amount: number): Reservation {
+    this.requireAvailable(agentId, allowance, amount);
     this.reserved.set(agentId, (this.reserved.get(agentId) ?? 0) + amount);
     return { agentId, amount, settled: false };
   }

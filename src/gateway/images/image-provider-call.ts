@@ -7,7 +7,6 @@ import type { ImageResult } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
 import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
 import { attemptInOrder } from "../chat/upstream-attempts.js";
-import { InsufficientCreditsError } from "../errors.js";
 import type { ImageCallContext } from "./image-results.js";
 
 export interface ImageCallDependencies {
@@ -54,8 +53,7 @@ export async function callImageProvider(
  * estimate; the reservation in callImageProvider still decides.
  */
 export function requireCredits(ledger: CreditLedger, context: ImageCallContext, estimate: number): void {
-  const remaining = ledger.remaining(context.caller.agent.id, context.plan.monthlyCredits);
-  if (remaining <= 0 || remaining < estimate) throw new InsufficientCreditsError(Math.max(0, remaining), estimate);
+  ledger.requireAvailable(context.caller.agent.id, context.plan.monthlyCredits, estimate);
 }
 
 /** Settle or release: anything that fails between the call and the usage row must not leave the reservation behind. */
