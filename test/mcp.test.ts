@@ -1,6 +1,6 @@
 // The MCP server at /mcp through the official SDK's own client over Streamable HTTP: tools
 // listed, each image tool called with real pictures (decoded with sharp), asset ids present in the
-// caller's storage, errors as tool errors with the HTTP codes, Bearer auth.
+// caller's storage, errors as tool errors with the HTTP codes (the envelope as JSON text), Bearer auth.
 import test from "ava";
 import sharp from "sharp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -58,8 +58,15 @@ async function connect(gateway: TestGateway, key: string): Promise<Client> {
 
 interface PictureResult {
   content: Array<{ type: string; data?: string; mimeType?: string; text?: string }>;
-  structuredContent?: { id?: string; model?: string; data?: Array<{ asset_id?: string; media_type: string }>; error?: { code: string; message: string; param?: string; status?: number } };
+  structuredContent?: { id?: string; model?: string; data?: Array<{ asset_id?: string; media_type: string }> };
   isError?: boolean;
+}
+
+/** A tool error's gateway envelope: the JSON of its text block (it has no structured content). */
+function errorOf(result: PictureResult): { code?: string; message?: string; param?: string; status?: number } | undefined {
+  if (!result.isError) return undefined;
+  const text = result.content.find((block) => block.type === "text")?.text;
+  return text ? (JSON.parse(text) as { error: { code: string; message: string; param?: string; status: number } }).error : undefined;
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<PictureResult> {
@@ -178,10 +185,10 @@ test("image_upscale and image_background_remove work on library assets and URLs,
     t.true((await storedIds(gateway, keys.pro)).includes(upscaledId));
 
     const unoffered = await call(client, "image_upscale", { parent_asset_id: cutoutId, scale: 3 });
-    t.is(unoffered.structuredContent?.error?.code, "invalid_parameter");
-    t.is(unoffered.structuredContent?.error?.param, "scale");
+    t.is(errorOf(unoffered)?.code, "invalid_parameter");
+    t.is(errorOf(unoffered)?.param, "scale");
     const jpeg = await call(client, "image_background_remove", { parent_asset_id: cutoutId, output_format: "jpeg" });
-    t.is(jpeg.structuredContent?.error?.param, "output_format");
+    t.is(errorOf(jpeg)?.param, "output_format");
     await client.close();
   });
 });
@@ -194,8 +201,8 @@ test("upscale and background removal with no capable provider are tool errors wi
       for (const name of ["image_upscale", "image_background_remove"]) {
         const result = await call(client, name, { image });
         t.true(result.isError);
-        t.is(result.structuredContent?.error?.code, "provider_not_configured", name);
-        t.is(result.structuredContent?.error?.status, 503);
+        t.is(errorOf(result)?.code, "provider_not_configured", name);
+        t.is(errorOf(result)?.status, 503);
       }
       await client.close();
     },
@@ -211,23 +218,24 @@ test("errors are tool errors carrying the HTTP codes", async (t) => {
     const client = await connect(gateway, keys.free);
     const capped = await call(client, "image_generate", { prompt: "x", n: 3 });
     t.true(capped.isError);
-    t.is(capped.structuredContent?.error?.code, "plan_limit_exceeded");
-    t.is(capped.structuredContent?.error?.status, 403);
-    t.regex(capped.content[0]!.text!, /^plan_limit_exceeded: /);
+    t.is(errorOf(capped)?.code, "plan_limit_exceeded");
+    t.is(errorOf(capped)?.status, 403);
+    t.falsy(capped.structuredContent, "a tool error has no structured content to fail the outputSchema");
+    t.regex(errorOf(capped)?.message ?? "", /\S/);
 
     const role = await call(client, "image_edit", { prompt: "x", model: "openai/dall-e-2", images: [`data:image/png;base64,${pngFile(8, 8).toString("base64")}`], image_roles: ["reference"] });
-    t.is(role.structuredContent?.error?.code, "image_reference_unsupported");
+    t.is(errorOf(role)?.code, "image_reference_unsupported");
 
     const ssrf = await call(client, "image_edit", { prompt: "x", images: [`http://127.0.0.1:${hosts.internal.port}/a.png`] });
-    t.is(ssrf.structuredContent?.error?.code, "url_not_allowed");
+    t.is(errorOf(ssrf)?.code, "url_not_allowed");
     t.is(hosts.internal.requests.length + hosts.internal.connections, 0);
 
     const foreign = await call(client, "image_edit", { prompt: "x", images: ["file_01JAAAAAAAAAAAAAAAAAAAAAAA"] });
-    t.is(foreign.structuredContent?.error?.code, "asset_not_found");
+    t.is(errorOf(foreign)?.code, "asset_not_found");
 
     const bad = await call(client, "image_generate", { prompt: "x", aspect_ratio: "7:3" });
-    t.is(bad.structuredContent?.error?.code, "invalid_parameter");
-    t.is(bad.structuredContent?.error?.param, "aspect_ratio");
+    t.is(errorOf(bad)?.code, "invalid_parameter");
+    t.is(errorOf(bad)?.param, "aspect_ratio");
     t.is(images.requests.length, 0);
     await client.close();
   });

@@ -8,6 +8,7 @@ import type { Caller } from "../../gateway/auth/key-authenticator.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { registerImageTools } from "./image-tools.js";
 import { mcpToolContext } from "./mcp-context.js";
+import { refuseNonObjectToolArguments } from "./tool-call-arguments.js";
 
 export const MCP_SERVER_NAME = "gw";
 
@@ -30,6 +31,7 @@ export async function handleMcpRequest(gateway: Gateway, version: string, { requ
     maxRequestBodySize: gateway.config.server.maxJsonBodyBytes,
   });
   await server.connect(transport);
+  refuseNonObjectToolArguments(transport, log);
   try {
     return await transport.handleRequest(request);
   } finally {

@@ -1,7 +1,10 @@
 // How gateway answers and errors become MCP tool results (reference mcp.md §4): pictures as image
 // content (base64 + mimeType) beside structured content that carries each picture's asset_id, and
-// failures as tool errors (`isError`) whose structured content is the HTTP error envelope, so a
-// client sees the same codes over MCP as over HTTP.
+// failures as tool errors (`isError`) whose one text block is the HTTP error envelope as JSON,
+// `{"error":{message,type,code,param?,status}}`, so a client sees the same codes over MCP as over
+// HTTP. A tool error has no structured content: a client that listed the tools validates any
+// structured content against the tool's outputSchema, error or not (the official SDK's callTool
+// throws -32602 on a mismatch), and the envelope is not a picture or description result.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, InternalError, UpstreamPassthroughError } from "../../gateway/errors.js";
 import type { ImageOutcome } from "../../gateway/images/image-results.js";
@@ -36,7 +39,7 @@ export function toolError(error: unknown, log: (error: unknown) => void): CallTo
     const internal = new InternalError("The gateway failed to handle this tool call.");
     envelope = { ...internal.toBody().error, status: internal.status };
   }
-  return { isError: true, content: [{ type: "text", text: `${envelope.code}: ${envelope.message}` }], structuredContent: { error: envelope } };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: envelope }) }] };
 }
 
 /** An upstream's own error about a value, as the HTTP endpoint passes it through. */
