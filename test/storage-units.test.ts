@@ -2,6 +2,7 @@
 // link format (with a fixed clock), list queries, the in-memory index, and one conformance suite
 // that every blob store driver passes (the streaming fs driver and unstorage's memory driver).
 import test from "ava";
+import { spawn } from "node:child_process";
 import contentDisposition from "content-disposition";
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -279,8 +280,13 @@ test("blob store (fs): streams, writes atomically, and sweeps temp files of dead
   await t.throwsAsync(store.write(blobKey("agt_1", "file_3"), chunks(5, 100, 2)));
   t.deepEqual(readdirSync(path.join(base, PARTIAL_DIRECTORY)), []);
   t.false(existsSync(path.join(base, "agt_1", "file_3")));
-  writeFileSync(path.join(base, PARTIAL_DIRECTORY, "999-dead"), "partial");
-  t.is(await store.sweepPartials(60_000), 0);
+  // A temp file of a process that is gone goes at once, whatever its age; one of a live process
+  // (here the test runner's parent) stays until it has been quiet for the given time.
+  const deadPid = await exitedChildPid();
+  writeFileSync(path.join(base, PARTIAL_DIRECTORY, `${deadPid}-dead`), "partial");
+  writeFileSync(path.join(base, PARTIAL_DIRECTORY, `${process.ppid}-live`), "partial");
+  t.is(await store.sweepPartials(60_000), 1);
+  t.deepEqual(readdirSync(path.join(base, PARTIAL_DIRECTORY)), [`${process.ppid}-live`]);
   t.is(await store.sweepPartials(0), 1);
   t.deepEqual(readdirSync(path.join(base, PARTIAL_DIRECTORY)), []);
   await store.close();
@@ -289,3 +295,10 @@ test("blob store (fs): streams, writes atomically, and sweeps temp files of dead
 test("blob store: an unknown driver name is refused with the list of kinds", async (t) => {
   await t.throwsAsync(createBlobStore({ driver: "nope", options: {} }, os.tmpdir()), { message: /not an unstorage driver/ });
 });
+
+/** The pid of a child process that has exited: certainly not a live writer. */
+async function exitedChildPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await new Promise((resolve) => child.once("exit", resolve));
+  return child.pid!;
+}

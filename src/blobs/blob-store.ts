@@ -10,13 +10,16 @@ export interface BlobStore {
   write(key: string, body: Readable): Promise<number>;
   /** The stored bytes as a stream, or null when there is no blob under `key`. */
   read(key: string): Promise<{ body: Readable; sizeBytes: number } | null>;
-  /** Remove the blob; a missing blob is not an error. */
+  /** Remove the blob; a missing blob is not an error, one that cannot be removed is. */
   remove(key: string): Promise<void>;
   has(key: string): Promise<boolean>;
   /** Every key in the store (startup housekeeping only: it lists the whole backend). */
   keys(): Promise<string[]>;
-  /** Remove temp files of writes that died with an earlier process, when the driver keeps any. */
-  sweepPartials?(olderThanMs: number): Promise<number>;
+  /**
+   * Remove the temp files no live write owns, when the driver keeps any: those of processes that
+   * are gone whatever their age; another live process's only once unwritten for `quietForMs`.
+   */
+  sweepPartials?(quietForMs: number): Promise<number>;
   /** Whether `write` streams to the backend (true) or has to collect the bytes first. */
   readonly streams: boolean;
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-// unstorage's `fs` driver with two additions the gateway needs for files of up to 50 MB:
+// unstorage's `fs` driver with three changes the gateway needs for files of up to 50 MB:
 //
 // - `setItemRaw` takes a Node stream (as well as bytes) and writes it to a temp file under
 //   `<base>/.partial/`, fsyncs it and renames it into place. unstorage 1.x hands the value to the
@@ -6,14 +6,18 @@
 //   aborted upload would leave a truncated blob behind. Here the key holds all bytes or none.
 // - `getItemStream` opens the file and returns a read stream with its size. unstorage 1.x has
 //   no streaming read (`getItemRaw` reads the whole file into memory).
+// - `removeItem` throws when the file is there and cannot be removed. The stock driver resolves
+//   with the error instead, so a blob left behind (or a directory in its place) went unnoticed.
 //
-// Everything else (hasItem, removeItem, getKeys, clear ...) is the stock driver.
-import { randomBytes } from "node:crypto";
+// Everything else (hasItem, getKeys, clear ...) is the stock driver.
 import { mkdirSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { defineDriver, type Driver } from "unstorage";
 import fsDriver, { type FSStorageOptions } from "unstorage/drivers/fs";
+import { claimPartialFile, PARTIAL_DIRECTORY, releasePartialFile, sweepPartialFiles } from "./partial-files.js";
+
+export { PARTIAL_DIRECTORY };
 
 export interface StreamingFsOptions extends FSStorageOptions {
   base: string;
@@ -23,13 +27,11 @@ export interface StreamingDriverExtras {
   /** Marks a driver whose `setItemRaw` accepts a Node Readable. */
   readonly streamsWrites: true;
   getItemStream(key: string): Promise<{ body: Readable; sizeBytes: number } | null>;
-  /** Remove temp files of writes that died with a previous process. */
-  sweepPartials(olderThanMs: number): Promise<number>;
+  /** Remove temp files no live write owns (see partial-files.ts). */
+  sweepPartials(quietForMs: number): Promise<number>;
 }
 
 export type StreamingFsDriver = Driver<StreamingFsOptions, never> & StreamingDriverExtras;
-
-export const PARTIAL_DIRECTORY = ".partial";
 
 export const streamingFsDriver = defineDriver((options: StreamingFsOptions) => {
   const base = path.resolve(options.base);
@@ -54,67 +56,70 @@ export const streamingFsDriver = defineDriver((options: StreamingFsOptions) => {
       if (options.readOnly) return;
       const file = fileOf(key);
       mkdirSync(partialDirectory, { recursive: true });
-      const temporary = path.join(partialDirectory, `${process.pid}-${randomBytes(8).toString("hex")}`);
-      const handle = await fs.open(temporary, "wx", 0o600);
+      const temporary = claimPartialFile(partialDirectory);
       try {
-        try {
-          if (value instanceof Readable) {
-            for await (const chunk of value) await handle.write(chunk as Buffer);
-          } else if (typeof value === "string") {
-            await handle.write(value, null, "utf8");
-          } else if (value instanceof Uint8Array) {
-            await handle.write(value);
-          } else {
-            throw new TypeError("[unstorage] [gw-fs] setItemRaw takes a Readable, a Uint8Array or a string");
-          }
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        await fs.mkdir(path.dirname(file), { recursive: true });
-        await fs.rename(temporary, file);
-      } catch (error) {
-        await fs.rm(temporary, { force: true });
-        throw error;
+        await writeThenRename(temporary, file, value);
+      } finally {
+        releasePartialFile(temporary);
       }
     },
+    async removeItem(key: string) {
+      if (options.readOnly) return;
+      await fs.unlink(fileOf(key)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
+    },
     async getItemStream(key: string) {
+      const file = fileOf(key);
       let handle: fs.FileHandle;
       try {
-        handle = await fs.open(fileOf(key), "r");
+        handle = await fs.open(file, "r");
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
         throw error;
       }
       try {
-        const { size } = await handle.stat();
-        return { body: handle.createReadStream({ autoClose: true }), sizeBytes: size };
+        const stat = await handle.stat();
+        // Opening a directory succeeds; reading it would fail only once the answer had started.
+        if (!stat.isFile()) throw new Error(`[unstorage] [gw-fs] ${file} is not a regular file: the blob's bytes are not there`);
+        return { body: handle.createReadStream({ autoClose: true }), sizeBytes: stat.size };
       } catch (error) {
         await handle.close();
         throw error;
       }
     },
-    async sweepPartials(olderThanMs: number) {
-      let names: string[];
-      try {
-        names = await fs.readdir(partialDirectory);
-      } catch {
-        return 0;
-      }
-      let removed = 0;
-      for (const name of names) {
-        const file = path.join(partialDirectory, name);
-        const stat = await fs.stat(file).catch(() => null);
-        if (stat && Date.now() - stat.mtimeMs >= olderThanMs) {
-          await fs.rm(file, { force: true });
-          removed += 1;
-        }
-      }
-      return removed;
+    sweepPartials(quietForMs: number) {
+      return sweepPartialFiles(partialDirectory, quietForMs);
     },
   };
   return driver;
 });
+
+/** Every byte of `value` to `temporary`, fsynced, then renamed to `file`; on failure no temp file stays. */
+async function writeThenRename(temporary: string, file: string, value: unknown): Promise<void> {
+  const handle = await fs.open(temporary, "wx", 0o600);
+  try {
+    try {
+      if (value instanceof Readable) {
+        for await (const chunk of value) await handle.write(chunk as Buffer);
+      } else if (typeof value === "string") {
+        await handle.write(value, null, "utf8");
+      } else if (value instanceof Uint8Array) {
+        await handle.write(value);
+      } else {
+        throw new TypeError("[unstorage] [gw-fs] setItemRaw takes a Readable, a Uint8Array or a string");
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.rename(temporary, file);
+  } catch (error) {
+    await fs.rm(temporary, { force: true });
+    throw error;
+  }
+}
 
 export function isStreamingDriver(driver: Driver): driver is Driver & StreamingDriverExtras {
   return (driver as Partial<StreamingDriverExtras>).streamsWrites === true;

@@ -54,10 +54,10 @@ export class UnstorageBlobStore implements BlobStore {
     return this.storage.getKeys();
   }
 
-  /** Temp files of writes that died with an earlier process (streaming fs driver only). */
-  async sweepPartials(olderThanMs: number): Promise<number> {
+  /** Temp files no live write owns (streaming fs driver only). */
+  async sweepPartials(quietForMs: number): Promise<number> {
     const { driver } = this.storage.getMount("");
-    return isStreamingDriver(driver) ? driver.sweepPartials(olderThanMs) : 0;
+    return isStreamingDriver(driver) ? driver.sweepPartials(quietForMs) : 0;
   }
 
   async close(): Promise<void> {

@@ -17,6 +17,8 @@ export interface StorageLimits {
 
 export interface StorageLogger {
   warn(message: string): void;
+  /** The server's logger has it (it names the request); a logger without it gets a warning. */
+  error?(error: unknown, requestId?: string): void;
 }
 
 export interface StorageContext {
@@ -78,6 +80,11 @@ export function blobKeyOf(record: Pick<FileRecord, "agentId" | "id">): string {
 
 /** Remove a file's blob and record, logging (not throwing) what fails: used on cleanup paths. */
 export async function discardFile(context: StorageContext, record: FileRecord): Promise<void> {
-  await context.blobs.remove(blobKeyOf(record)).catch((error: unknown) => context.logger.warn(`storage: could not remove blob of ${record.id}: ${String(error)}`));
+  await discardBlob(context, blobKeyOf(record));
   await context.records.remove(record).catch((error: unknown) => context.logger.warn(`storage: could not remove record ${record.id}: ${String(error)}`));
+}
+
+/** Remove a blob, logging (not throwing) what fails: a cleanup must not fail what it cleans up after. */
+export async function discardBlob(context: StorageContext, key: string): Promise<void> {
+  await context.blobs.remove(key).catch((error: unknown) => context.logger.warn(`storage: could not remove blob ${key}: ${String(error)}`));
 }

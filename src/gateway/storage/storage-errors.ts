@@ -102,3 +102,16 @@ export class FileStateConflictError extends GatewayError {
   readonly type = "invalid_request_error";
   readonly code = "file_state_conflict";
 }
+
+/**
+ * A stored file whose bytes cannot be read: gone, cut short, unreadable, a directory in their
+ * place (an operator's mistake or a damaged disk). The cause goes to the log, not to the client.
+ */
+export class StoredBytesUnreadableError extends GatewayError {
+  readonly status = 500;
+  readonly type = "server_error";
+  readonly code = "stored_bytes_unreadable";
+  constructor() {
+    super("The stored bytes of this file cannot be read. Nothing was changed; the cause is in the gateway's log under this response's X-Request-Id.");
+  }
+}

@@ -16,7 +16,7 @@ import { FileRecordStore, type FileRecord, type ImageAssetInfo } from "../../sto
 import { formatBytes } from "./byte-size.js";
 import { sameContentType } from "./content-type.js";
 import { FileIndex, type AgentFiles } from "./file-index.js";
-import { blobKeyOf, discardFile, reserveBytes, takeOperation, type StorageContext, type StorageLimits, type StorageLogger } from "./storage-context.js";
+import { blobKeyOf, discardBlob, discardFile, reserveBytes, takeOperation, type StorageContext, type StorageLimits, type StorageLogger } from "./storage-context.js";
 import {
   FileNotFoundError,
   FileStateConflictError,
@@ -28,6 +28,7 @@ import {
   UploadSizeExceededError,
 } from "./storage-errors.js";
 import type { ListQuery, PresignRequest } from "./storage-requests.js";
+import { openStoredBytes } from "./stored-bytes.js";
 import { isFileId, newFileId, toStoredFile, type StorageQuota, type StoredFile } from "./stored-file.js";
 import { UploadMeter } from "./upload-meter.js";
 import { UploadSession } from "./upload-session.js";
@@ -35,8 +36,12 @@ import { UploadSession } from "./upload-session.js";
 /** Where signed links are served; the file id follows. */
 export const SIGNED_BLOB_PATH = "/v1/storage/blobs/";
 
-/** Temp files older than this at start belong to writes that died with an earlier process. */
-const STALE_PARTIAL_MS = 60 * 60 * 1000;
+/**
+ * A temp file of another live process unwritten for this long is no upload in flight (Node ends a
+ * request after 5 minutes unless told otherwise): its pid was reused. Those of processes that are
+ * gone are removed at start whatever their age.
+ */
+const QUIET_PARTIAL_MS = 60 * 60 * 1000;
 
 export interface StorageOpenOptions {
   dataDir: string;
@@ -63,6 +68,8 @@ export interface SignedLinkRequest {
   /** The id segment of the link's path, as presented. */
   id: string;
   query: URLSearchParams;
+  /** Names the request in the log when the stored bytes cannot be read. */
+  requestId?: string;
 }
 
 export interface SignedDownload {
@@ -225,8 +232,7 @@ export class StorageService {
     const claims = this.verify(request, "GET");
     const record = this.context.index.find(request.id);
     if (!record || record.state !== "ready" || record.contentType !== claims.contentType || record.sizeBytes !== claims.sizeBytes) throw new FileNotFoundError();
-    const blob = await this.context.blobs.read(blobKeyOf(record));
-    if (!blob) throw new FileNotFoundError();
+    const blob = await openStoredBytes(this.context, record, request.requestId);
     return { file: toStoredFile(record), body: blob.body, sizeBytes: blob.sizeBytes };
   }
 
@@ -255,7 +261,7 @@ export class StorageService {
       const key = blobKeyOf(record);
       const written = await this.context.blobs.write(key, forwardStream(body, meter));
       if (written !== claims.sizeBytes || this.context.index.find(record.id) !== record) {
-        await this.context.blobs.remove(key);
+        await discardBlob(this.context, key);
         if (written !== claims.sizeBytes) throw sizeShortfall(claims.sizeBytes, written);
         await this.context.records.remove(record);
         throw new FileNotFoundError();
@@ -331,21 +337,23 @@ export class StorageService {
       if (record.state === "ready") {
         this.context.index.add(record);
       } else if (record.state === "pending" && (record.uploadExpires ?? 0) >= now) {
-        await this.context.blobs.remove(blobKeyOf(record));
+        await discardBlob(this.context, blobKeyOf(record));
         this.context.index.add(record);
       } else {
         await discardFile(this.context, record);
       }
     }
     if (!localBlobs) return;
-    // Local disk only: a blob without a record (a crash between a delete's two steps) is garbage.
-    // A shared remote bucket is never swept: other data may live there.
-    await this.context.blobs.sweepPartials?.(STALE_PARTIAL_MS);
+    // Local disk only: a blob without a record (a crash between a delete's two steps) is garbage,
+    // and so are the temp files of writes no live process owns (the bytes of the `uploading`
+    // records just dropped are there, not under their key). A shared remote bucket is never
+    // swept: other data may live there.
+    await this.context.blobs.sweepPartials?.(QUIET_PARTIAL_MS);
     for (const key of await this.context.blobs.keys()) {
       const [agentId, fileId, ...rest] = key.split(":");
       if (rest.length > 0 || !agentId || !fileId || !isFileId(fileId)) continue;
       const record = this.context.index.find(fileId);
-      if (!record || record.agentId !== agentId) await this.context.blobs.remove(key);
+      if (!record || record.agentId !== agentId) await discardBlob(this.context, key);
     }
   }
 }

@@ -5,12 +5,12 @@ import type { Gateway } from "../../gateway/gateway.js";
 import { attachmentDisposition } from "../../gateway/storage/file-name.js";
 import { StorageRequestError, UploadAbortedError } from "../../gateway/storage/storage-errors.js";
 import { SIGNED_BLOB_PATH } from "../../gateway/storage/storage-service.js";
-import { nodeRequest } from "../request-context.js";
+import { nodeRequest, requestIdOf } from "../request-context.js";
 import { fileIdOf } from "./storage.js";
 
 export function registerStorageLinks(app: H3, gateway: Gateway): void {
   app.get(`${SIGNED_BLOB_PATH}:id`, async (event) => {
-    const download = await gateway.storage.openSignedDownload({ method: event.req.method, id: fileIdOf(event), query: event.url.searchParams });
+    const download = await gateway.storage.openSignedDownload({ method: event.req.method, id: fileIdOf(event), query: event.url.searchParams, requestId: requestIdOf(event) });
     // A Node stream as the body: srvx pipes it to the socket with backpressure, and destroys it
     // when the client goes away.
     return new HTTPResponse(download.body as unknown as BodyInit, {
