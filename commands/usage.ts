@@ -2,7 +2,7 @@ import { Flags } from "@oclif/core";
 import { GwCommand } from "../src/cli/gw-command.js";
 import { jsonFlag } from "../src/cli/flags.js";
 import { loadConfig, openHome, withMetadata } from "../src/cli/home.js";
-import { printJson, printLine, printTable } from "../src/cli/output.js";
+import { note, printJson, printLine, printTable } from "../src/cli/output.js";
 import { assertPeriod, usageReport } from "../src/cli/usage-report.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
 
@@ -22,7 +22,10 @@ export default class Usage extends GwCommand {
     const paths = await openHome(flags.home);
     const config = loadConfig(paths);
     const metadata = await withMetadata(paths, async (store) => store.data);
-    const report = usageReport(config, metadata, period, UsageLog.readRows(paths.usageDir, period), flags.agent);
+    const { rows, warnings } = UsageLog.readPeriod(paths.usageDir, period);
+    const report = usageReport(config, metadata, period, rows, flags.agent, warnings.length);
+    // Which lines were left out goes to stderr, so stdout stays the report.
+    for (const warning of warnings) note(warning);
     if (flags.json) return printJson(report);
     printLine(`period ${report.period}`);
     printTable(
@@ -30,6 +33,7 @@ export default class Usage extends GwCommand {
       report.agents.map((agent) => [agent.agent, agent.plan, agent.used, agent.balance]),
       "no agents",
     );
+    if (report.skipped) printLine(`${report.skipped} invalid ${report.skipped === 1 ? "row" : "rows"} skipped (not counted in USED); the lines are listed on stderr`);
     if (report.rows.length === 0) return printLine("no usage rows in this period");
     const names = new Map(metadata.agents.map((agent) => [agent.id, agent.name]));
     printLine();

@@ -17,14 +17,19 @@ export interface UsageReport {
   period: string;
   agents: AgentUsage[];
   rows: UsageRow[];
+  /** Rows of the period's log left out because their credits or agent are invalid; absent when none. */
+  skipped?: number;
 }
 
 export function assertPeriod(period: string): void {
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) throw new CliError(`--period "${period}": expected YYYY-MM`);
 }
 
-/** Rows name their agent by id (older rows may name it); both are matched. */
-export function usageReport(config: Config, metadata: MetadataData, period: string, rows: UsageRow[], agentFilter?: string): UsageReport {
+/**
+ * Rows name their agent by id (older rows may name it); both are matched. `skipped` counts the
+ * log's invalid rows (never in `rows`), so the report can say that some were left out.
+ */
+export function usageReport(config: Config, metadata: MetadataData, period: string, rows: UsageRow[], agentFilter?: string, skipped = 0): UsageReport {
   let agents = metadata.agents;
   if (agentFilter !== undefined) {
     const agent = findAgent(metadata, agentFilter);
@@ -51,5 +56,6 @@ export function usageReport(config: Config, metadata: MetadataData, period: stri
       return { agent: agent.name, plan, used: spent, balance: allowance - spent };
     }),
     rows: kept,
+    ...(skipped > 0 ? { skipped } : {}),
   };
 }

@@ -118,6 +118,10 @@ export class Gateway {
     const config = loadConfigFile(paths.config);
     const store = await MetadataStore.open(paths.metadata);
     const usageLog = UsageLog.open(paths.usageDir);
+    // Rows skipped for invalid credits or agent: billing goes on without them, but say which.
+    const shown = usageLog.warnings.slice(0, 20);
+    for (const warning of shown) logger.warn(warning);
+    if (usageLog.warnings.length > shown.length) logger.warn(`${usageLog.warnings.length - shown.length} more usage rows skipped (run \`gw usage\` to list them)`);
     // Storage follows config reloads (size limit, link lifetime, secret); its blob driver is fixed at start.
     let gateway: Gateway | undefined;
     const storage = await StorageService.open({ dataDir: paths.dataDir, blobsDir: paths.blobsDir, settings: () => (gateway?.config ?? config).storage, logger });

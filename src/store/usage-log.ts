@@ -2,9 +2,12 @@
 // (calendar month, UTC). Rows are written with a synchronous append before the response is
 // finished, so a SIGKILL never loses an acknowledged row. Totals per agent are computed once
 // when the log is opened and then kept current in memory; nothing rescans the log per request.
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync, ftruncateSync } from "node:fs";
-import path from "node:path";
+// A high-water mark (usage-watermark.ts) remembers what was written, so a log that is deleted or
+// cut short refuses to open instead of reading as "nothing spent".
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync, ftruncateSync } from "node:fs";
 import { StoreError } from "./store-error.js";
+import { usageLogFile, usageWatermarkFile } from "./usage-files.js";
+import { assertLogsReachMark, isCount, readWatermark, UsageWatermark, type LogReading, type PeriodMarks } from "./usage-watermark.js";
 
 export interface UsageRow {
   id: string;
@@ -31,39 +34,93 @@ export function periodOf(date: Date): string {
   return cachedPeriod.name;
 }
 
+export interface PeriodRows {
+  rows: UsageRow[];
+  /** One per row left out (invalid credits or agent), naming the file and line. */
+  warnings: string[];
+}
+
 export class UsageLog {
+  /**
+   * Rows skipped when the log was opened because their credits or agent are invalid, one message
+   * each naming file and line: the gateway logs them. They are never counted in a balance.
+   */
+  readonly warnings: string[] = [];
   private fd: number | null = null;
   /** Rows of this turn of the event loop, written together by one syscall (group commit). */
   private pendingLines: string[] = [];
   private pendingWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  private pendingCredits = 0;
   private fdPeriod = "";
   private flushQueued = false;
   private readonly tasksAfterFlush: Array<() => void> = [];
   /** period -> agent id -> credits used */
   private readonly totals = new Map<string, Map<string, number>>();
 
-  constructor(readonly directory: string) {}
+  private constructor(
+    readonly directory: string,
+    private readonly watermark: UsageWatermark,
+  ) {}
 
-  /** Open for appending and load the current period's totals. Refuses a corrupt log. */
-  static open(directory: string, now = new Date()): UsageLog {
-    const log = new UsageLog(directory);
+  /**
+   * Open for appending and load the current period's totals. Refuses (StoreError) a log that is
+   * corrupt, or one that is missing or holds fewer rows or credits than the high-water mark says
+   * were written. A home without a mark (fresh, or from before marks) gets one from its logs.
+   */
+  static open(directory: string, now = new Date(), watermarkFile = usageWatermarkFile(directory)): UsageLog {
+    const onDisk = readWatermark(watermarkFile);
+    const current = periodOf(now);
+    const found = new Map<string, LogReading>();
+    const baseline: PeriodMarks = new Map(onDisk ?? []);
+    const warnings: string[] = [];
+    const currentTotals = new Map<string, number>();
+    let currentTail: { validLength: number; byteLength: number } | null = null;
+    for (const period of new Set([...UsageLog.periods(directory), ...(onDisk?.keys() ?? [])])) {
+      const file = usageLogFile(directory, period);
+      if (!existsSync(file)) continue;
+      const mark = onDisk?.get(period);
+      if (period !== current && mark) {
+        // An earlier month the mark knows: measured, not read (a start must not grow with history).
+        const bytes = statSync(file).size;
+        found.set(period, { bytes });
+        baseline.set(period, { ...mark, bytes: Math.max(mark.bytes, bytes) });
+        continue;
+      }
+      // This month (its totals are the balances), or a log the mark has never seen (an upgrade).
+      const text = readFileSync(file, "utf8");
+      const scan = scanRows(text, file, period === current ? (row) => addCredits(currentTotals, row) : undefined);
+      const reading = { rows: scan.rows, credits: scan.credits, bytes: scan.validLength };
+      found.set(period, reading);
+      baseline.set(period, reading);
+      warnings.push(...scan.warnings);
+      if (period === current) currentTail = { validLength: scan.validLength, byteLength: Buffer.byteLength(text) };
+    }
+    if (onDisk) assertLogsReachMark(watermarkFile, onDisk, found, directory);
     mkdirSync(directory, { recursive: true });
-    log.loadPeriod(periodOf(now), { repairTail: true });
+    if (currentTail && currentTail.validLength < currentTail.byteLength) dropTornTail(usageLogFile(directory, current), currentTail.validLength);
+    // The logs reach the mark, so what they hold is the new baseline.
+    const log = new UsageLog(directory, new UsageWatermark(watermarkFile, directory, baseline, onDisk));
+    log.totals.set(current, currentTotals);
+    log.warnings.push(...warnings);
     return log;
   }
 
   /**
    * Count the row at once (balances never lag) and write it with the other rows of this turn of
    * the event loop. Resolves once the bytes are in the file: callers answer their client only
-   * then, so a SIGKILL cannot lose a row whose response was sent.
+   * then, so a SIGKILL cannot lose a row whose response was sent. A row that would corrupt a
+   * balance (credits not a whole number >= 0, no agent) is refused with a StoreError, unwritten.
    */
   append(row: UsageRow): Promise<void> {
+    const problem = rowProblem(row) ?? (typeof row.time === "string" && /^\d{4}-\d{2}/.test(row.time) ? null : `time ${describe(row.time)} does not start with YYYY-MM`);
+    if (problem) throw new StoreError(`usage row ${describe(row.id)} refused, nothing written: ${problem}`);
     const period = row.time.slice(0, 7);
     const agents = this.periodTotals(period);
     agents.set(row.agent, (agents.get(row.agent) ?? 0) + row.credits);
     if (period !== this.fdPeriod && this.pendingLines.length > 0) this.flush();
     this.fileFor(period);
     this.pendingLines.push(`${JSON.stringify(row)}\n`);
+    this.pendingCredits += row.credits;
     return new Promise((resolve, reject) => {
       this.pendingWaiters.push({ resolve, reject });
       this.queueFlush();
@@ -100,10 +157,13 @@ export class UsageLog {
     const lines = this.pendingLines;
     const waiters = this.pendingWaiters;
     if (lines.length === 0) return;
+    const credits = this.pendingCredits;
     this.pendingLines = [];
     this.pendingWaiters = [];
+    this.pendingCredits = 0;
     try {
-      writeSync(this.fd!, lines.length === 1 ? lines[0]! : lines.join(""));
+      const bytes = writeSync(this.fd!, lines.length === 1 ? lines[0]! : lines.join(""));
+      this.watermark.acknowledged(this.fdPeriod, lines.length, credits, bytes);
       for (const waiter of waiters) waiter.resolve();
     } catch (error) {
       for (const waiter of waiters) waiter.reject(error);
@@ -114,17 +174,24 @@ export class UsageLog {
     return this.periodTotals(period).get(agentId) ?? 0;
   }
 
+  /** Write the pending rows, close the file and save the high-water mark (synchronously). */
   close(): void {
-    this.flush();
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
+    this.closeFile();
+    this.watermark.close();
   }
 
-  /** Every row of a period, for reports (`gw usage`). Not used on the request path. */
+  /** The valid rows of a period, for reports (`gw usage`), and a warning per row left out. */
+  static readPeriod(directory: string, period: string): PeriodRows {
+    const file = usageLogFile(directory, period);
+    if (!existsSync(file)) return { rows: [], warnings: [] };
+    const rows: UsageRow[] = [];
+    const { warnings } = scanRows(readFileSync(file, "utf8"), file, (row) => rows.push(row));
+    return { rows, warnings };
+  }
+
+  /** The valid rows of a period. Not used on the request path. */
   static readRows(directory: string, period: string): UsageRow[] {
-    const file = path.join(directory, `${period}.jsonl`);
-    if (!existsSync(file)) return [];
-    return parseRows(readFileSync(file, "utf8"), file).rows;
+    return UsageLog.readPeriod(directory, period).rows;
   }
 
   static periods(directory: string): string[] {
@@ -143,19 +210,16 @@ export class UsageLog {
     return agents;
   }
 
+  /** A period not loaded at open (the month turned while running). */
   private loadPeriod(period: string, options: { repairTail: boolean }): Map<string, number> {
-    const file = path.join(this.directory, `${period}.jsonl`);
+    const file = usageLogFile(this.directory, period);
     const agents = new Map<string, number>();
     if (existsSync(file)) {
       const text = readFileSync(file, "utf8");
-      const { rows, validLength } = parseRows(text, file);
-      if (validLength < Buffer.byteLength(text) && options.repairTail) {
-        // A torn last line (the process died inside a write that was never acknowledged): drop it.
-        const fd = openSync(file, "r+");
-        ftruncateSync(fd, validLength);
-        closeSync(fd);
-      }
-      for (const row of rows) agents.set(row.agent, (agents.get(row.agent) ?? 0) + row.credits);
+      const scan = scanRows(text, file, (row) => addCredits(agents, row));
+      if (scan.validLength < Buffer.byteLength(text) && options.repairTail) dropTornTail(file, scan.validLength);
+      this.warnings.push(...scan.warnings);
+      this.watermark.raiseTo(period, { rows: scan.rows, credits: scan.credits, bytes: scan.validLength });
     }
     this.totals.set(period, agents);
     return agents;
@@ -163,39 +227,89 @@ export class UsageLog {
 
   private fileFor(period: string): number {
     if (this.fd !== null && this.fdPeriod === period) return this.fd;
-    this.close();
+    this.closeFile();
     if (!this.totals.has(period)) this.loadPeriod(period, { repairTail: true });
-    this.fd = openSync(path.join(this.directory, `${period}.jsonl`), "a", 0o600);
+    this.fd = openSync(usageLogFile(this.directory, period), "a", 0o600);
     this.fdPeriod = period;
     return this.fd;
   }
+
+  private closeFile(): void {
+    this.flush();
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
 }
 
-function parseRows(text: string, file: string): { rows: UsageRow[]; validLength: number } {
-  const rows: UsageRow[] = [];
+function addCredits(totals: Map<string, number>, row: UsageRow): void {
+  totals.set(row.agent, (totals.get(row.agent) ?? 0) + row.credits);
+}
+
+/** A torn last line (the process died inside a write that was never acknowledged): drop it. */
+function dropTornTail(file: string, validLength: number): void {
+  const fd = openSync(file, "r+");
+  try {
+    ftruncateSync(fd, validLength);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Why a row cannot count toward a balance, or null when it can. */
+function rowProblem(row: unknown): string | null {
+  if (typeof row !== "object" || row === null || Array.isArray(row)) return "not a JSON object";
+  const { agent, credits } = row as Record<string, unknown>;
+  if (typeof agent !== "string" || agent === "") return `agent ${describe(agent)} is not a non-empty string`;
+  if (!isCount(credits)) return `credits ${describe(credits)} is not a whole number of micro-dollars >= 0`;
+  return null;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "(missing)";
+  if (typeof value === "number") return String(value); // NaN and Infinity, which JSON would print as null
+  return JSON.stringify(value) ?? String(value);
+}
+
+interface RowScan {
+  /** Valid rows and their credits: what a balance counts and the high-water mark compares. */
+  rows: number;
+  credits: number;
+  warnings: string[];
+  /** Bytes up to the end of the last complete line. */
+  validLength: number;
+}
+
+/**
+ * Read every complete line. A line that is not JSON is corruption (StoreError); a JSON row with
+ * invalid credits or agent is left out with a warning, so one bad row never disables a balance
+ * or stops the server. An unterminated last line was never acknowledged and is ignored.
+ */
+function scanRows(text: string, file: string, onRow?: (row: UsageRow) => void): RowScan {
+  const scan: RowScan = { rows: 0, credits: 0, warnings: [], validLength: 0 };
   let offset = 0;
   let lineNumber = 0;
   while (offset < text.length) {
     const end = text.indexOf("\n", offset);
     lineNumber += 1;
-    if (end === -1) {
-      // No newline: the last write was cut short, so it was never acknowledged.
-      break;
-    }
+    if (end === -1) break; // no newline: the last write was cut short
     const line = text.slice(offset, end);
-    if (line.trim()) {
-      let row: UsageRow;
-      try {
-        row = JSON.parse(line) as UsageRow;
-      } catch {
-        throw new StoreError(`usage log ${file} is corrupt at line ${lineNumber}; refusing to start — restore it from a backup`);
-      }
-      if (typeof row.agent !== "string" || !Number.isInteger(row.credits)) {
-        throw new StoreError(`usage log ${file} has an invalid row at line ${lineNumber}; refusing to start`);
-      }
-      rows.push(row);
-    }
     offset = end + 1;
+    if (!line.trim()) continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      throw new StoreError(`usage log ${file} is corrupt at line ${lineNumber}; refusing to start — restore it from a backup`);
+    }
+    const problem = rowProblem(row);
+    if (problem) {
+      scan.warnings.push(`usage log ${file} line ${lineNumber}: ${problem}; row skipped, not counted in any balance`);
+      continue;
+    }
+    scan.rows += 1;
+    scan.credits += (row as UsageRow).credits;
+    onRow?.(row as UsageRow);
   }
-  return { rows, validLength: Buffer.byteLength(text.slice(0, offset)) };
+  scan.validLength = Buffer.byteLength(text.slice(0, offset));
+  return scan;
 }

@@ -1,0 +1,265 @@
+// The usage log's high-water mark: per period, how many rows, credits and bytes were written and
+// acknowledged. An empty or missing usage log looks exactly like "nothing spent", so without the
+// mark deleting data/usage/<period>.jsonl would hand every agent its full allowance again. The
+// mark is a lower bound: it may lag the log by about a second, never lead it.
+//
+// File (data/usage-watermark.json, beside the usage folder):
+//   {"version": 1, "periods": {"2026-03": {"rows": 1200, "credits": 4500000, "bytes": 312000}}}
+// The current period's log is read at start anyway (its totals are the balances), so its rows and
+// credits are compared; an earlier period's log is only measured (its size must reach `bytes`), so
+// a start does not read more as history grows.
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync } from "node:fs";
+import { open, unlink } from "node:fs/promises";
+import path from "node:path";
+import { writeFileAtomic } from "./atomic-write.js";
+import { StoreError } from "./store-error.js";
+import { usageLogFile } from "./usage-files.js";
+
+export interface PeriodMark {
+  rows: number;
+  credits: number;
+  bytes: number;
+}
+
+/** What a log holds: everything when it was read, only its size when it was measured. */
+export type LogReading = { bytes: number } & Partial<Pick<PeriodMark, "rows" | "credits">>;
+
+export type PeriodMarks = Map<string, PeriodMark>;
+
+const VERSION = 1;
+/** Background saves start at most this often; a mark that lags by this much is fine. */
+const SAVE_INTERVAL_MS = 1000;
+
+/** The marks on disk; null when the file does not exist (a fresh home, or one from before marks). */
+export function readWatermark(file: string): PeriodMarks | null {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new StoreError(`usage watermark ${file} cannot be read (${(error as Error).message}); refusing to start`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new StoreError(
+      `usage watermark ${file} is corrupt (${(error as Error).message}); refusing to start — restore it from a backup, or delete it to rebuild it from the usage logs as they are`,
+    );
+  }
+  const marks = parseMarks(data);
+  if (!marks) {
+    throw new StoreError(`usage watermark ${file} is corrupt (not a gw usage watermark); refusing to start — restore it from a backup, or delete it to rebuild it from the usage logs as they are`);
+  }
+  return marks;
+}
+
+function parseMarks(data: unknown): PeriodMarks | null {
+  if (!isRecord(data) || data.version !== VERSION || !isRecord(data.periods)) return null;
+  const marks: PeriodMarks = new Map();
+  for (const [period, mark] of Object.entries(data.periods)) {
+    if (!/^\d{4}-\d{2}$/.test(period) || !isRecord(mark) || !isCount(mark.rows) || !isCount(mark.credits) || !isCount(mark.bytes)) return null;
+    marks.set(period, { rows: mark.rows, credits: mark.credits, bytes: mark.bytes });
+  }
+  return marks;
+}
+
+export function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function serialize(marks: PeriodMarks): string {
+  const periods = Object.fromEntries([...marks.entries()].sort(([a], [b]) => a.localeCompare(b)));
+  return `${JSON.stringify({ version: VERSION, periods }, null, 2)}\n`;
+}
+
+/**
+ * Refuse when a period's log holds less than the mark says was written: it was deleted, cut short
+ * or replaced by an older copy. `found` has an entry for every log that exists.
+ */
+export function assertLogsReachMark(file: string, marks: PeriodMarks, found: Map<string, LogReading>, usageDirectory: string): void {
+  const shortfalls: string[] = [];
+  for (const [period, mark] of [...marks.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const log = found.get(period);
+    if (log && reaches(log, mark)) continue;
+    if (!log && mark.rows === 0 && mark.credits === 0) continue;
+    const recorded = `the mark records ${describeMark(mark)} written to it`;
+    shortfalls.push(
+      log
+        ? `usage log ${usageLogFile(usageDirectory, period)} has ${describeMark(log)}, less than ${recorded}`
+        : `usage log ${usageLogFile(usageDirectory, period)} is missing, but ${recorded}`,
+    );
+  }
+  if (shortfalls.length === 0) return;
+  throw new StoreError(
+    `${shortfalls.join("; ")} (high-water mark: ${file}). Refusing to start: billed usage was lost and balances would be reset. ` +
+      `Restore the usage log from a backup; or, to accept the loss deliberately, delete ${file} (it is rebuilt from the logs as they are) and start again.`,
+  );
+}
+
+function reaches(log: LogReading, mark: PeriodMark): boolean {
+  if (log.rows !== undefined && log.credits !== undefined) return log.rows >= mark.rows && log.credits >= mark.credits;
+  return log.bytes >= mark.bytes;
+}
+
+function describeMark(mark: LogReading): string {
+  if (mark.rows === undefined || mark.credits === undefined) return `${mark.bytes} bytes`;
+  return `${mark.rows} ${mark.rows === 1 ? "row" : "rows"} (${mark.credits} credits, ${mark.bytes} bytes)`;
+}
+
+/** The marks in memory, raised as rows are acknowledged and saved in the background. */
+export class UsageWatermark {
+  /** Periods whose log got rows since the last save: fsynced before the mark may claim them. */
+  private readonly unsyncedPeriods = new Set<string>();
+  /** Periods written by this process: all fsynced at close, whatever a background save was doing. */
+  private readonly writtenPeriods = new Set<string>();
+  private savedText: string;
+  private timer: NodeJS.Timeout | null = null;
+  private saving = false;
+  private lastSaveStarted = 0;
+  private closed = false;
+
+  /**
+   * `marks` is the baseline: what the logs hold at open (checked to reach the mark on disk). It is
+   * saved at once when it differs from `onDisk` (a fresh home, an upgrade, logs that grew).
+   */
+  constructor(
+    readonly file: string,
+    private readonly usageDirectory: string,
+    private readonly marks: PeriodMarks,
+    onDisk: PeriodMarks | null,
+  ) {
+    this.savedText = onDisk === null ? "" : serialize(onDisk);
+    for (const [period, mark] of marks) {
+      const saved = onDisk?.get(period);
+      if (!saved || saved.rows !== mark.rows || saved.credits !== mark.credits || saved.bytes !== mark.bytes) this.unsyncedPeriods.add(period);
+    }
+    if (serialize(marks) !== this.savedText) this.saveNow();
+  }
+
+  /** Rows whose write succeeded. Saved by a timer, never on the caller's path. */
+  acknowledged(period: string, rows: number, credits: number, bytes: number): void {
+    const mark = this.marks.get(period) ?? { rows: 0, credits: 0, bytes: 0 };
+    this.marks.set(period, { rows: mark.rows + rows, credits: mark.credits + credits, bytes: mark.bytes + bytes });
+    this.unsyncedPeriods.add(period);
+    this.writtenPeriods.add(period);
+    this.scheduleSave();
+  }
+
+  /** A log first read after open (restored while running): the mark is at least what it holds. */
+  raiseTo(period: string, found: PeriodMark): void {
+    const mark = this.marks.get(period) ?? { rows: 0, credits: 0, bytes: 0 };
+    this.marks.set(period, { rows: Math.max(mark.rows, found.rows), credits: Math.max(mark.credits, found.credits), bytes: Math.max(mark.bytes, found.bytes) });
+  }
+
+  /** Save what was acknowledged, synchronously; no background save may land after this one. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    for (const period of this.writtenPeriods) this.unsyncedPeriods.add(period);
+    try {
+      this.saveNow();
+    } catch {
+      // The rows are in the log; a mark that lags is a lower bound and loses nothing.
+    }
+  }
+
+  private scheduleSave(): void {
+    if (this.timer || this.saving || this.closed) return;
+    const wait = Math.max(0, this.lastSaveStarted + SAVE_INTERVAL_MS - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.saveInBackground();
+    }, wait);
+    this.timer.unref();
+  }
+
+  private saveNow(): void {
+    const text = serialize(this.marks);
+    if (text === this.savedText) return;
+    for (const period of this.unsyncedPeriods) syncFileNow(usageLogFile(this.usageDirectory, period));
+    if (this.unsyncedPeriods.size > 0) syncDirectoryNow(this.usageDirectory);
+    this.unsyncedPeriods.clear();
+    writeFileAtomic(this.file, text);
+    this.savedText = text;
+  }
+
+  /** One at a time: the log's new rows are fsynced first, then temp file + fsync + rename. */
+  private async saveInBackground(): Promise<void> {
+    const text = serialize(this.marks);
+    if (text === this.savedText || this.closed) return;
+    const periods = [...this.unsyncedPeriods];
+    this.unsyncedPeriods.clear();
+    this.saving = true;
+    this.lastSaveStarted = Date.now();
+    const temporary = path.join(path.dirname(this.file), `.${path.basename(this.file)}.${process.pid}.background.tmp`);
+    try {
+      // The mark must never claim rows that a power cut could still take from the log.
+      for (const period of periods) await syncFile(usageLogFile(this.usageDirectory, period));
+      if (periods.length > 0) await syncDirectory(this.usageDirectory);
+      const handle = await open(temporary, "w", 0o600);
+      try {
+        await handle.writeFile(text);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      if (this.closed) {
+        // close() saved a newer mark meanwhile; renaming this one over it would move it back.
+        await unlink(temporary).catch(() => undefined);
+        return;
+      }
+      // Synchronous, on the main thread (a rename is metadata only): close() can then never be
+      // overtaken by an older rename still queued in the thread pool.
+      renameSync(temporary, this.file);
+      this.savedText = text;
+    } catch {
+      // Disk full, permissions: the mark lags (still a lower bound); the next save tries again.
+      for (const period of periods) this.unsyncedPeriods.add(period);
+    } finally {
+      this.saving = false;
+      if (serialize(this.marks) !== this.savedText) this.scheduleSave();
+    }
+  }
+}
+
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, "r");
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A new log's directory entry must be as durable as the mark that counts its rows. */
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    await syncFile(directory);
+  } catch {
+    // Not every platform can fsync a directory (Windows); the file's own sync is what matters most.
+  }
+}
+
+function syncFileNow(file: string): void {
+  const fd = openSync(file, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncDirectoryNow(directory: string): void {
+  try {
+    syncFileNow(directory);
+  } catch {
+    // As syncDirectory.
+  }
+}
