@@ -28,7 +28,7 @@ test.before(async () => {
   secondary = await startFakeOpenAI();
   deadPort = await unusedPort();
   const home = await makeHome((config) => {
-    config.upstream = { retries: 2, retryBaseDelayMs: 5, firstByteTimeoutMs: 400, idleTimeoutMs: 400, connectTimeoutMs: 500, maxRetryAfterMs: 2000 };
+    config.upstream = { retries: 2, retryBaseDelayMs: 5, firstByteTimeoutMs: 400, idleTimeoutMs: 400, connectTimeoutMs: 500, maxRetryAfterMs: 2000, breakerFailureThreshold: 0 };
     config.providers = {
       primary: { type: "openai", baseUrl: primary.url, apiKey: "k1" },
       secondary: { type: "openai", baseUrl: secondary.url, apiKey: "k2" },

@@ -227,7 +227,7 @@ test("response: text and tool_use blocks, thinking dropped, usage with cache tok
         finish_reason: "tool_calls",
       },
     ],
-    usage: { prompt_tokens: 113, completion_tokens: 5, total_tokens: 118, prompt_tokens_details: { cached_tokens: 100 } },
+    usage: { prompt_tokens: 113, completion_tokens: 5, total_tokens: 118, prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 3 } },
   });
 });
 

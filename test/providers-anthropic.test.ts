@@ -1,5 +1,6 @@
 // The anthropic provider against its fake, for what the shared conformance suite does not cover:
 // headers, per-model sampling rules, stream failures, refusals before any upstream call.
+import { providerHooks } from "./helpers/provider-hooks.js";
 import test from "ava";
 import { upstreamSchema } from "../src/config/config-schema.js";
 import { UpstreamHttp } from "../src/net/upstream-http.js";
@@ -16,7 +17,7 @@ test.after.always(() => http.close());
 
 async function withFake(run: (chat: ChatCapability, fake: FakeAnthropic) => Promise<void>, baseSuffix = ""): Promise<void> {
   const fake = await startFakeAnthropic();
-  const provider = providerTypes.get("anthropic")!.create({ name: "claude", config: { type: "anthropic", baseUrl: `${fake.url}${baseSuffix}`, apiKey: "sk-ant-test", headers: { "anthropic-beta": "x" } }, upstream: settings, http });
+  const provider = providerTypes.get("anthropic")!.create({ name: "claude", config: { type: "anthropic", baseUrl: `${fake.url}${baseSuffix}`, apiKey: "sk-ant-test", headers: { "anthropic-beta": "x" } }, upstream: settings, http, ...providerHooks });
   try {
     await run(provider.chat!, fake);
   } finally {
@@ -156,7 +157,7 @@ test("401 and 529 keep their status with the vendor body beside the envelope", a
 test("the provider's configured defaultMaxTokens is sent when the request names none", async (t) => {
   const fake = await startFakeAnthropic();
   try {
-    const provider = providerTypes.get("anthropic")!.create({ name: "claude", config: { type: "anthropic", baseUrl: fake.url, apiKey: "k", defaultMaxTokens: 777 }, upstream: settings, http });
+    const provider = providerTypes.get("anthropic")!.create({ name: "claude", config: { type: "anthropic", baseUrl: fake.url, apiKey: "k", defaultMaxTokens: 777 }, upstream: settings, http, ...providerHooks });
     await provider.chat!.complete({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "hi" }] }, options());
     t.is(fake.requests[0]!.body.max_tokens, 777);
     await provider.chat!.complete({ model: "claude-sonnet-4-5", max_tokens: 12, messages: [{ role: "user", content: "hi" }] }, options());

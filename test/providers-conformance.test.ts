@@ -1,6 +1,7 @@
 // One conformance suite every chat provider passes: each type from the registry, with the real
 // UpstreamHttp, against its fake vendor. What differs per vendor (how to make the fake answer,
 // where the image and the tool result land in the vendor's request) is in the `vendors` table.
+import { providerHooks } from "./helpers/provider-hooks.js";
 import test from "ava";
 import { upstreamSchema } from "../src/config/config-schema.js";
 import { UpstreamHttp } from "../src/net/upstream-http.js";
@@ -127,7 +128,7 @@ test.after.always(() => http.close());
 
 function chatFor(vendor: Vendor, fake: VendorFake): ChatCapability {
   const definition = providerTypes.get(vendor.type)!;
-  return definition.create({ name: vendor.type, config: { type: vendor.type, baseUrl: fake.baseUrl, apiKey: "test-key" }, upstream: settings, http }).chat!;
+  return definition.create({ name: vendor.type, config: { type: vendor.type, baseUrl: fake.baseUrl, apiKey: "test-key" }, upstream: settings, http, ...providerHooks }).chat!;
 }
 
 async function withVendor(vendor: Vendor, run: (chat: ChatCapability, fake: VendorFake) => Promise<void>): Promise<void> {

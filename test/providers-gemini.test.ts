@@ -1,5 +1,6 @@
 // The gemini provider against its fake, for what the shared conformance suite does not cover:
 // key header and paths, refusals, stream failures, thought signatures, several candidates.
+import { providerHooks } from "./helpers/provider-hooks.js";
 import test from "ava";
 import { upstreamSchema } from "../src/config/config-schema.js";
 import { UpstreamHttp } from "../src/net/upstream-http.js";
@@ -17,7 +18,7 @@ test.after.always(() => http.close());
 
 async function withFake(run: (chat: ChatCapability, fake: FakeGemini) => Promise<void>, baseUrl?: (fake: FakeGemini) => string): Promise<void> {
   const fake = await startFakeGemini({}, { validKey: "AIza-test" });
-  const provider = providerTypes.get("gemini")!.create({ name: "gemini", config: { type: "gemini", baseUrl: baseUrl ? baseUrl(fake) : fake.url, apiKey: "AIza-test" }, upstream: settings, http });
+  const provider = providerTypes.get("gemini")!.create({ name: "gemini", config: { type: "gemini", baseUrl: baseUrl ? baseUrl(fake) : fake.url, apiKey: "AIza-test" }, upstream: settings, http, ...providerHooks });
   try {
     await run(provider.chat!, fake);
   } finally {
@@ -81,7 +82,7 @@ test("an image by URL is refused before any upstream call", async (t) => {
 test("a wrong key (Gemini's 400 API_KEY_INVALID) is reported as 401", async (t) => {
   const fake = await startFakeGemini({}, { validKey: "right" });
   try {
-    const chat = providerTypes.get("gemini")!.create({ name: "gemini", config: { type: "gemini", baseUrl: fake.url, apiKey: "wrong" }, upstream: settings, http }).chat!;
+    const chat = providerTypes.get("gemini")!.create({ name: "gemini", config: { type: "gemini", baseUrl: fake.url, apiKey: "wrong" }, upstream: settings, http, ...providerHooks }).chat!;
     const error = await t.throwsAsync(chat.complete({ model, messages: [{ role: "user", content: "x" }] }, options()), { instanceOf: UpstreamHttpError });
     t.is(error!.status, 401);
     t.is(JSON.parse(error!.body).error.code, "invalid_api_key");

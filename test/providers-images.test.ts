@@ -1,5 +1,6 @@
 // The image capability of each provider type, through the registry and the real UpstreamHttp,
 // against fakes speaking OpenAI Images and Stability v2beta: what went upstream and what came back.
+import { providerHooks } from "./helpers/provider-hooks.js";
 import test from "ava";
 import { upstreamSchema, type UpstreamSettings } from "../src/config/config-schema.js";
 import { UpstreamHttp } from "../src/net/upstream-http.js";
@@ -19,7 +20,7 @@ const options = () => ({ signal: new AbortController().signal });
 test.after.always(() => http.close());
 
 function imagesOf(type: string, baseUrl: string, upstream: UpstreamSettings = settings): ImageCapability {
-  const provider = providerTypes.get(type)!.create({ name: type, config: { type, baseUrl, apiKey: "test-key" }, upstream, http });
+  const provider = providerTypes.get(type)!.create({ name: type, config: { type, baseUrl, apiKey: "test-key" }, upstream, http, ...providerHooks });
   return provider.images!;
 }
 
@@ -49,11 +50,11 @@ function pngHasAlpha(bytes: Buffer): boolean {
 test("registry: openai offers chat and images, stability images only", (t) => {
   t.deepEqual(providerTypes.get("openai")!.capabilities, ["chat", "image"]);
   t.deepEqual(providerTypes.get("stability")!.capabilities, ["image"]);
-  const stability = providerTypes.get("stability")!.create({ name: "stability", config: { type: "stability" }, upstream: settings, http });
+  const stability = providerTypes.get("stability")!.create({ name: "stability", config: { type: "stability" }, upstream: settings, http, ...providerHooks });
   t.is(stability.chat, undefined);
   t.is(typeof stability.images!.generate, "function");
   t.is(typeof stability.images!.edit, "function");
-  t.is(providerTypes.get("openai")!.create({ name: "openai", config: { type: "openai" }, upstream: settings, http }).images!.upscale, undefined);
+  t.is(providerTypes.get("openai")!.create({ name: "openai", config: { type: "openai" }, upstream: settings, http, ...providerHooks }).images!.upscale, undefined);
 });
 
 // ---- OpenAI ----

@@ -2,6 +2,7 @@
 // displayed orientation, real resampling, refusals) and flat-background removal (transparent
 // background, an opaque subject that keeps its enclosed background-coloured parts, soft edges,
 // and a refusal when the border is not one colour).
+import { providerHooks } from "./helpers/provider-hooks.js";
 import test from "ava";
 import sharp from "sharp";
 import type { ImageBytes, ImageCapability } from "../src/providers/image-types.js";
@@ -14,7 +15,7 @@ const http = new UpstreamHttp();
 test.after.always(() => http.close());
 
 function localImages(): ImageCapability {
-  const provider = providerTypes.get("local")!.create({ name: "local", config: { type: "local" }, upstream: upstreamSchema.parse({}), http });
+  const provider = providerTypes.get("local")!.create({ name: "local", config: { type: "local" }, upstream: upstreamSchema.parse({}), http, ...providerHooks });
   return provider.images!;
 }
 

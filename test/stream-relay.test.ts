@@ -28,11 +28,13 @@ test("SSE: a leading byte order mark and CRLF line ends are accepted", async (t)
   t.deepEqual(await batchesOf("\uFEFFdata: one\r\n\r\n: comment\r\n\r\ndata: two\r\n\r\n"), [["one", "two"]]);
 });
 
+const estimateNothing = () => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+
 const chunk = (fields: Record<string, unknown>) =>
   JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "up-model", ...fields });
 
 test("relay: the public model everywhere, role in the first delta, text forwarded as sent", (t) => {
-  const relay = new StreamRelay("team/model");
+  const relay = new StreamRelay("team/model", estimateNothing);
   const first = JSON.parse(relay.relay(chunk({ choices: [{ index: 0, delta: { content: "" } }] })));
   t.is(first.model, "team/model");
   t.deepEqual(first.choices[0].delta, { role: "assistant", content: "" });
@@ -41,7 +43,7 @@ test("relay: the public model everywhere, role in the first delta, text forwarde
 });
 
 test("relay: only the model field is renamed, not another key that ends in `model`", (t) => {
-  const relay = new StreamRelay("team/model");
+  const relay = new StreamRelay("team/model", estimateNothing);
   relay.relay(chunk({ choices: [] }));
   const text = JSON.stringify({ id: "c1", draft_model: "up-model", model: "up-model", choices: [{ index: 0, delta: { content: "x" } }] });
   const out = JSON.parse(relay.relay(text));
@@ -50,7 +52,7 @@ test("relay: only the model field is renamed, not another key that ends in `mode
 });
 
 test("relay: the usage chunk is found and kept for billing", (t) => {
-  const relay = new StreamRelay("team/model");
+  const relay = new StreamRelay("team/model", estimateNothing);
   relay.relay(chunk({ choices: [{ index: 0, delta: { content: "a" } }] }));
   const usage = { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 };
   const out = JSON.parse(relay.relay(chunk({ choices: [], usage })));
@@ -59,7 +61,7 @@ test("relay: the usage chunk is found and kept for billing", (t) => {
 });
 
 test("relay: content and tool-argument characters are counted for the estimate, reasoning is not", (t) => {
-  const relay = new StreamRelay("team/model");
+  const relay = new StreamRelay("team/model", estimateNothing);
   relay.relay(chunk({ choices: [{ index: 0, delta: { content: "" } }] }));
   relay.relay(chunk({ choices: [{ index: 0, delta: { content: 'a "quoted" word' } }] }));
   relay.relay(chunk({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":"Oslo"}' } }] } }] }));

@@ -70,10 +70,19 @@ test("low-latency plans try the fastest recent upstream first", (t) => {
 
 test("pricing: integer credits, rounded up, without float noise", (t) => {
   const pricing = { input_per_mtok: 0.15, output_per_mtok: 0.6 };
-  t.is(creditsForTokens(pricing, { prompt_tokens: 12, completion_tokens: 3 }, 1_000_000), 4); // 1.8 + 1.8 = 3.6
-  t.is(creditsForTokens({ input_per_mtok: 0.1, output_per_mtok: 0.2 }, { prompt_tokens: 10, completion_tokens: 10 }, 1_000_000), 3);
-  t.is(creditsForTokens(pricing, { prompt_tokens: 0, completion_tokens: 0 }, 1_000_000), 0);
-  t.is(creditsForTokens({ input_per_mtok: 2.5, output_per_mtok: 10 }, { prompt_tokens: 1_000_000, completion_tokens: 0 }, 1_000_000), 2_500_000);
+  const tokens = (input: number, output: number) => ({ input, cacheRead: 0, cacheWrite: 0, output });
+  t.is(creditsForTokens(pricing, tokens(12, 3), 1_000_000), 4); // 1.8 + 1.8 = 3.6
+  t.is(creditsForTokens({ input_per_mtok: 0.1, output_per_mtok: 0.2 }, tokens(10, 10), 1_000_000), 3);
+  t.is(creditsForTokens(pricing, tokens(0, 0), 1_000_000), 0);
+  t.is(creditsForTokens({ input_per_mtok: 2.5, output_per_mtok: 10 }, tokens(1_000_000, 0), 1_000_000), 2_500_000);
+});
+
+test("pricing: cache reads and writes at their own prices, else at the input price", (t) => {
+  const cached = { input: 1000, cacheRead: 2000, cacheWrite: 3000, output: 100 };
+  // 1000 x 3 + 2000 x 0.3 + 3000 x 3.75 + 100 x 15 = 3000 + 600 + 11250 + 1500
+  t.is(creditsForTokens({ input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_per_mtok: 3.75 }, cached, 1_000_000), 16_350);
+  // Unpriced cache tokens cost what input costs: 6000 x 3 + 1500
+  t.is(creditsForTokens({ input_per_mtok: 3, output_per_mtok: 15 }, cached, 1_000_000), 19_500);
 });
 
 test("rate limiter: a bucket of `perMinute`, refilled continuously, answers seconds to wait", (t) => {

@@ -30,6 +30,12 @@ export const upstreamSchema = z
     /** A Retry-After longer than this is not waited for: the next route is tried instead. */
     maxRetryAfterMs: nonNegativeInt.default(10_000),
     connectionsPerOrigin: positiveInt.default(256),
+    /** All attempts of one request (retries and fallbacks) end within this; the streaming that follows does not count. */
+    totalTimeoutMs: positiveInt.default(300_000),
+    /** Consecutive failed attempts after which a provider is skipped for a cool-down (its circuit opens); 0: never. */
+    breakerFailureThreshold: nonNegativeInt.default(5),
+    /** How long an open circuit skips the provider before one probe request is let through. */
+    breakerCooldownMs: positiveInt.default(30_000),
   })
   .strict();
 
@@ -43,6 +49,12 @@ export const providerSchema = z
     upstream: upstreamSchema.partial().optional(),
     /** max_tokens sent when a request names none, for vendors that require one (anthropic). */
     defaultMaxTokens: positiveInt.optional(),
+    /**
+     * The field an OpenAI-compatible upstream reads for the output limit gw fills in. Default:
+     * max_completion_tokens for api.openai.com (its reasoning models refuse max_tokens), max_tokens
+     * elsewhere (what every compatible server reads).
+     */
+    maxTokensField: z.enum(["max_tokens", "max_completion_tokens"]).optional(),
   })
   .strict();
 
@@ -75,6 +87,10 @@ export const pricingSchema = z
     input_per_mtok: z.number().nonnegative(),
     /** USD per million output tokens. */
     output_per_mtok: z.number().nonnegative(),
+    /** USD per million input tokens read from the vendor's prompt cache (default: the input price). */
+    cache_read_per_mtok: z.number().nonnegative().optional(),
+    /** USD per million input tokens written to the vendor's prompt cache (default: the input price). */
+    cache_write_per_mtok: z.number().nonnegative().optional(),
   })
   .strict();
 
@@ -88,6 +104,8 @@ export const modelSchema = z
     input_modalities: z.array(modality).min(1).default(["text"]),
     output_modalities: z.array(modality).min(1).default(["text"]),
     created: nonNegativeInt.optional(),
+    /** The most tokens the model writes in one answer: the max_tokens gw fills in for a request that names none. */
+    max_output_tokens: positiveInt.optional(),
     pricing: pricingSchema.optional(),
   })
   .strict();
@@ -174,8 +192,15 @@ export const billingSchema = z
     creditsPerUsd: positiveInt.default(1_000_000),
     /** Price used for a chat model that has no `pricing` entry. */
     defaultChatPricing: pricingSchema.default({ input_per_mtok: 1, output_per_mtok: 3 }),
-    /** Output tokens reserved for a request without max_tokens, until it settles to real usage. */
-    defaultReservedOutputTokens: positiveInt.default(1024),
+    /**
+     * A model's output limit when its catalog entry names none: a chat request without max_tokens
+     * is sent with the max_tokens its balance can pay for, at most this (or the model's limit).
+     */
+    defaultMaxOutputTokens: positiveInt.default(4096),
+    /** Fewer output tokens than this is no answer: a request that cannot pay for them gets 402. */
+    minimumAnswerTokens: positiveInt.default(16),
+    /** No longer used (defaultMaxOutputTokens replaced it); accepted so older config files still load. */
+    defaultReservedOutputTokens: positiveInt.optional(),
   })
   .strict();
 

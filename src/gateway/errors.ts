@@ -93,8 +93,9 @@ export class InsufficientCreditsError extends GatewayError {
   readonly status = 402;
   readonly type = "insufficient_credits";
   readonly code = "insufficient_credits";
-  constructor(remaining: number, needed: number) {
-    super(`Not enough credits for this request: ${remaining} left this period, about ${needed} needed.`);
+  /** `why` replaces the generic "about N needed" when the gateway can say more (what would fit). */
+  constructor(remaining: number, needed: number, why?: string) {
+    super(`Not enough credits for this request: ${remaining} left this period; ${why ?? `about ${needed} needed`}.`);
   }
 }
 

@@ -26,6 +26,7 @@ import type { PublicImageCatalog } from "./images/image-catalog.js";
 import { RateLimitExceededError } from "./errors.js";
 import { createProviders } from "./provider-set.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
+import { CircuitBreakers } from "./routing/circuit-breaker.js";
 import { StorageService } from "./storage/storage-service.js";
 import { DescribeService } from "./vision/describe-service.js";
 import { OcrService } from "./vision/ocr-service.js";
@@ -45,6 +46,8 @@ export interface GatewayOptions {
    * from the config file on purpose.
    */
   fetchUrl?: UrlFetcher;
+  /** The circuit breakers' monotonic clock in milliseconds (tests move time by hand). */
+  clock?: () => number;
 }
 
 export class Gateway {
@@ -65,6 +68,8 @@ export class Gateway {
   readonly fetchUrl: UrlFetcher;
   private readonly rateLimiter = new RateLimiter();
   private readonly latency = new LatencyTracker();
+  /** One circuit per provider name; they outlive config reloads. */
+  readonly breakers: CircuitBreakers;
   private configWatcher: FSWatcher | null = null;
   /** Runs a task at the end of this turn of the event loop, after the turn's usage rows are written. */
   readonly afterTurnWrites = (task: () => void): void => this.usageLog.afterTurnWrites(task);
@@ -82,13 +87,20 @@ export class Gateway {
   ) {
     this.fetchUrl = options.fetchUrl ?? ((url, fetchOptions) => safeFetch(url, fetchOptions));
     this.currentConfig = config;
-    this.currentProviders = createProviders(config, http);
+    this.currentProviders = createProviders(config, http, (message) => logger.warn(message));
     this.ledger = new CreditLedger(usageLog);
+    this.breakers = new CircuitBreakers((provider, state, detail) => {
+      const line = `circuit ${state} for provider ${provider}: ${detail}`;
+      if (state === "closed") logger.info(line);
+      else logger.warn(line);
+    }, options.clock);
     const metering = new ChatMetering({
       config: () => this.currentConfig,
       providers: () => this.currentProviders,
       ledger: this.ledger,
       latency: this.latency,
+      breakers: this.breakers,
+      warn: (message) => logger.warn(message),
     });
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
@@ -144,7 +156,7 @@ export class Gateway {
 
   applyConfig(config: Config): void {
     this.currentConfig = config;
-    this.currentProviders = createProviders(config, this.http);
+    this.currentProviders = createProviders(config, this.http, (message) => this.logger.warn(message));
     this.logger.info("config reloaded");
   }
 

@@ -1,17 +1,19 @@
 // The providers of the current config, instantiated through the registry. Rebuilt on reload.
 import type { Config } from "../config/resolved-config.js";
 import type { UpstreamHttp } from "../net/upstream-http.js";
+import { secretRedactor } from "../net/secret-redaction.js";
 import type { Provider } from "../providers/provider.js";
 import { providerTypes } from "../providers/registry.js";
 
-export function createProviders(config: Config, http: UpstreamHttp): Map<string, Provider> {
+export function createProviders(config: Config, http: UpstreamHttp, warn: (message: string) => void): Map<string, Provider> {
   const providers = new Map<string, Provider>();
   for (const [name, providerConfig] of Object.entries(config.providers)) {
     const definition = providerTypes.get(providerConfig.type);
     // Unknown types (a vendor added by a later version) are skipped; routes to them fail over.
     if (!definition) continue;
     const upstream = { ...config.upstream, ...providerConfig.upstream };
-    providers.set(name, definition.create({ name, config: providerConfig, upstream, http }));
+    const redact = secretRedactor([providerConfig.apiKey, ...Object.values(providerConfig.headers ?? {})]);
+    providers.set(name, definition.create({ name, config: providerConfig, upstream, http, redact, warn }));
   }
   return providers;
 }

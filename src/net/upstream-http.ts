@@ -4,6 +4,7 @@
 import { Agent, errors, type Dispatcher } from "undici";
 import type { UpstreamSettings } from "../config/config-schema.js";
 import { UpstreamHttpError, UpstreamNetworkError, type NetworkFailure } from "../providers/provider-errors.js";
+import { redactNothing, type Redact } from "./secret-redaction.js";
 
 /** Where a request goes, split once when a provider is created (not parsed per request). */
 export interface UpstreamTarget {
@@ -23,6 +24,10 @@ export interface UpstreamRequest {
   headers?: Record<string, string>;
   body?: string | Uint8Array;
   signal: AbortSignal;
+  /** Applied to an error answer's body before anything else reads it (it may echo our key). */
+  redact?: Redact;
+  /** Overrides the settings' first-byte timeout for this request (a request's deadline is nearer). */
+  firstByteTimeoutMs?: number;
 }
 
 export interface UpstreamResponse {
@@ -47,6 +52,7 @@ export class UpstreamHttp {
         headers: upstream.headers,
         body: upstream.body,
         signal: upstream.signal,
+        headersTimeout: upstream.firstByteTimeoutMs,
       });
     } catch (error) {
       throw toNetworkError(upstream.provider, error, upstream.signal);
@@ -63,7 +69,7 @@ export class UpstreamHttp {
     throw new UpstreamHttpError(
       upstream.provider,
       response.statusCode,
-      text,
+      (upstream.redact ?? redactNothing)(text),
       headerValue(response.headers["content-type"]) ?? "application/json",
       retryAfterMs(response.headers),
     );
@@ -113,6 +119,12 @@ function classify(error: unknown): NetworkFailure {
     return "connect";
   }
   return "connection_lost";
+}
+
+/** The upstream's request id header, for tracing; it is upstream text, so it is redacted too. */
+export function upstreamRequestIdOf(headers: UpstreamResponse["headers"], name: string, redact: Redact): string | undefined {
+  const value = headerValue(headers[name]);
+  return value === undefined ? undefined : redact(value);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

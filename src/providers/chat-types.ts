@@ -32,6 +32,10 @@ export type ChatRequest = JsonObject & { model: string; messages: JsonObject[]; 
 
 export interface ChatCallOptions {
   signal: AbortSignal;
+  /** This attempt's wait for the answer to begin, when shorter than the provider's own (the request's deadline). */
+  firstByteTimeoutMs?: number;
+  /** The output limit to send when the request names none (what the caller's balance can pay for). */
+  fillMaxTokens?: number;
 }
 
 export interface ChatResponse {

@@ -12,6 +12,8 @@ export interface MessagesCallOptions {
   signal: AbortSignal;
   /** Client headers to forward (anthropic-version, anthropic-beta). */
   headers: Record<string, string>;
+  /** This attempt's wait for the answer to begin (see ChatCallOptions). */
+  firstByteTimeoutMs?: number;
 }
 
 export interface MessagesCapability {

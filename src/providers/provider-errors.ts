@@ -28,7 +28,7 @@ export class UpstreamNetworkError extends Error {
   constructor(
     readonly provider: string,
     readonly failure: NetworkFailure,
-    detail: string,
+    readonly detail: string,
   ) {
     super(`${provider}: ${failure.replaceAll("_", " ")} (${detail})`);
     this.name = "UpstreamNetworkError";

@@ -2,6 +2,7 @@
 // Capabilities are small separate interfaces; a vendor implements only the ones it has.
 import type { ProviderConfig, UpstreamSettings } from "../config/config-schema.js";
 import type { UpstreamHttp } from "../net/upstream-http.js";
+import type { Redact } from "../net/secret-redaction.js";
 import type { ChatCapability } from "./chat-types.js";
 import type { ImageCapability } from "./image-types.js";
 import type { MessagesCapability } from "./messages-types.js";
@@ -12,6 +13,10 @@ export interface ProviderContext {
   config: ProviderConfig;
   upstream: UpstreamSettings;
   http: UpstreamHttp;
+  /** Removes this provider's key and configured header values from upstream text (every error, chat answers and events). */
+  redact: Redact;
+  /** For what the provider skips rather than fails on (a malformed stream line). */
+  warn: (message: string) => void;
 }
 
 export interface Provider {

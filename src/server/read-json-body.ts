@@ -1,11 +1,19 @@
 // Read a JSON request body with the checks every JSON endpoint needs: content type (415),
-// size (413), empty or malformed body and a non-object body (400).
+// size (413), empty or malformed body, a non-object body and nesting deeper than any real
+// request needs (400).
 import type { IncomingMessage } from "node:http";
 import type { H3Event } from "h3";
 import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../gateway/errors.js";
 import { nodeRequestOf } from "./request-context.js";
 
 export async function readJsonObject(event: H3Event, maxBytes: number): Promise<Record<string, unknown>> {
+  const value = await readJsonValue(event, maxBytes);
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw new InvalidJsonError("The request body must be a JSON object.");
+  return value as Record<string, unknown>;
+}
+
+/** Any JSON value (MCP's JSON-RPC may be a batch array), with every check but the object one. */
+export async function readJsonValue(event: H3Event, maxBytes: number): Promise<unknown> {
   const contentType = event.req.headers.get("content-type") ?? "";
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
     throw new UnsupportedMediaTypeError("Content-Type must be application/json.");
@@ -20,8 +28,12 @@ export async function readJsonObject(event: H3Event, maxBytes: number): Promise<
   } catch (error) {
     throw new InvalidJsonError(`The request body is not valid JSON: ${(error as Error).message}`);
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw new InvalidJsonError("The request body must be a JSON object.");
-  return value as Record<string, unknown>;
+  // JSON.parse takes any depth, but JSON.stringify, zod and the converters recurse: a 20 KB body
+  // nested 10,000 deep would be a RangeError (a 500) wherever it is read next.
+  if (nestingDepthExceeds(value, MAX_JSON_DEPTH)) {
+    throw new InvalidJsonError(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+  }
+  return value;
 }
 
 async function readLimitedText(event: H3Event, maxBytes: number): Promise<string> {
@@ -75,5 +87,34 @@ function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<strin
 }
 
 function tooLarge(maxBytes: number): PayloadTooLargeError {
-  return new PayloadTooLargeError(`The request body is larger than the ${Math.round(maxBytes / 1024 / 1024)} MB limit.`);
+  return new PayloadTooLargeError(`The request body is larger than the ${formatLimit(maxBytes)} limit.`);
+}
+
+/** 25 MB, 64 KB, 512 bytes: the limit as set, never rounded to 0. */
+export function formatLimit(bytes: number): string {
+  const MB = 1024 * 1024;
+  if (bytes >= MB && bytes % (MB / 10) === 0) return `${bytes / MB} MB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
+/** Deeper than every real request (chat messages with JSON Schema tools reach about 20). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Walks objects and arrays without recursion (the point is to survive any depth). */
+export function nestingDepthExceeds(value: unknown, limit: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop()!;
+    if (depth > limit) return true;
+    if (Array.isArray(current)) {
+      for (const item of current) if (item !== null && typeof item === "object") stack.push({ value: item, depth: depth + 1 });
+    } else {
+      for (const key in current as Record<string, unknown>) {
+        const item = (current as Record<string, unknown>)[key];
+        if (item !== null && typeof item === "object") stack.push({ value: item, depth: depth + 1 });
+      }
+    }
+  }
+  return false;
 }

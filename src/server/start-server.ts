@@ -24,6 +24,8 @@ export interface StartOptions {
   logger?: ServerLogger;
   /** Test seam: how user-supplied URLs are fetched (default: the SSRF-safe fetcher). */
   fetchUrl?: UrlFetcher;
+  /** Test seam: the circuit breakers' clock (milliseconds, monotonic). */
+  clock?: () => number;
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
@@ -31,7 +33,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // A home that was never set up starts on the embedded defaults; an initialised home with
   // missing or corrupt data refuses to start (Gateway.open throws).
   if (!isInitialised(options.home)) await initHome(options.home);
-  const gateway = await Gateway.open(homePaths(options.home), logger, options.fetchUrl ? { fetchUrl: options.fetchUrl } : {});
+  const gateway = await Gateway.open(homePaths(options.home), logger, { fetchUrl: options.fetchUrl, clock: options.clock });
   gateway.watch();
   const app = createApp(gateway, logger);
   const server = createServer(toNodeHandler(app));

@@ -26,6 +26,9 @@ export interface FakeBehaviour {
   toolCalls?: Array<{ id: string; name: string; arguments: string }>; // reply with tool calls (finish_reason "tool_calls")
   finishReason?: string; // override finish_reason
   usage?: { prompt_tokens: number; completion_tokens: number }; // override reported usage
+  rawUsage?: unknown; // the usage object exactly as given (odd values: "ten", 1e308, -5), in the answer and the stream's usage chunk
+  rawBody?: string; // non-streaming 200: this text as the body, verbatim (null, 123, [], an object without choices)
+  rawEvents?: string[]; // streaming 200: these `data:` payloads, as given, in one write, then [DONE]
 }
 
 export interface RecordedRequest {
@@ -363,7 +366,7 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     const computedCompletion = pieces.length + argPieces.reduce((n, p) => n + 1 + p.length, 0);
     const promptT = b.usage ? b.usage.prompt_tokens : promptTokens(messages);
     const completionT = b.usage ? b.usage.completion_tokens : computedCompletion;
-    const usage = {
+    const usage = b.rawUsage !== undefined ? b.rawUsage : {
       prompt_tokens: promptT,
       completion_tokens: completionT,
       total_tokens: promptT + completionT,
@@ -379,6 +382,16 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     completionCounter += 1;
     const id = `chatcmpl-${completionCounter}`;
     const created = Math.floor(Date.now() / 1000);
+
+    if (body.stream !== true && b.rawBody !== undefined) {
+      sendJson(res, 200, b.rawBody);
+      return;
+    }
+    if (body.stream === true && b.rawEvents !== undefined) {
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+      res.end(`${b.rawEvents.map((data) => `data: ${data}\n\n`).join("")}data: [DONE]\n\n`);
+      return;
+    }
 
     if (body.stream !== true) {
       const message: Record<string, unknown> = { role: "assistant", content, refusal: null, annotations: [] };

@@ -1,13 +1,16 @@
 // What every chat-style call (chat completions, the messages endpoint) does around the upstream
-// call: resolve the route candidates for the caller's plan, reserve an estimate of the credits
-// (402 before any upstream call), and settle the real token usage into one usage row.
+// call: resolve the route candidates for the caller's plan, reserve the most the call can cost
+// (402 before any upstream call), and settle the upstream's usage into one usage row.
 import type { PlanLimits } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
-import type { ChatUsage } from "../../providers/chat-types.js";
 import type { Provider } from "../../providers/provider.js";
 import type { Caller } from "../auth/key-authenticator.js";
+import { planChatReservation, type CandidateBudget, type ChatCallSize } from "../billing/chat-reservation.js";
 import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
-import { chatPricing, creditsForTokens, estimateTokens } from "../billing/pricing.js";
+import { creditsForTokens } from "../billing/pricing.js";
+import { estimateTextTokens } from "../billing/prompt-measure.js";
+import { totalInput, type TokenCounts, type UsageReading } from "../billing/token-usage.js";
+import type { CircuitBreakers } from "../routing/circuit-breaker.js";
 import type { LatencyTracker } from "../routing/latency-tracker.js";
 import { resolveRoutes, type RouteCandidate } from "../routing/route-resolver.js";
 import type { AttemptContext, AttemptTarget } from "./upstream-attempts.js";
@@ -17,6 +20,8 @@ export interface ChatMeteringDependencies {
   providers: () => ReadonlyMap<string, Provider>;
   ledger: CreditLedger;
   latency: LatencyTracker;
+  breakers: CircuitBreakers;
+  warn: (message: string) => void;
 }
 
 export interface ChatCallContext {
@@ -29,24 +34,30 @@ export interface ChatCallContext {
 
 export interface MeteredCall {
   candidates: RouteCandidate[];
+  budgets: Map<RouteCandidate, CandidateBudget>;
   reservation: Reservation;
   started: number;
+}
+
+/** Text relayed to the client, for billing a call whose upstream reported no usage. */
+export interface RelayedText {
+  characters: number;
+  bytes: number;
 }
 
 export class ChatMetering {
   constructor(readonly dependencies: ChatMeteringDependencies) {}
 
-  /** Route and reserve. `promptText` and `maxOutputTokens` size the reservation. */
-  begin(model: string, promptText: string, maxOutputTokens: number | null | undefined, context: ChatCallContext): MeteredCall {
+  /** Route and reserve the call's worst case for the caller's balance. */
+  begin(model: string, size: ChatCallSize, context: ChatCallContext): MeteredCall {
+    const started = performance.now();
     const config = this.dependencies.config();
-    const candidates = resolveRoutes(config, model, { planName: context.caller.agent.plan, plan: context.plan, latency: this.dependencies.latency });
-    const estimate = creditsForTokens(
-      chatPricing(config, candidates[0]!.publicModel),
-      { prompt_tokens: estimateTokens(promptText), completion_tokens: maxOutputTokens ?? config.billing.defaultReservedOutputTokens },
-      config.billing.creditsPerUsd,
-    );
-    const reservation = this.dependencies.ledger.reserve(context.caller.agent.id, context.plan.monthlyCredits, estimate);
-    return { candidates, reservation, started: performance.now() };
+    const { ledger } = this.dependencies;
+    const agent = context.caller.agent.id;
+    const routed = resolveRoutes(config, model, { planName: context.caller.agent.plan, plan: context.plan, latency: this.dependencies.latency });
+    const plan = planChatReservation(config, routed, size, ledger.remaining(agent, context.plan.monthlyCredits));
+    const reservation = ledger.reserve(agent, context.plan.monthlyCredits, plan.amount);
+    return { candidates: plan.candidates, budgets: plan.budgets, reservation, started };
   }
 
   attempts(call: MeteredCall, context: ChatCallContext, supports: (provider: Provider) => boolean): AttemptContext {
@@ -57,7 +68,14 @@ export class ChatMetering {
       settings: (name: string) => ({ ...config.upstream, ...config.providers[name]?.upstream }),
       signal: context.signal,
       supports,
+      breakers: this.dependencies.breakers,
+      started: call.started,
     };
+  }
+
+  /** The max_tokens gw sends through this candidate, when the request named none. */
+  filledMaxTokens(call: MeteredCall, candidate: RouteCandidate): number | undefined {
+    return call.budgets.get(candidate)?.filledMaxTokens;
   }
 
   /** The upstream answered: remember how fast, for low-latency routing. */
@@ -65,21 +83,27 @@ export class ChatMetering {
     this.dependencies.latency.record(target.candidate.provider, target.candidate.upstreamModel, performance.now() - call.started);
   }
 
-  /** Write the usage row and release the reservation; resolves once the row is in the log. */
-  async settle(call: MeteredCall, context: ChatCallContext, target: AttemptTarget, usage: ChatUsage): Promise<void> {
+  /**
+   * Write the usage row and release the reservation; resolves once the row is in the log. The
+   * upstream's usage when it is valid; else the prompt's estimate plus the text relayed.
+   */
+  async settle(call: MeteredCall, context: ChatCallContext, target: AttemptTarget, usage: UsageReading, relayed: RelayedText): Promise<void> {
     const config = this.dependencies.config();
-    const tokens = { prompt_tokens: usage.prompt_tokens ?? 0, completion_tokens: usage.completion_tokens ?? 0 };
-    const units: Record<string, number> = { ...tokens };
-    const cached = usage.prompt_tokens_details?.cached_tokens;
-    if (typeof cached === "number" && cached > 0) units.cached_tokens = cached;
+    const budget = call.budgets.get(target.candidate)!;
+    if ("invalid" in usage) {
+      this.dependencies.warn(`${target.candidate.provider} reported invalid usage for request ${context.requestId} (${usage.invalid}); billed the gateway's estimate`);
+    }
+    const counts: TokenCounts = "counts" in usage
+      ? usage.counts
+      : { input: budget.promptEstimate, cacheRead: 0, cacheWrite: 0, output: estimateTextTokens(relayed.characters, relayed.bytes) };
     await this.dependencies.ledger.settle(call.reservation, {
       agent: context.caller.agent.id,
       keyPrefix: context.caller.key.prefix,
       endpoint: context.endpoint,
       model: target.candidate.publicModel,
       provider: target.candidate.provider,
-      units,
-      credits: creditsForTokens(chatPricing(config, target.candidate.publicModel), tokens, config.billing.creditsPerUsd),
+      units: usageUnits(counts),
+      credits: creditsForTokens(budget.pricing, counts, config.billing.creditsPerUsd),
       requestId: context.requestId,
     });
   }
@@ -90,9 +114,16 @@ export class ChatMetering {
   }
 }
 
-/** Usage from text lengths, for upstreams that report none and for streams cut short. */
-export function estimateUsage(promptText: string, outputCharacters: number): ChatUsage {
-  const prompt = estimateTokens(promptText);
-  const completion = Math.ceil(outputCharacters / 4);
+/** The usage the client sees when the upstream sent none (or sent nonsense): the gateway's estimate. */
+export function estimatedChatUsage(call: MeteredCall, target: AttemptTarget, relayed: RelayedText): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+  const prompt = call.budgets.get(target.candidate)!.promptEstimate;
+  const completion = estimateTextTokens(relayed.characters, relayed.bytes);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+function usageUnits(counts: TokenCounts): Record<string, number> {
+  const units: Record<string, number> = { prompt_tokens: totalInput(counts), completion_tokens: counts.output };
+  if (counts.cacheRead > 0) units.cached_tokens = counts.cacheRead;
+  if (counts.cacheWrite > 0) units.cache_write_tokens = counts.cacheWrite;
+  return units;
 }

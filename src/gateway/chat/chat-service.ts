@@ -2,9 +2,13 @@
 // route -> plan gate -> credit reservation -> upstream attempts -> settle usage -> respond.
 import type { ChatCompletion, ChatRequest, ChatStreamEvent } from "../../providers/chat-types.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
+import type { ChatCallSize } from "../billing/chat-reservation.js";
+import { measureChatPrompt } from "../billing/prompt-measure.js";
+import { readChatUsage } from "../billing/token-usage.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
 import type { ChatRequestBody } from "./chat-request.js";
-import { estimateUsage, type ChatCallContext, type ChatMetering, type MeteredCall } from "./chat-metering.js";
+import { estimatedChatUsage, type ChatCallContext, type ChatMetering, type MeteredCall, type RelayedText } from "./chat-metering.js";
+import { withoutGatewayControlFields } from "./gateway-control-fields.js";
 import { StreamRelay } from "./stream-relay.js";
 import { attemptInOrder, type AttemptTarget } from "./upstream-attempts.js";
 
@@ -13,12 +17,15 @@ export type { ChatCallContext } from "./chat-metering.js";
 export interface CompletedChat {
   body: ChatCompletion;
   upstreamRequestId?: string;
+  /** The max_tokens gw chose for a request that named none (announced in a response header). */
+  filledMaxTokens?: number;
 }
 
 export interface StreamingChat {
   /** Batches of chat.completion.chunk JSON texts; the usage chunk always comes last. */
   chunks: AsyncGenerator<string[]>;
   upstreamRequestId?: string;
+  filledMaxTokens?: number;
 }
 
 const supportsChat = (provider: { chat?: unknown }) => provider.chat !== undefined;
@@ -27,17 +34,20 @@ export class ChatService {
   constructor(private readonly metering: ChatMetering) {}
 
   async complete(request: ChatRequestBody, context: ChatCallContext): Promise<CompletedChat> {
-    const promptText = JSON.stringify(request.messages);
-    const call = this.metering.begin(request.model, promptText, maxOutputTokens(request), context);
+    const call = this.metering.begin(request.model, callSize(request), context);
     try {
-      const { result, target } = await attemptInOrder(this.metering.attempts(call, context, supportsChat), ({ candidate, provider }) =>
-        provider.chat!.complete(upstreamRequest(request, candidate), { signal: context.signal }),
+      const { result, target } = await attemptInOrder(this.metering.attempts(call, context, supportsChat), ({ candidate, provider, firstByteTimeoutMs }) =>
+        provider.chat!.complete(upstreamRequest(request, candidate), { signal: context.signal, firstByteTimeoutMs, fillMaxTokens: this.metering.filledMaxTokens(call, candidate) }),
       );
       this.metering.answered(call, target);
       const body = result.body;
       body.model = target.candidate.publicModel;
-      await this.metering.settle(call, context, target, body.usage ?? estimateUsage(promptText, completionText(body).length));
-      return { body, upstreamRequestId: result.upstreamRequestId };
+      const relayed = textSize(completionText(body));
+      const usage = readChatUsage(body.usage);
+      // The client sees what was billed: the upstream's usage, or the estimate when it had none that holds.
+      if (!("counts" in usage)) body.usage = estimatedChatUsage(call, target, relayed);
+      await this.metering.settle(call, context, target, usage, relayed);
+      return { body, upstreamRequestId: result.upstreamRequestId, filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate) };
     } catch (error) {
       this.metering.release(call);
       throw error;
@@ -45,19 +55,24 @@ export class ChatService {
   }
 
   async stream(request: ChatRequestBody, context: ChatCallContext): Promise<StreamingChat> {
-    const call = this.metering.begin(request.model, JSON.stringify(request.messages), maxOutputTokens(request), context);
+    const call = this.metering.begin(request.model, callSize(request), context);
     try {
       // The first batch is awaited inside the attempt: until it arrives nothing has reached the
       // client, so a failure before it can still be retried or sent to the next route.
-      const { result, target } = await attemptInOrder(this.metering.attempts(call, context, supportsChat), async ({ candidate, provider }) => {
-        const response = await provider.chat!.stream(upstreamRequest(request, candidate), { signal: context.signal });
+      const { result, target } = await attemptInOrder(this.metering.attempts(call, context, supportsChat), async ({ candidate, provider, firstByteTimeoutMs }) => {
+        const options = { signal: context.signal, firstByteTimeoutMs, fillMaxTokens: this.metering.filledMaxTokens(call, candidate) };
+        const response = await provider.chat!.stream(upstreamRequest(request, candidate), options);
         const iterator = response.chunks[Symbol.asyncIterator]();
         const first = await iterator.next();
         if (first.done) throw new UpstreamNetworkError(candidate.provider, "invalid_response", "the stream ended before any chunk");
         return { iterator, first: first.value, upstreamRequestId: response.upstreamRequestId };
       });
       this.metering.answered(call, target);
-      return { chunks: this.relay(result.first, result.iterator, request, context, target, call), upstreamRequestId: result.upstreamRequestId };
+      return {
+        chunks: this.relay(result.first, result.iterator, context, target, call),
+        upstreamRequestId: result.upstreamRequestId,
+        filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate),
+      };
     } catch (error) {
       this.metering.release(call);
       throw error;
@@ -71,13 +86,12 @@ export class ChatService {
   private async *relay(
     first: ChatStreamEvent[],
     rest: AsyncIterator<ChatStreamEvent[]>,
-    request: ChatRequestBody,
     context: ChatCallContext,
     target: AttemptTarget,
     call: MeteredCall,
   ): AsyncGenerator<string[]> {
-    const relay = new StreamRelay(target.candidate.publicModel);
-    const promptText = () => JSON.stringify(request.messages);
+    const relayed = (relay: StreamRelay): RelayedText => ({ characters: relay.producedCharacters, bytes: relay.producedBytes });
+    const relay = new StreamRelay(target.candidate.publicModel, (current) => estimatedChatUsage(call, target, relayed(current)));
     try {
       let batch: ChatStreamEvent[] | undefined = first;
       while (batch) {
@@ -87,24 +101,32 @@ export class ChatService {
       }
       if (!relay.usage) {
         // The upstream sent no usage (some compatible servers ignore include_usage): estimate it.
-        relay.usage = estimateUsage(promptText(), relay.producedCharacters);
+        relay.usage = estimatedChatUsage(call, target, relayed(relay));
         yield [JSON.stringify(relay.usageChunk(relay.usage))];
       }
     } finally {
       await rest.return?.();
-      await this.metering.settle(call, context, target, relay.usage ?? estimateUsage(promptText(), relay.producedCharacters));
+      await this.metering.settle(call, context, target, relay.usageReading, relayed(relay));
     }
   }
 }
 
-function maxOutputTokens(request: ChatRequestBody): number | null | undefined {
-  return request.max_completion_tokens ?? request.max_tokens;
+function callSize(request: ChatRequestBody): ChatCallSize {
+  return {
+    prompt: measureChatPrompt(request),
+    maxOutputTokens: request.max_completion_tokens ?? request.max_tokens ?? undefined,
+    choices: request.n ?? 1,
+  };
 }
 
 function upstreamRequest(request: ChatRequestBody, candidate: RouteCandidate): ChatRequest {
-  return { ...request, model: candidate.upstreamModel } as ChatRequest;
+  return { ...withoutGatewayControlFields(request), model: candidate.upstreamModel } as ChatRequest;
 }
 
 function completionText(body: ChatCompletion): string {
   return body.choices.map((choice) => JSON.stringify((choice as { message?: unknown }).message ?? "")).join("");
+}
+
+function textSize(text: string): RelayedText {
+  return { characters: text.length, bytes: Buffer.byteLength(text) };
 }

@@ -1,12 +1,14 @@
 // Rewrites a streamed chat completion for the client, event by event: the public model name in
-// every chunk, `role` in the first delta, the usage remembered for billing and the text produced
-// counted for when no usage arrives. Events that arrive as JSON text (OpenAI-compatible
+// every chunk, `role` in the first delta, the usage remembered for billing (an upstream's usage
+// that is not valid token counts is replaced by the gateway's estimate before the client sees it)
+// and the text produced counted for when no usage arrives. Events that arrive as JSON text (OpenAI-compatible
 // upstreams) are rewritten as text: only the first chunk and the usage chunk are parsed.
 //
 // The text searches start after the opening quote of a key: V8 looks for the first character of
 // the pattern and then compares, and in JSON a `"` is everywhere while a letter is not, which
 // makes these searches several times faster (measured on Node 20: 2.3 -> 1 µs per event).
 import type { ChatChunk, ChatStreamEvent, ChatUsage } from "../../providers/chat-types.js";
+import { readChatUsage, type UsageReading } from "../billing/token-usage.js";
 
 const USAGE_OBJECT = 'usage":{';
 const COUNTED_STRINGS = ['content":"', 'arguments":"'];
@@ -14,9 +16,13 @@ const QUOTE = 34;
 const BACKSLASH = 92;
 
 export class StreamRelay {
+  /** The usage chunk's usage as the client got it (the estimate when the upstream's was invalid). */
   usage: ChatUsage | undefined;
-  /** Characters of content and tool arguments seen, for estimating usage the upstream never sent. */
+  /** What the upstream's usage was worth, for billing; missing until a usage chunk arrives. */
+  usageReading: UsageReading = { missing: true };
+  /** Characters and UTF-8 bytes of content and tool arguments, for usage the upstream never sent. */
   producedCharacters = 0;
+  producedBytes = 0;
   private first = true;
   private id: unknown;
   private created: unknown;
@@ -24,7 +30,11 @@ export class StreamRelay {
   private upstreamModelField: string | null = null;
   private readonly publicModelField: string;
 
-  constructor(private readonly publicModel: string) {
+  constructor(
+    private readonly publicModel: string,
+    /** The gateway's usage estimate from what was relayed so far. */
+    private readonly estimate: (relay: StreamRelay) => ChatUsage,
+  ) {
     this.publicModelField = `model":${JSON.stringify(publicModel)}`;
   }
 
@@ -54,16 +64,25 @@ export class StreamRelay {
       const choice = chunk.choices?.[0];
       if (choice) choice.delta = { role: "assistant", ...choice.delta };
     }
-    if (chunk.usage) this.usage = chunk.usage;
     chunk.model = this.publicModel;
     for (const choice of chunk.choices ?? []) {
       const delta = choice.delta as { content?: unknown; tool_calls?: Array<{ function?: { arguments?: unknown } }> } | undefined;
-      if (typeof delta?.content === "string") this.producedCharacters += delta.content.length;
+      if (typeof delta?.content === "string") this.countProduced(delta.content);
       for (const call of delta?.tool_calls ?? []) {
-        if (typeof call.function?.arguments === "string") this.producedCharacters += call.function.arguments.length;
+        if (typeof call.function?.arguments === "string") this.countProduced(call.function.arguments);
       }
     }
+    if (chunk.usage) {
+      this.usageReading = readChatUsage(chunk.usage);
+      if ("invalid" in this.usageReading) chunk.usage = this.estimate(this);
+      this.usage = chunk.usage;
+    }
     return chunk;
+  }
+
+  private countProduced(text: string): void {
+    this.producedCharacters += text.length;
+    this.producedBytes += Buffer.byteLength(text);
   }
 
   /** Characters of the content and tool-argument strings in a chunk's JSON text. */
@@ -73,7 +92,7 @@ export class StreamRelay {
         if (json.charCodeAt(at - 1) !== QUOTE) continue; // another key ending so (reasoning_content)
         const start = at + field.length;
         const end = closingQuote(json, start);
-        this.producedCharacters += end - start;
+        this.countProduced(json.slice(start, end));
         at = end;
       }
     }

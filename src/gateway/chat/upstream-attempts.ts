@@ -1,15 +1,24 @@
 // Try route candidates in order: retries with backoff on connect errors, timeouts, 429
-// (honouring Retry-After) and 5xx, then the next candidate. Only ever before the first byte
-// reaches the client. An upstream 4xx about a value ends the attempts and goes back verbatim.
+// (honouring Retry-After), 5xx and malformed answers, then the next candidate. Only ever before
+// the first byte reaches the client. An upstream 4xx about a value ends the attempts and goes
+// back verbatim. A provider whose circuit is open is skipped, and all attempts of one request
+// share one deadline (`totalTimeoutMs`): each attempt's wait for the first byte is cut to what is
+// left of it, and no retry starts or waits past it.
 import type { UpstreamSettings } from "../../config/config-schema.js";
 import type { Provider } from "../../providers/provider.js";
 import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
 import { InvalidRequestError, UpstreamPassthroughError, UpstreamUnavailableError } from "../errors.js";
+import type { Admission, CircuitBreakers } from "../routing/circuit-breaker.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
 
 export interface AttemptTarget {
   candidate: RouteCandidate;
   provider: Provider;
+}
+
+export interface Attempt extends AttemptTarget {
+  /** How long this attempt may wait for the upstream's answer to begin (the rest of the deadline). */
+  firstByteTimeoutMs: number;
 }
 
 export interface AttemptContext {
@@ -19,12 +28,18 @@ export interface AttemptContext {
   signal: AbortSignal;
   /** Which capability a candidate's provider must offer. */
   supports: (provider: Provider) => boolean;
+  breakers?: CircuitBreakers;
+  /** performance.now() when the request began: the total deadline counts from here. */
+  started?: number;
 }
 
-export async function attemptInOrder<T>(context: AttemptContext, attempt: (target: AttemptTarget) => Promise<T>): Promise<{ result: T; target: AttemptTarget }> {
+export async function attemptInOrder<T>(context: AttemptContext, attempt: (target: Attempt) => Promise<T>): Promise<{ result: T; target: AttemptTarget }> {
   const failures: string[] = [];
+  const open: Array<{ provider: string; retryInMs: number }> = [];
   let timeoutsOnly = true;
-  for (const candidate of context.candidates) {
+  let outOfTime: number | undefined;
+  const started = context.started ?? performance.now();
+  candidates: for (const candidate of context.candidates) {
     const provider = context.providers.get(candidate.provider);
     if (!provider || !context.supports(provider)) {
       failures.push(`${candidate.provider}: not configured for this capability`);
@@ -33,25 +48,75 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
     }
     const settings = context.settings(candidate.provider);
     for (let retry = 0; ; retry += 1) {
+      const remaining = settings.totalTimeoutMs - (performance.now() - started);
+      if (remaining <= 0) {
+        outOfTime = settings.totalTimeoutMs;
+        break candidates;
+      }
+      const admission: Admission = context.breakers?.admit(candidate.provider, settings) ?? { allowed: true, probe: false };
+      if (!admission.allowed) {
+        failures.push(`${candidate.provider}: circuit open after repeated failures`);
+        open.push({ provider: candidate.provider, retryInMs: admission.retryInMs });
+        timeoutsOnly = false;
+        break;
+      }
+      let verdict: Verdict;
       try {
         const target = { candidate, provider };
-        return { result: await attempt(target), target };
+        const result = await attempt({ ...target, firstByteTimeoutMs: Math.max(1, Math.min(settings.firstByteTimeoutMs, Math.ceil(remaining))) });
+        context.breakers?.succeeded(candidate.provider);
+        return { result, target };
       } catch (error) {
-        if (context.signal.aborted) throw error;
-        const verdict = judge(error, candidate.provider);
-        if (verdict.kind === "passthrough") throw verdict.error;
-        failures.push(`${candidate.provider}: ${verdict.reason}`);
-        if (verdict.kind !== "timeout") timeoutsOnly = false;
-        if (verdict.kind === "next" || retry >= settings.retries) break;
-        const wait = verdict.retryAfterMs ?? backoff(settings.retryBaseDelayMs, retry);
-        if (wait > settings.maxRetryAfterMs) break;
-        await sleep(wait, context.signal);
+        if (context.signal.aborted) {
+          context.breakers?.abandoned(candidate.provider, admission);
+          throw error;
+        }
+        try {
+          verdict = judge(error, candidate.provider);
+        } catch (refusal) {
+          context.breakers?.abandoned(candidate.provider, admission);
+          throw refusal;
+        }
       }
+      if (verdict.kind === "passthrough") {
+        // The upstream answered about a value: it is up, whatever the caller sent.
+        context.breakers?.succeeded(candidate.provider);
+        throw verdict.error;
+      }
+      context.breakers?.failed(candidate.provider, admission, verdict.reason, settings);
+      failures.push(`${candidate.provider}: ${verdict.reason}`);
+      if (verdict.kind !== "timeout") timeoutsOnly = false;
+      if (verdict.kind === "next" || retry >= settings.retries) break;
+      const wait = verdict.retryAfterMs ?? backoff(settings.retryBaseDelayMs, retry);
+      if (wait > settings.maxRetryAfterMs) break;
+      if (performance.now() - started + wait >= settings.totalTimeoutMs) break;
+      await sleep(wait, context.signal);
     }
   }
-  throw new UpstreamUnavailableError(
-    timeoutsOnly ? "The upstream did not answer in time." : "No upstream could serve this request.",
-    { status: timeoutsOnly ? 504 : 502, code: timeoutsOnly ? "upstream_timeout" : "upstream_unavailable", failures },
+  throw exhausted(failures, { timeoutsOnly, outOfTime, open });
+}
+
+function exhausted(failures: string[], how: { timeoutsOnly: boolean; outOfTime: number | undefined; open: Array<{ provider: string; retryInMs: number }> }): UpstreamUnavailableError {
+  const providers = new Set(failures.map((failure) => failure.slice(0, failure.indexOf(":"))));
+  const provider = providers.size === 1 ? [...providers][0] : undefined;
+  if (how.outOfTime !== undefined) {
+    return new UpstreamUnavailableError(`The upstream attempts used up the request's total time of ${how.outOfTime} ms.`, { status: 504, code: "upstream_timeout", provider, failures });
+  }
+  if (how.open.length > 0 && how.open.length === failures.length) {
+    // Every candidate was skipped: say which provider is failing and when it is tried again.
+    const soonest = Math.min(...how.open.map((entry) => entry.retryInMs));
+    const names = how.open.map((entry) => entry.provider).join(", ");
+    const error = new UpstreamUnavailableError(`The upstream provider ${names} is failing and is not being called (circuit open); it is tried again in ${Math.ceil(soonest / 1000)} s.`, {
+      status: 503,
+      code: "upstream_circuit_open",
+      provider,
+    });
+    error.headers = { "retry-after": String(Math.max(1, Math.ceil(soonest / 1000))) };
+    return error;
+  }
+  return new UpstreamUnavailableError(
+    how.timeoutsOnly ? "The upstream did not answer in time." : "No upstream could serve this request.",
+    { status: how.timeoutsOnly ? 504 : 502, code: how.timeoutsOnly ? "upstream_timeout" : "upstream_unavailable", provider, failures },
   );
 }
 
@@ -71,9 +136,9 @@ function judge(error: unknown, provider: string): Verdict {
     return { kind: "passthrough", error: new UpstreamPassthroughError(status, error.body, error.contentType, error.provider, error.vendorBody) };
   }
   if (error instanceof UpstreamNetworkError) {
-    if (error.failure === "invalid_response") return { kind: "next", reason: error.message };
+    // A malformed answer is the upstream's fault, like a 5xx: retried, then the next route.
     const timeout = error.failure === "first_byte_timeout" || error.failure === "idle_timeout";
-    return { kind: timeout ? "timeout" : "retry", reason: error.failure.replaceAll("_", " ") };
+    return { kind: timeout ? "timeout" : "retry", reason: `${error.failure.replaceAll("_", " ")} (${error.detail})` };
   }
   if (error instanceof UnsupportedContentError) {
     // Content this vendor cannot take (an image by URL for Gemini ...): the caller's to fix.

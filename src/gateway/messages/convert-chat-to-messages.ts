@@ -45,15 +45,20 @@ export function mapFinishReasonToStopReason(finishReason: string | null | undefi
   }
 }
 
-/** input_tokens excludes cached reads, as Anthropic counts them. */
+/** input_tokens excludes cache reads and writes, as Anthropic counts them. */
 export function convertChatUsage(usage: ChatUsage | null | undefined): MessagesUsage {
-  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  const cached = numberOrZero(usage?.prompt_tokens_details?.cached_tokens);
+  const written = numberOrZero(usage?.prompt_tokens_details?.cache_write_tokens);
   return {
-    input_tokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
-    output_tokens: usage?.completion_tokens ?? 0,
-    cache_creation_input_tokens: 0,
+    input_tokens: Math.max(0, numberOrZero(usage?.prompt_tokens) - cached - written),
+    output_tokens: numberOrZero(usage?.completion_tokens),
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: cached,
   };
+}
+
+function numberOrZero(value: unknown): number {
+  return typeof value === "number" ? value : 0;
 }
 
 /** Anthropic ids start with `msg_`; an upstream's own id is kept after that prefix. */

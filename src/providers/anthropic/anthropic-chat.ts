@@ -1,10 +1,13 @@
 // Chat completions against Anthropic's Messages API: OpenAI-shaped requests are converted out,
 // Anthropic's answers and stream events converted back.
-import type { ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
+import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
-import { readServerSentEventBatches } from "../sse.js";
-import { toNetworkError, upstreamTarget, type UpstreamResponse, type UpstreamTarget } from "../../net/upstream-http.js";
+import { parseJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
+import { requireJsonObject } from "../chat-answer.js";
+import { withFilledMaxTokens } from "../max-tokens.js";
+import { toNetworkError, upstreamRequestIdOf, upstreamTarget, type UpstreamResponse, type UpstreamTarget } from "../../net/upstream-http.js";
+import type { Redact } from "../../net/secret-redaction.js";
 import type { AnthropicMessageResponse, AnthropicStreamEvent } from "./anthropic-api-types.js";
 import { fromAnthropicHttpError, fromAnthropicStreamError } from "./anthropic-error.js";
 import { AnthropicStreamConverter, convertFromAnthropicChat } from "./convert-from-anthropic-chat.js";
@@ -34,52 +37,49 @@ export function createAnthropicChat(context: ProviderContext, options: Anthropic
   const headers = anthropicHeaders(context);
   const settings = { defaultMaxTokens: options.defaultMaxTokens ?? DEFAULT_MAX_TOKENS };
 
-  async function send(request: ChatRequest, stream: boolean, signal: AbortSignal): Promise<UpstreamResponse> {
-    const body = JSON.stringify({ ...convertToAnthropicChat(request, settings), stream });
+  async function send(request: ChatRequest, stream: boolean, { signal, firstByteTimeoutMs, fillMaxTokens }: ChatCallOptions): Promise<UpstreamResponse> {
+    const body = JSON.stringify({ ...convertToAnthropicChat(withFilledMaxTokens(request, fillMaxTokens), settings), stream });
     try {
-      return await context.http.send({ provider: context.name, target, headers, body, signal }, context.upstream);
+      return await context.http.send({ provider: context.name, target, headers, body, signal, firstByteTimeoutMs, redact: context.redact }, context.upstream);
     } catch (error) {
       throw error instanceof UpstreamHttpError ? fromAnthropicHttpError(error) : error;
     }
   }
 
   return {
-    async complete(request, { signal }) {
-      const response = await send(request, false, signal);
-      let body: AnthropicMessageResponse;
-      try {
-        body = (await response.body.json()) as AnthropicMessageResponse;
-      } catch (error) {
-        if (error instanceof SyntaxError) throw new UpstreamNetworkError(context.name, "invalid_response", "the body is not JSON");
-        throw toNetworkError(context.name, error, signal);
-      }
-      return { body: convertFromAnthropicChat(body, request.model, nowSeconds()), upstreamRequestId: anthropicRequestId(response.headers) };
+    async complete(request, options) {
+      const { signal } = options;
+      const response = await send(request, false, options);
+      const body = requireAnthropicMessage(context.name, await readRedactedJson(context, response, signal));
+      return { body: convertFromAnthropicChat(body, request.model, nowSeconds()), upstreamRequestId: anthropicRequestId(response.headers, context.redact) };
     },
 
-    async stream(request, { signal }) {
-      const response = await send(request, true, signal);
+    async stream(request, options) {
+      const { signal } = options;
+      const response = await send(request, true, options);
       const converter = new AnthropicStreamConverter(request.model, nowSeconds());
-      return { chunks: convertEvents(context.name, response.body, converter, signal), upstreamRequestId: anthropicRequestId(response.headers) };
+      return { chunks: convertEvents(context, response.body, converter, signal), upstreamRequestId: anthropicRequestId(response.headers, context.redact) };
     },
   };
 }
 
 async function* convertEvents(
-  provider: string,
+  context: ProviderContext,
   body: AsyncIterable<Uint8Array>,
   converter: AnthropicStreamConverter,
   signal: AbortSignal,
 ): AsyncGenerator<ChatStreamEvent[]> {
+  const provider = context.name;
   try {
-    for await (const batch of readServerSentEventBatches(body)) {
+    for await (const batch of readServerSentEventBatches(body, context.redact)) {
       const chunks: ChatStreamEvent[] = [];
       for (const message of batch) {
         if (message.event === "error") throw fromAnthropicStreamError(provider, message.data);
-        let event: AnthropicStreamEvent;
-        try {
-          event = JSON.parse(message.data) as AnthropicStreamEvent;
-        } catch {
-          throw new UpstreamNetworkError(provider, "invalid_response", `an event is not JSON (${message.event ?? "message"})`);
+        const event = parseJsonObject(message.data) as AnthropicStreamEvent | undefined;
+        if (!event) {
+          // One bad line does not cost the good events read with it.
+          context.warn(`${provider}: skipped a stream event that is not a JSON object (${message.event ?? "message"}): ${preview(message.data)}`);
+          continue;
         }
         if (event.type === "error") throw fromAnthropicStreamError(provider, message.data);
         chunks.push(...converter.push(event));
@@ -97,7 +97,13 @@ function nowSeconds(): number {
   return Math.floor(Date.now() / 1000);
 }
 
-export function anthropicRequestId(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const value = headers["request-id"];
-  return Array.isArray(value) ? value[0] : value;
+export function anthropicRequestId(headers: UpstreamResponse["headers"], redact: Redact): string | undefined {
+  return upstreamRequestIdOf(headers, "request-id", redact);
+}
+
+/** An answer of the Messages API: an object with a content list (anything else is the upstream's fault). */
+export function requireAnthropicMessage(provider: string, body: unknown): AnthropicMessageResponse {
+  const message = requireJsonObject(provider, body, "a message");
+  if (!Array.isArray(message.content)) throw new UpstreamNetworkError(provider, "invalid_response", "the message has no content list");
+  return message as unknown as AnthropicMessageResponse;
 }

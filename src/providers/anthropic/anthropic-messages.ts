@@ -4,10 +4,10 @@
 import type { JsonObject } from "../chat-types.js";
 import type { MessagesCapability, MessagesCallOptions, NativeMessagesEvent } from "../messages-types.js";
 import type { ProviderContext } from "../provider.js";
-import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
-import { readServerSentEventBatches } from "../sse.js";
+import { UpstreamHttpError } from "../provider-errors.js";
+import { looksLikeJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
 import { toNetworkError, type UpstreamResponse } from "../../net/upstream-http.js";
-import { anthropicEndpoint, anthropicHeaders, anthropicRequestId } from "./anthropic-chat.js";
+import { anthropicEndpoint, anthropicHeaders, anthropicRequestId, requireAnthropicMessage } from "./anthropic-chat.js";
 import { fromAnthropicHttpError, fromAnthropicStreamError } from "./anthropic-error.js";
 
 export function createAnthropicMessages(context: ProviderContext): MessagesCapability {
@@ -17,7 +17,10 @@ export function createAnthropicMessages(context: ProviderContext): MessagesCapab
   async function send(body: JsonObject, options: MessagesCallOptions): Promise<UpstreamResponse> {
     const headers = { ...baseHeaders, ...options.headers };
     try {
-      return await context.http.send({ provider: context.name, target, headers, body: JSON.stringify(body), signal: options.signal }, context.upstream);
+      return await context.http.send(
+        { provider: context.name, target, headers, body: JSON.stringify(body), signal: options.signal, firstByteTimeoutMs: options.firstByteTimeoutMs, redact: context.redact },
+        context.upstream,
+      );
     } catch (error) {
       throw error instanceof UpstreamHttpError ? fromAnthropicHttpError(error) : error;
     }
@@ -26,26 +29,29 @@ export function createAnthropicMessages(context: ProviderContext): MessagesCapab
   return {
     async create(body, options) {
       const response = await send({ ...body, stream: false }, options);
-      try {
-        return { body: (await response.body.json()) as JsonObject, upstreamRequestId: anthropicRequestId(response.headers) };
-      } catch (error) {
-        if (error instanceof SyntaxError) throw new UpstreamNetworkError(context.name, "invalid_response", "the body is not JSON");
-        throw toNetworkError(context.name, error, options.signal);
-      }
+      const message = requireAnthropicMessage(context.name, await readRedactedJson(context, response, options.signal));
+      return { body: message as unknown as JsonObject, upstreamRequestId: anthropicRequestId(response.headers, context.redact) };
     },
 
     async stream(body, options) {
       const response = await send({ ...body, stream: true }, options);
-      return { events: nativeEvents(context.name, response.body, options.signal), upstreamRequestId: anthropicRequestId(response.headers) };
+      return { events: nativeEvents(context, response.body, options.signal), upstreamRequestId: anthropicRequestId(response.headers, context.redact) };
     },
   };
 }
 
-async function* nativeEvents(provider: string, body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<NativeMessagesEvent[]> {
+async function* nativeEvents(context: ProviderContext, body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<NativeMessagesEvent[]> {
+  const provider = context.name;
   let started = false;
   try {
-    for await (const batch of readServerSentEventBatches(body)) {
-      const events = batch.map((message) => ({ event: message.event ?? "message", data: message.data }));
+    for await (const batch of readServerSentEventBatches(body, context.redact)) {
+      const events: NativeMessagesEvent[] = [];
+      for (const message of batch) {
+        // Relayed unparsed: a line that cannot be a JSON object is skipped, the good ones kept.
+        if (looksLikeJsonObject(message.data)) events.push({ event: message.event ?? "message", data: message.data });
+        else context.warn(`${provider}: skipped a stream event that is not a JSON object (${message.event ?? "message"}): ${preview(message.data)}`);
+      }
+      if (events.length === 0) continue;
       // An error before anything was relayed is an HTTP error in disguise: retried or returned.
       if (!started && events[0]?.event === "error") throw fromAnthropicStreamError(provider, events[0].data);
       started = true;

@@ -26,12 +26,23 @@ export function convertFromAnthropicChat(response: AnthropicMessageResponse, fal
   };
 }
 
-/** Total input = input + cache writes + cache reads (input_tokens excludes the cached parts). */
-export function convertAnthropicUsage(usage: AnthropicUsage | undefined): ChatUsage {
-  const cacheRead = usage?.cache_read_input_tokens ?? 0;
-  const prompt = (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + cacheRead;
-  const completion = usage?.output_tokens ?? 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cacheRead } };
+/**
+ * Total input = input + cache writes + cache reads (input_tokens excludes the cached parts); the
+ * writes, priced apart, also go in `cache_write_tokens` (OpenRouter's name for them). Undefined
+ * when Anthropic reported no counts: zeros would bill the call as free.
+ */
+export function convertAnthropicUsage(usage: AnthropicUsage | undefined): ChatUsage | undefined {
+  if (usage?.input_tokens == null || usage.output_tokens == null) return undefined;
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  const prompt = usage.input_tokens + cacheWrite + cacheRead;
+  const completion = usage.output_tokens;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: cacheWrite > 0 ? { cached_tokens: cacheRead, cache_write_tokens: cacheWrite } : { cached_tokens: cacheRead },
+  };
 }
 
 /**
@@ -72,7 +83,7 @@ export class AnthropicStreamConverter {
         return [];
       case "message_stop":
         this.finished = true;
-        return [this.chunk({}, mapAnthropicFinishReason(this.stopReason)), this.usageChunk()];
+        return [this.chunk({}, mapAnthropicFinishReason(this.stopReason)), ...this.usageChunk()];
       default:
         // ping, content_block_stop and event types added later carry nothing for OpenAI.
         return [];
@@ -110,7 +121,9 @@ export class AnthropicStreamConverter {
     return { id: this.id, object: "chat.completion.chunk", created: this.created, model: this.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
   }
 
-  private usageChunk(): ChatChunk {
-    return { id: this.id, object: "chat.completion.chunk", created: this.created, model: this.model, choices: [], usage: convertAnthropicUsage(this.usage) };
+  /** The usage chunk, when Anthropic reported counts (else the gateway estimates them). */
+  private usageChunk(): ChatChunk[] {
+    const usage = convertAnthropicUsage(this.usage);
+    return usage ? [{ id: this.id, object: "chat.completion.chunk", created: this.created, model: this.model, choices: [], usage }] : [];
   }
 }

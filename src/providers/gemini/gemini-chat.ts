@@ -1,10 +1,12 @@
 // Chat completions against Gemini's generateContent / streamGenerateContent?alt=sse: OpenAI-shaped
 // requests are converted out, Gemini's answers and chunks converted back. Gemini sends no
 // request-id header the reference names, so no upstreamRequestId is reported.
-import type { ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
+import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
-import { readServerSentEventBatches } from "../sse.js";
+import { parseJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
+import { requireJsonObject } from "../chat-answer.js";
+import { withFilledMaxTokens } from "../max-tokens.js";
 import { toNetworkError, upstreamTarget, type UpstreamResponse, type UpstreamTarget } from "../../net/upstream-http.js";
 import type { GeminiResponse } from "./gemini-api-types.js";
 import { fromGeminiHttpError, fromGeminiStreamError } from "./gemini-error.js";
@@ -26,51 +28,48 @@ export function createGeminiChat(context: ProviderContext): ChatCapability {
     return { origin: base.origin, path: `${base.path}/${name.split("/").map(encodeURIComponent).join("/")}:${method}` };
   }
 
-  async function send(request: ChatRequest, method: string, signal: AbortSignal): Promise<UpstreamResponse> {
-    const body = JSON.stringify(convertToGeminiChat(request));
+  async function send(request: ChatRequest, method: string, { signal, firstByteTimeoutMs, fillMaxTokens }: ChatCallOptions): Promise<UpstreamResponse> {
+    const body = JSON.stringify(convertToGeminiChat(withFilledMaxTokens(request, fillMaxTokens)));
     try {
-      return await context.http.send({ provider: context.name, target: targetFor(request.model, method), headers, body, signal }, context.upstream);
+      return await context.http.send({ provider: context.name, target: targetFor(request.model, method), headers, body, signal, firstByteTimeoutMs, redact: context.redact }, context.upstream);
     } catch (error) {
       throw error instanceof UpstreamHttpError ? fromGeminiHttpError(error) : error;
     }
   }
 
   return {
-    async complete(request, { signal }) {
-      const response = await send(request, "generateContent", signal);
-      let body: GeminiResponse;
-      try {
-        body = (await response.body.json()) as GeminiResponse;
-      } catch (error) {
-        if (error instanceof SyntaxError) throw new UpstreamNetworkError(context.name, "invalid_response", "the body is not JSON");
-        throw toNetworkError(context.name, error, signal);
-      }
+    async complete(request, options) {
+      const { signal } = options;
+      const response = await send(request, "generateContent", options);
+      const body = requireJsonObject(context.name, await readRedactedJson(context, response, signal), "a generateContent answer") as GeminiResponse;
       return { body: convertFromGeminiChat(body, { model: request.model, created: nowSeconds() }) };
     },
 
-    async stream(request, { signal }) {
-      const response = await send(request, "streamGenerateContent?alt=sse", signal);
+    async stream(request, options) {
+      const { signal } = options;
+      const response = await send(request, "streamGenerateContent?alt=sse", options);
       const converter = new GeminiStreamConverter({ model: request.model, created: nowSeconds() });
-      return { chunks: convertChunks(context.name, response.body, converter, signal) };
+      return { chunks: convertChunks(context, response.body, converter, signal) };
     },
   };
 }
 
 async function* convertChunks(
-  provider: string,
+  context: ProviderContext,
   body: AsyncIterable<Uint8Array>,
   converter: GeminiStreamConverter,
   signal: AbortSignal,
 ): AsyncGenerator<ChatStreamEvent[]> {
+  const provider = context.name;
   try {
-    for await (const batch of readServerSentEventBatches(body)) {
+    for await (const batch of readServerSentEventBatches(body, context.redact)) {
       const chunks: ChatStreamEvent[] = [];
       for (const message of batch) {
-        let response: GeminiResponse;
-        try {
-          response = JSON.parse(message.data) as GeminiResponse;
-        } catch {
-          throw new UpstreamNetworkError(provider, "invalid_response", "a stream chunk is not JSON");
+        const response = parseJsonObject(message.data) as GeminiResponse | undefined;
+        if (!response) {
+          // One bad line does not cost the good chunks read with it.
+          context.warn(`${provider}: skipped a stream chunk that is not a JSON object: ${preview(message.data)}`);
+          continue;
         }
         if (isObject(response.error)) throw fromGeminiStreamError(provider, message.data);
         chunks.push(...converter.push(response));

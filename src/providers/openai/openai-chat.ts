@@ -1,37 +1,39 @@
 // Chat completions against OpenAI and every OpenAI-compatible server (OpenRouter, Groq, vLLM,
 // Ollama, llama.cpp): the request goes out as it came, always asking for streamed usage.
-import type { ChatCapability, ChatCompletion, ChatRequest, ChatStreamEvent } from "../chat-types.js";
+import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
 import type { ProviderContext } from "../provider.js";
-import { UpstreamNetworkError } from "../provider-errors.js";
-import { readServerSentEventBatches } from "../sse.js";
-import { toNetworkError, upstreamTarget } from "../../net/upstream-http.js";
+import { looksLikeJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
+import { toNetworkError, upstreamRequestIdOf, upstreamTarget } from "../../net/upstream-http.js";
+import type { Redact } from "../../net/secret-redaction.js";
+import { requireChatCompletion } from "../chat-answer.js";
+import { withFilledMaxTokens } from "../max-tokens.js";
 
 export function createOpenAIChat(context: ProviderContext): ChatCapability {
   const baseUrl = (context.config.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
   const target = upstreamTarget(`${baseUrl}/chat/completions`);
   const headers: Record<string, string> = { "content-type": "application/json", ...context.config.headers };
   if (context.config.apiKey) headers.authorization = `Bearer ${context.config.apiKey}`;
+  // OpenAI's reasoning models refuse max_tokens; many compatible servers know only max_tokens.
+  const maxTokensField = context.config.maxTokensField ?? (new URL(baseUrl).hostname === "api.openai.com" ? "max_completion_tokens" : "max_tokens");
 
-  async function send(request: ChatRequest, signal: AbortSignal) {
-    return context.http.send({ provider: context.name, target, headers, body: JSON.stringify(request), signal }, context.upstream);
+  async function send(request: ChatRequest, { signal, firstByteTimeoutMs, fillMaxTokens }: ChatCallOptions) {
+    const body = JSON.stringify(withFilledMaxTokens(request, fillMaxTokens, maxTokensField));
+    return context.http.send({ provider: context.name, target, headers, body, signal, firstByteTimeoutMs, redact: context.redact }, context.upstream);
   }
 
   return {
-    async complete(request, { signal }) {
-      const response = await send({ ...request, stream: false }, signal);
-      let body: ChatCompletion;
-      try {
-        body = (await response.body.json()) as ChatCompletion;
-      } catch (error) {
-        throw invalidOrLost(context.name, error, signal);
-      }
-      return { body, upstreamRequestId: requestIdOf(response.headers) };
+    async complete(request, options) {
+      const { signal } = options;
+      const response = await send({ ...request, stream: false }, options);
+      const body = requireChatCompletion(context.name, await readRedactedJson(context, response, signal));
+      return { body, upstreamRequestId: upstreamRequestIdOf(response.headers, "x-request-id", context.redact) };
     },
 
-    async stream(request, { signal }) {
+    async stream(request, options) {
+      const { signal } = options;
       const streamOptions = { ...(request.stream_options as object | undefined), include_usage: true };
-      const response = await send({ ...request, stream: true, stream_options: streamOptions }, signal);
-      return { chunks: parseChunks(context.name, response.body, signal), upstreamRequestId: requestIdOf(response.headers) };
+      const response = await send({ ...request, stream: true, stream_options: streamOptions }, options);
+      return { chunks: parseChunks(context.name, response.body, signal, context.redact, (reason) => context.warn(`${context.name}: skipped ${reason}`)), upstreamRequestId: upstreamRequestIdOf(response.headers, "x-request-id", context.redact) };
     },
   };
 }
@@ -41,10 +43,10 @@ export function createOpenAIChat(context: ProviderContext): ChatCapability {
  * The body is read to its natural end (it ends right after `[DONE]`): leaving the loop early
  * would destroy it with an AbortError, whose stack trace costs more than the read.
  */
-async function* parseChunks(provider: string, body: AsyncIterable<Uint8Array>, signal: AbortSignal): AsyncGenerator<ChatStreamEvent[]> {
+async function* parseChunks(provider: string, body: AsyncIterable<Uint8Array>, signal: AbortSignal, redact: Redact, skipped: (reason: string) => void): AsyncGenerator<ChatStreamEvent[]> {
   let finished = false;
   try {
-    for await (const batch of readServerSentEventBatches(body)) {
+    for await (const batch of readServerSentEventBatches(body, redact)) {
       if (finished) continue;
       const events: ChatStreamEvent[] = [];
       for (const event of batch) {
@@ -52,7 +54,8 @@ async function* parseChunks(provider: string, body: AsyncIterable<Uint8Array>, s
           finished = true;
           break;
         }
-        events.push(event.data);
+        if (looksLikeJsonObject(event.data)) events.push(event.data);
+        else skipped(`a stream event is not a JSON object: ${preview(event.data)}`);
       }
       if (events.length > 0) yield events;
     }
@@ -61,12 +64,4 @@ async function* parseChunks(provider: string, body: AsyncIterable<Uint8Array>, s
   }
 }
 
-function invalidOrLost(provider: string, error: unknown, signal: AbortSignal): Error {
-  if (error instanceof SyntaxError) return new UpstreamNetworkError(provider, "invalid_response", "the body is not JSON");
-  return toNetworkError(provider, error, signal);
-}
 
-function requestIdOf(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const value = headers["x-request-id"];
-  return Array.isArray(value) ? value[0] : value;
-}

@@ -22,7 +22,7 @@ export function createOpenAIImages(context: ProviderContext): ImageCapability {
   async function call(target: UpstreamTarget, body: string | Buffer, contentType: string, signal: AbortSignal): Promise<ImageResult> {
     let response: UpstreamResponse;
     try {
-      response = await context.http.send({ provider: context.name, target, headers: { ...headers, "content-type": contentType }, body, signal }, context.upstream);
+      response = await context.http.send({ provider: context.name, target, headers: { ...headers, "content-type": contentType }, body, signal, redact: context.redact }, context.upstream);
     } catch (error) {
       if (!(error instanceof UpstreamHttpError)) throw error;
       const refusal = openaiImageRefusal(error);

@@ -28,7 +28,7 @@ export function createStabilityImages(context: ProviderContext): ImageCapability
     const target = upstreamTarget(`${baseUrl}${path}`);
     let response: UpstreamResponse;
     try {
-      response = await context.http.send({ provider: context.name, target, headers: { ...headers, "content-type": form.contentType }, body: form.body, signal }, context.upstream);
+      response = await context.http.send({ provider: context.name, target, headers: { ...headers, "content-type": form.contentType }, body: form.body, signal, redact: context.redact }, context.upstream);
     } catch (error) {
       if (!(error instanceof UpstreamHttpError)) throw error;
       const refused = stabilityRefusal(error);

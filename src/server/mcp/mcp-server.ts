@@ -14,12 +14,14 @@ export const MCP_SERVER_NAME = "gw";
 
 export interface McpRequest {
   request: Request;
+  /** The JSON-RPC message(s), already read and checked by the route. */
+  body: unknown;
   caller: Caller;
   requestId: string;
   log: (error: unknown) => void;
 }
 
-export async function handleMcpRequest(gateway: Gateway, version: string, { request, caller, requestId, log }: McpRequest): Promise<Response> {
+export async function handleMcpRequest(gateway: Gateway, version: string, { request, body, caller, requestId, log }: McpRequest): Promise<Response> {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version },
     { instructions: "gw's image tools: generate, edit, upscale, remove backgrounds and describe pictures. Pictures you make are saved in your gw library; asset ids name them." },
@@ -33,7 +35,7 @@ export async function handleMcpRequest(gateway: Gateway, version: string, { requ
   await server.connect(transport);
   refuseNonObjectToolArguments(transport, log);
   try {
-    return await transport.handleRequest(request);
+    return await transport.handleRequest(request, { parsedBody: body });
   } finally {
     await server.close();
   }

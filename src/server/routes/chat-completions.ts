@@ -8,6 +8,9 @@ import { chatFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
 import type { ServerLogger } from "../server-logger.js";
 
+/** Set when the request named no max_tokens: the one gw sent, what the balance pays for within the model's limit. */
+export const FILLED_MAX_TOKENS_HEADER = "x-service-max-tokens-filled";
+
 export function registerChatCompletions(app: H3, gateway: Gateway, logger: ServerLogger): void {
   app.post("/v1/chat/completions", async (event) => {
     const requestId = requestIdOf(event);
@@ -20,10 +23,12 @@ export function registerChatCompletions(app: H3, gateway: Gateway, logger: Serve
       const streaming = await gateway.chat.stream(request, context);
       const headers: Record<string, string> = {};
       if (streaming.upstreamRequestId) headers["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
+      if (streaming.filledMaxTokens !== undefined) headers[FILLED_MAX_TOKENS_HEADER] = String(streaming.filledMaxTokens);
       return sseResponse(chatFrames(streaming.chunks, (error) => logger.error(error, requestId)), headers, gateway.afterTurnWrites);
     }
     const completed = await gateway.chat.complete(request, context);
     if (completed.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", completed.upstreamRequestId);
+    if (completed.filledMaxTokens !== undefined) event.res.headers.set(FILLED_MAX_TOKENS_HEADER, String(completed.filledMaxTokens));
     return completed.body;
   });
 }

@@ -8,6 +8,7 @@ import { gwVersion } from "../../config/project-root.js";
 import { MethodNotAllowedError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import type { ServerLogger } from "../server-logger.js";
+import { readJsonValue } from "../read-json-body.js";
 import { authenticateBearer, requestIdOf } from "../request-context.js";
 
 export const MCP_PATH = "/mcp";
@@ -21,8 +22,10 @@ export function registerMcp(app: H3, gateway: Gateway, logger: ServerLogger): vo
       event.res.headers.set("allow", "POST");
       throw new MethodNotAllowedError(`${event.req.method} is not allowed on ${MCP_PATH}: this MCP server is stateless; send every message as a POST.`);
     }
+    // Read here, with every JSON endpoint's checks (size, nesting depth), before the SDK sees it.
+    const body = await readJsonValue(event, gateway.config.server.maxJsonBodyBytes);
     const { handleMcpRequest } = await import("../mcp/mcp-server.js");
-    const response = await handleMcpRequest(gateway, gwVersion(), { request: event.req, caller, requestId, log: (error) => logger.error(error, requestId) });
+    const response = await handleMcpRequest(gateway, gwVersion(), { request: event.req, body, caller, requestId, log: (error) => logger.error(error, requestId) });
     response.headers.set("x-request-id", requestId);
     return response;
   });

@@ -1,0 +1,119 @@
+// How many credits a chat call may cost at most, before any upstream sees it: the prompt's token
+// bound at the dearest input price plus every output token the call may produce. The reservation
+// holds that amount, so parallel requests can never together spend more than the balance.
+//
+// A request that names max_tokens is refused (402) when its worst case does not fit, saying which
+// max_tokens would. A request that names none is sent with the max_tokens its balance can pay for
+// (at most the model's output limit), and is refused only when not even a minimal answer fits.
+import type { Config } from "../../config/resolved-config.js";
+import type { Pricing } from "../../config/config-schema.js";
+import { InsufficientCreditsError } from "../errors.js";
+import type { RouteCandidate } from "../routing/route-resolver.js";
+import type { ImageTokenRule } from "./image-tokens.js";
+import { inputTokenBound, inputTokenEstimate, type PromptMeasure } from "./prompt-measure.js";
+import { chatPricing, creditsForCost, dearestInputPrice } from "./pricing.js";
+
+export interface ChatCallSize {
+  prompt: PromptMeasure;
+  /** max_tokens (or max_completion_tokens) as the request named it. */
+  maxOutputTokens: number | undefined;
+  /** Choices asked for (`n`): each may be as long as max_tokens. */
+  choices: number;
+}
+
+/** What the call may cost through one candidate, and what it is billed when usage is missing. */
+export interface CandidateBudget {
+  pricing: Pricing;
+  rule: ImageTokenRule;
+  /** Credits this candidate can cost at most. */
+  bound: number;
+  /** The max_tokens gw sends for a request that named none. */
+  filledMaxTokens?: number;
+  /** Input tokens billed when the upstream reports no usage. */
+  promptEstimate: number;
+}
+
+export interface ChatReservationPlan {
+  /** Candidates the balance can pay for, in order; the first is the request's own first choice. */
+  candidates: RouteCandidate[];
+  budgets: Map<RouteCandidate, CandidateBudget>;
+  /** The largest bound among them: what is reserved. */
+  amount: number;
+}
+
+type Sizing = { budget: CandidateBudget; fits: true } | { fits: false; refusal: string; bound: number };
+
+export function planChatReservation(config: Config, candidates: RouteCandidate[], size: ChatCallSize, remaining: number): ChatReservationPlan {
+  const budgets = new Map<RouteCandidate, CandidateBudget>();
+  const kept: RouteCandidate[] = [];
+  let amount = 0;
+  for (const [index, candidate] of candidates.entries()) {
+    const sizing = sizeFor(config, candidate, size, remaining);
+    if (!sizing.fits) {
+      // The request's own first choice decides; a fallback that cannot be paid for is left out.
+      if (index === 0) throw new InsufficientCreditsError(Math.max(0, remaining), sizing.bound, sizing.refusal);
+      continue;
+    }
+    budgets.set(candidate, sizing.budget);
+    kept.push(candidate);
+    amount = Math.max(amount, sizing.budget.bound);
+  }
+  return { candidates: kept, budgets, amount };
+}
+
+function sizeFor(config: Config, candidate: RouteCandidate, size: ChatCallSize, remaining: number): Sizing {
+  const pricing = chatPricing(config, candidate.publicModel);
+  const rule = imageRuleOf(config.providers[candidate.provider]?.type);
+  const inputTokens = inputTokenBound(size.prompt, rule, candidate.upstreamModel);
+  const inputCost = inputTokens * dearestInputPrice(pricing);
+  const credits = (outputTokens: number) => creditsForCost(inputCost + outputTokens * size.choices * pricing.output_per_mtok, config.billing.creditsPerUsd);
+  const promptEstimate = inputTokenEstimate(size.prompt, rule, candidate.upstreamModel);
+  const affordable = affordableOutputTokens(remaining, inputCost, size.choices * pricing.output_per_mtok, config.billing.creditsPerUsd);
+
+  if (size.maxOutputTokens !== undefined) {
+    const bound = credits(size.maxOutputTokens);
+    if (bound <= remaining) return { fits: true, budget: { pricing, rule, bound, promptEstimate } };
+    const advice = affordable >= 1
+      ? `a max_tokens of at most ${affordable} would fit`
+      : `the prompt alone may cost up to ${credits(0)}`;
+    return { fits: false, bound, refusal: `it may cost up to ${bound} (at most ${inputTokens} input tokens and max_tokens ${size.maxOutputTokens}${size.choices > 1 ? ` for each of ${size.choices} choices` : ""}); ${advice}` };
+  }
+
+  const limit = outputLimit(config, candidate, inputTokens);
+  const minimum = Math.min(config.billing.minimumAnswerTokens, limit);
+  const filled = Math.min(limit, affordable);
+  if (filled < minimum) {
+    const bound = credits(minimum);
+    return { fits: false, bound, refusal: `the prompt may cost up to ${credits(0)} (at most ${inputTokens} input tokens) and a minimal answer of ${minimum} tokens brings it to ${bound}` };
+  }
+  return { fits: true, budget: { pricing, rule, bound: credits(filled), filledMaxTokens: filled, promptEstimate } };
+}
+
+/** The most output tokens that keep the call within `remaining` credits. */
+function affordableOutputTokens(remaining: number, inputCost: number, outputPrice: number, creditsPerUsd: number): number {
+  if (creditsForCost(inputCost, creditsPerUsd) > remaining) return 0;
+  if (outputPrice === 0) return Number.MAX_SAFE_INTEGER;
+  let tokens = Math.max(0, Math.floor((((remaining + 1e-6) * 1_000_000) / creditsPerUsd - inputCost) / outputPrice));
+  // Float rounding may overshoot by one.
+  while (tokens > 0 && creditsForCost(inputCost + tokens * outputPrice, creditsPerUsd) > remaining) tokens -= 1;
+  return tokens;
+}
+
+/**
+ * The model's output limit from the catalog (else the provider's default, else the billing
+ * default), kept within the context window left after the prompt's bound when the catalog
+ * knows the window: an upstream refuses a max_tokens that does not fit beside the prompt.
+ */
+function outputLimit(config: Config, candidate: RouteCandidate, inputTokenBound: number): number {
+  const model = config.models.find((entry) => entry.id === candidate.publicModel);
+  const limit = model?.max_output_tokens ?? config.providers[candidate.provider]?.defaultMaxTokens ?? config.billing.defaultMaxOutputTokens;
+  const room = model ? model.context_length - inputTokenBound : Number.POSITIVE_INFINITY;
+  return room >= config.billing.minimumAnswerTokens ? Math.min(limit, room) : limit;
+}
+
+/** Whose picture-token rule applies to a provider type; OpenAI's for every compatible server. */
+export function imageRuleOf(providerType: string | undefined): ImageTokenRule {
+  if (providerType === "anthropic") return "anthropic";
+  if (providerType === "gemini") return "gemini";
+  return "openai";
+}
