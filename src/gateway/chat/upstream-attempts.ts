@@ -60,6 +60,7 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
         timeoutsOnly = false;
         break;
       }
+      outOfTime = undefined; // an attempt is made after all: its own outcome is what counts
       let verdict: Verdict;
       try {
         const target = { candidate, provider };
@@ -89,7 +90,11 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
       if (verdict.kind === "next" || retry >= settings.retries) break;
       const wait = verdict.retryAfterMs ?? backoff(settings.retryBaseDelayMs, retry);
       if (wait > settings.maxRetryAfterMs) break;
-      if (performance.now() - started + wait >= settings.totalTimeoutMs) break;
+      if (performance.now() - started + wait >= settings.totalTimeoutMs) {
+        // No time for this retry; the next candidate may still answer at once.
+        outOfTime = settings.totalTimeoutMs;
+        break;
+      }
       await sleep(wait, context.signal);
     }
   }
