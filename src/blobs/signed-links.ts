@@ -1,4 +1,4 @@
-// The gateway's own signed links (not S3 SigV4; see ../shared/reference/s3-presign.md §6):
+// The gateway's own signed links (not S3 SigV4; docs/decisions.md §5):
 //
 //   <public url><path>?expires=<unix s>&size=<bytes>&type=<content type>&signature=<base64url>
 //   signature = HMAC-SHA256(secret, "gw-link-v1\n" METHOD "\n" path "\n" expires "\n" type "\n" size)

@@ -2,7 +2,7 @@
 // bytes stream to and from disk and are never held whole in memory. Any other unstorage driver
 // (s3, redis, memory ...) works through unstorage's value API, which in 1.x takes and returns
 // whole values: such a driver holds one file (at most the per-file limit) in memory while it is
-// written or read. Swapping the driver needs no change outside src/blobs (DESIGN §9).
+// written or read. Swapping the driver needs no change outside src/blobs (docs/decisions.md §1).
 import { Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Storage } from "unstorage";

@@ -8,7 +8,7 @@ import type { Config } from "../config/resolved-config.js";
 import { CliError } from "./cli-error.js";
 import { isRecord, objectAt } from "./raw-config.js";
 
-/** The tools of DESIGN §4. */
+/** The tools of the config (docs/decisions.md §6). */
 export const KNOWN_TOOLS = ["image", "describe", "enhance", "ocr", "speech", "transcription", "video", "search", "upscale", "background"] as const;
 
 /** Catalog operations per image tool (`tools.image` allowlists drawing and editing). */

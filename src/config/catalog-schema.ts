@@ -1,4 +1,4 @@
-// The tool-model catalog in the config (DESIGN §4): per image model, which provider serves it,
+// The tool-model catalog in the config (docs/decisions.md §6): per image model, which provider serves it,
 // what it can do (the spec's "Catalog entries" constraints) and its price in credits. The
 // built-in entries are in default-image-models.ts; a config that lists `catalog.image` replaces
 // them as a whole.

@@ -12,7 +12,7 @@ export const serverSchema = z
     host: z.string().min(1).default("127.0.0.1"),
     port: z.number().int().min(0).max(65535).default(8787),
     publicUrl: z.string().url().nullable().default(null),
-    /** Largest accepted JSON body in bytes (DESIGN §6: 25 MB). */
+    /** Largest accepted JSON body in bytes (docs/decisions.md §2: 25 MB). */
     maxJsonBodyBytes: positiveInt.default(25 * 1024 * 1024),
     /** How long SIGTERM waits for in-flight requests and streams before closing them. */
     drainTimeoutMs: nonNegativeInt.default(30_000),
@@ -214,7 +214,7 @@ export const configSchema = z
     routes: z.array(routeSchema).default([]),
     models: z.array(modelSchema).default([]),
     tools: z.record(z.string(), toolSchema).default({}),
-    /** Tool models (image today): constraints and prices per model, beside `tools` (DESIGN §4). */
+    /** Tool models (image today): constraints and prices per model, beside `tools` (docs/decisions.md §6). */
     catalog: catalogSchema.default(() => catalogSchema.parse({})),
     billing: billingSchema.default(billingSchema.parse({})),
     plans: z.record(z.string(), planSchema).default({}),

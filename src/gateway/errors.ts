@@ -1,5 +1,5 @@
 // One error class per API error code. Each knows its status, type and code; the server's
-// single error handler renders them into the envelope of DESIGN §6.
+// single error handler renders them into the envelopes of docs/decisions.md §2.
 
 export interface ErrorBody {
   error: { message: string; type: string; code: string; param?: string; provider?: string };

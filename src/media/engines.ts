@@ -1,5 +1,5 @@
 // Local media engines from the OS or from npm packages: where each binary is and its version.
-// ffmpeg is resolved in the order of DESIGN §1: GW_FFMPEG_PATH, ffmpeg-static, @ffmpeg-installer/ffmpeg,
+// ffmpeg is resolved in the order of docs/decisions.md §6: GW_FFMPEG_PATH, ffmpeg-static, @ffmpeg-installer/ffmpeg,
 // then `ffmpeg` on PATH. The npm packages are optional and may be absent (ffmpeg-static needs the
 // network at install time), so they are imported dynamically and any failure means "not there".
 import { execFile } from "node:child_process";

@@ -1,5 +1,5 @@
 // Fetch a URL a user gave us (an image to edit, a picture to describe) without letting it reach
-// anything but the public internet (DESIGN §6 "Private or internal URL to fetch"). http(s) only,
+// anything but the public internet (docs/decisions.md §2, private or internal URL). http(s) only,
 // no userinfo, every hop's host checked on every address it resolves to and then connected to by
 // that very address (see safe-fetch-connector.ts), redirects followed by hand and re-checked, the
 // body capped in bytes and the whole fetch, redirects included, capped in time.

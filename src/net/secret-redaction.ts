@@ -15,9 +15,11 @@ export function secretRedactor(secrets: Iterable<string | undefined>): Redact {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (!secret || secret.length < MIN_SECRET_LENGTH) continue;
-    // As sent, and as it reads once an upstream puts it in JSON or a URL.
+    // As sent, and as it reads once an upstream puts it in JSON (`/` escaped or not) or a URL.
+    const json = JSON.stringify(secret).slice(1, -1);
     forms.add(secret);
-    forms.add(JSON.stringify(secret).slice(1, -1));
+    forms.add(json);
+    forms.add(json.replaceAll("/", "\\/"));
     forms.add(encodeURIComponent(secret));
   }
   // Longest first, so a value that contains another is replaced whole.

@@ -1,5 +1,5 @@
 // The one place errors become HTTP responses, in the caller's dialect: the gateway envelope of
-// DESIGN §6 (`{error:{message,type,code,...}}`), Anthropic's `{type:"error",error:{type,
+// docs/decisions.md §2 (`{error:{message,type,code,...}}`), Anthropic's `{type:"error",error:{type,
 // message}}` on the messages endpoint, or the spec's bare `{message}` on /v1/storage/*.
 // Upstream errors about a value go back verbatim.
 import { HTTPError, HTTPResponse } from "h3";

@@ -1,7 +1,7 @@
 // Stored-file records: one small JSON file per stored file, `<dir>/<agent id>/<file id>.json`.
 //
 // Why not one document for all of them (metadata.json) or one per agent: every upload or delete
-// would rewrite a file that grows with the agent's history (DESIGN §3). One record per file makes
+// would rewrite a file that grows with the agent's history (docs/decisions.md §1). One record per file makes
 // every change O(1): a new record is an atomic create (temp file, fsync, rename), a delete is an
 // unlink, and no lock is needed because only the server writes records and ids are unique.
 // The directory is read once at start to build the in-memory index (lists, used bytes); nothing
@@ -27,7 +27,7 @@ export interface FileRecord {
   state: FileState;
   /** `pending` only: unix seconds after which the upload link is refused and the record dropped. */
   uploadExpires?: number;
-  /** A picture the gateway drew (a library asset, DESIGN §3): where it belongs and how it was made. */
+  /** A picture the gateway drew (a library asset): where it belongs and how it was made. */
   image?: ImageAssetInfo;
 }
 

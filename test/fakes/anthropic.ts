@@ -32,6 +32,7 @@ export interface AnthropicFakeBehaviour {
   stopReason?: string; // override stop_reason
   usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
   streamError?: { type: string; message: string; afterChunks?: number }; // streaming: `error` event after N content events, then end
+  rawEvents?: Array<{ event?: string; data: string }>; // streaming 200: these events (`event:` line only when named, `data:` as given), in one write, then end
 }
 
 export interface AnthropicFakeOptions {
@@ -397,6 +398,11 @@ export function startFakeAnthropic(initial: AnthropicFakeBehaviour = {}, options
       usage,
     };
     if (body.stream !== true) return sendJson(response, 200, message);
+    if (b.rawEvents !== undefined) {
+      response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+      response.end(b.rawEvents.map(({ event, data }) => `${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`).join(""));
+      return;
+    }
 
     response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" });
     response.flushHeaders();

@@ -1,7 +1,7 @@
 // A generation or edit checked against the chosen model's catalog entry and the caller's plan,
 // and turned into what to ask the provider for: only what the model does natively, with what the
 // gateway converts afterwards (format, compression) noted beside it. Plan caps are 403 and
-// nothing is billed (DESIGN §6: reject, never clamp).
+// nothing is billed (docs/decisions.md §2: reject, never clamp).
 import type { ImageModelEntry, ImageResolution } from "../../config/catalog-schema.js";
 import { IMAGE_RESOLUTIONS } from "../../config/catalog-schema.js";
 import type { ImageGenerateRequest, ImageOutputFormat } from "../../providers/image-types.js";

@@ -1,7 +1,7 @@
 // The caller's picture library, as the image endpoints use it: where results go (project and
 // lineage), library pictures used as inputs, and storing results. A picture that cannot be
 // stored because the storage is full is still returned (it was paid for) without asset_id, with a
-// warning for X-Service-Asset-Warning (DESIGN §6).
+// warning for X-Service-Asset-Warning (docs/decisions.md §2).
 import type { ImageAssetInfo } from "../../store/file-records.js";
 import type { ProjectStore } from "../../store/project-records.js";
 import { probeImage, type ImageInput } from "../../media/image-input.js";

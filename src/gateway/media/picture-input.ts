@@ -2,7 +2,7 @@
 // a data: URL, bare base64, an http(s) URL the gateway downloads itself through the SSRF-safe
 // fetcher, or bytes already in hand (a multipart part). Every failure becomes a 400 in the
 // gateway envelope naming the parameter: `url_not_allowed` for a private or internal address
-// (DESIGN §6) or a download over the size, time or redirect caps, `url_fetch_failed` for a URL
+// (docs/decisions.md §2) or a download over the size, time or redirect caps, `url_fetch_failed` for a URL
 // that could not be read, `invalid_image` for anything that is not a picture we take.
 import type { FetchedResource } from "../../net/safe-fetch.js";
 import { FetchFailedError, UrlNotAllowedError, type FetchFailure } from "../../net/safe-fetch-errors.js";

@@ -3,7 +3,7 @@
 import { GatewayError } from "../errors.js";
 import { formatBytes } from "./byte-size.js";
 
-/** Missing, another agent's, or a malformed id: one answer for all (DESIGN §6). */
+/** Missing, another agent's, or a malformed id: one answer for all (docs/decisions.md §2). */
 export class FileNotFoundError extends GatewayError {
   readonly status = 404;
   readonly type = "invalid_request_error";

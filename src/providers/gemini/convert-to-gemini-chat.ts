@@ -5,7 +5,7 @@
 import type { ChatRequest } from "../chat-types.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from "./gemini-api-types.js";
-import { contentParts, imageUrlOf, isObject, parseDataUrl, parseToolArguments, textOf, type Json } from "../openai-message-parts.js";
+import { contentParts, imageUrlOf, isObject, jsonTextNestingExceeds, MAX_EMBEDDED_JSON_DEPTH, parseDataUrl, parseToolArguments, textOf, type Json } from "../openai-message-parts.js";
 
 export function convertToGeminiChat(request: ChatRequest): GeminiRequest {
   const system: Array<{ text: string }> = [];
@@ -107,11 +107,12 @@ function functionResponse(message: Json, param: string, toolNames: Map<string, s
   const name = typeof message.tool_call_id === "string" ? toolNames.get(message.tool_call_id) : undefined;
   if (!name) throw new UnsupportedContentError("A tool message must answer a tool call of an earlier assistant message.", `${param}.tool_call_id`);
   const text = textOf(message.content);
-  // `response` must be an object: a JSON object result goes as it is, anything else is wrapped.
+  // `response` must be an object: a JSON object result goes as it is, anything else (a result
+  // nested too deep to re-serialise included) is wrapped as text.
   let response: Json = { result: text };
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isObject(parsed)) response = parsed;
+    if (isObject(parsed) && !jsonTextNestingExceeds(text, MAX_EMBEDDED_JSON_DEPTH)) response = parsed;
   } catch {
     // Plain text result.
   }

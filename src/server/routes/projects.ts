@@ -1,4 +1,4 @@
-// GET /v1/projects (the caller's projects, default first) and POST /v1/projects {name} (DESIGN §6).
+// GET /v1/projects (the caller's projects, default first) and POST /v1/projects {name} (docs/decisions.md §5).
 // Bearer key and per-key rate limit; errors in the gateway envelope.
 import type { H3 } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";

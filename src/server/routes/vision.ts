@@ -1,7 +1,7 @@
 // The picture-reading endpoints (Bearer key, per-key rate limit, gateway error envelope):
 // POST /v1/image/describe answers `{model, text}`; the earlier-form aliases keep their shapes,
 // POST /v1/vision/describe `{success, result: {text}}` and POST /v1/vision/ocr
-// `{success, tool, result: {blocks, fullText}}` (DESIGN §6).
+// `{success, tool, result: {blocks, fullText}}` (docs/decisions.md §5).
 import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import type { VisionCallContext } from "../../gateway/vision/describe-service.js";
