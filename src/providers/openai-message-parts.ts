@@ -1,5 +1,6 @@
 // Reading the parts of an OpenAI chat request that converters to other vendors forward loosely
 // (content parts, tool calls). Shared by the vendor folders; it depends on no vendor.
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "./json-nesting.js";
 import { UnsupportedContentError } from "./provider-errors.js";
 
 export type Json = Record<string, unknown>;
@@ -41,31 +42,6 @@ export function imageUrlOf(part: Json, param: string): string {
   return url;
 }
 
-/**
- * JSON text a client sent inside a string (tool arguments, a tool result) may nest no deeper than
- * a request body (server/read-json-body.ts MAX_JSON_DEPTH): the body's check cannot see into
- * strings, and a vendor body holding the parsed value is re-serialised, which a few thousand levels
- * turn into a RangeError (a 500).
- */
-export const MAX_EMBEDDED_JSON_DEPTH = 64;
-
-/** Whether JSON text nests arrays and objects deeper than `limit` (brackets inside strings do not count). */
-export function jsonTextNestingExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text[index];
-    if (inString) {
-      if (char === "\\") index += 1;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === "[" || char === "{") {
-      if (++depth > limit) return true;
-    } else if (char === "]" || char === "}") depth -= 1;
-  }
-  return false;
-}
-
 /** Tool-call arguments as the object vendors want; anything but a JSON object is refused. */
 export function parseToolArguments(value: unknown, param: string): Json {
   if (value === undefined || value === "") return {};
@@ -76,8 +52,8 @@ export function parseToolArguments(value: unknown, param: string): Json {
     } catch {
       throw new UnsupportedContentError("Tool call arguments must be a JSON object; these are not valid JSON.", param);
     }
-    if (jsonTextNestingExceeds(value, MAX_EMBEDDED_JSON_DEPTH)) {
-      throw new UnsupportedContentError(`Tool call arguments are nested more than ${MAX_EMBEDDED_JSON_DEPTH} levels deep.`, param);
+    if (nestingDepthExceeds(parsed, MAX_JSON_DEPTH)) {
+      throw new UnsupportedContentError(`Tool call arguments are nested more than ${MAX_JSON_DEPTH} levels deep.`, param);
     }
   }
   if (!isObject(parsed)) throw new UnsupportedContentError("Tool call arguments must be a JSON object.", param);

@@ -4,6 +4,7 @@
 import type { IncomingMessage } from "node:http";
 import type { H3Event } from "h3";
 import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../gateway/errors.js";
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../providers/json-nesting.js";
 import { nodeRequestOf } from "./request-context.js";
 
 export async function readJsonObject(event: H3Event, maxBytes: number): Promise<Record<string, unknown>> {
@@ -96,25 +97,4 @@ export function formatLimit(bytes: number): string {
   if (bytes >= MB && bytes % (MB / 10) === 0) return `${bytes / MB} MB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
   return `${bytes} bytes`;
-}
-
-/** Deeper than every real request (chat messages with JSON Schema tools reach about 20). */
-export const MAX_JSON_DEPTH = 64;
-
-/** Walks objects and arrays without recursion (the point is to survive any depth). */
-export function nestingDepthExceeds(value: unknown, limit: number): boolean {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
-  while (stack.length > 0) {
-    const { value: current, depth } = stack.pop()!;
-    if (depth > limit) return true;
-    if (Array.isArray(current)) {
-      for (const item of current) if (item !== null && typeof item === "object") stack.push({ value: item, depth: depth + 1 });
-    } else {
-      for (const key in current as Record<string, unknown>) {
-        const item = (current as Record<string, unknown>)[key];
-        if (item !== null && typeof item === "object") stack.push({ value: item, depth: depth + 1 });
-      }
-    }
-  }
-  return false;
 }

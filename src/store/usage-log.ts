@@ -67,7 +67,7 @@ export class UsageLog {
    * corrupt, or one that is missing or holds fewer rows or credits than the high-water mark says
    * were written. A home without a mark (fresh, or from before marks) gets one from its logs.
    */
-  static open(directory: string, now = new Date(), watermarkFile = usageWatermarkFile(directory)): UsageLog {
+  static open(directory: string, now = new Date(), watermarkFile = usageWatermarkFile(directory), options: { markSettleMs?: number } = {}): UsageLog {
     const onDisk = readWatermark(watermarkFile);
     const current = periodOf(now);
     const found = new Map<string, LogReading>();
@@ -99,7 +99,7 @@ export class UsageLog {
     mkdirSync(directory, { recursive: true });
     if (currentTail && currentTail.validLength < currentTail.byteLength) dropTornTail(usageLogFile(directory, current), currentTail.validLength);
     // The logs reach the mark, so what they hold is the new baseline.
-    const log = new UsageLog(directory, new UsageWatermark(watermarkFile, directory, baseline, onDisk));
+    const log = new UsageLog(directory, new UsageWatermark(watermarkFile, directory, baseline, onDisk, options.markSettleMs));
     log.totals.set(current, currentTotals);
     log.warnings.push(...warnings);
     return log;

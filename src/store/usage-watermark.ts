@@ -27,8 +27,10 @@ export type LogReading = { bytes: number } & Partial<Pick<PeriodMark, "rows" | "
 export type PeriodMarks = Map<string, PeriodMark>;
 
 const VERSION = 1;
-/** Background saves start at most this often; a mark that lags by this much is fine. */
-const SAVE_INTERVAL_MS = 1000;
+/** How often the marks are snapshotted while rows are written. */
+const SNAPSHOT_INTERVAL_MS = 1000;
+/** How old a snapshot must be before it is saved while running (see UsageWatermark). */
+export const SETTLE_MS = 60_000;
 
 /** The marks on disk; null when the file does not exist (a fresh home, or one from before marks). */
 export function readWatermark(file: string): PeriodMarks | null {
@@ -111,16 +113,25 @@ function describeMark(mark: LogReading): string {
   return `${mark.rows} ${mark.rows === 1 ? "row" : "rows"} (${mark.credits} credits, ${mark.bytes} bytes)`;
 }
 
-/** The marks in memory, raised as rows are acknowledged and saved in the background. */
+/**
+ * The marks in memory, raised as rows are acknowledged and saved in the background.
+ *
+ * While the server runs, the mark on disk claims only rows written at least `settleMs` ago
+ * (default a minute). The log is appended without fsync (an fdatasync a second cost a third of the
+ * chat path's throughput), so a power cut can take its last seconds; Linux writes dirty pages
+ * back within about 35 s, so a mark that far behind never claims rows the log could lose, and a
+ * start after a power cut is not refused. Deleting or cutting the log by more than that minute
+ * still is. A clean close syncs the log once and saves the exact mark.
+ */
 export class UsageWatermark {
-  /** Periods whose log got rows since the last save: fsynced before the mark may claim them. */
-  private readonly unsyncedPeriods = new Set<string>();
-  /** Periods written by this process: all fsynced at close, whatever a background save was doing. */
+  /** Periods written by this process: fsynced at close, before the exact mark is saved. */
   private readonly writtenPeriods = new Set<string>();
+  /** The marks as they were at each snapshot, oldest first, waiting to be old enough to save. */
+  private readonly snapshots: Array<{ at: number; text: string }> = [];
   private savedText: string;
   private timer: NodeJS.Timeout | null = null;
   private saving = false;
-  private lastSaveStarted = 0;
+  private lastSnapshotAt = 0;
   private closed = false;
 
   /**
@@ -132,22 +143,22 @@ export class UsageWatermark {
     private readonly usageDirectory: string,
     private readonly marks: PeriodMarks,
     onDisk: PeriodMarks | null,
+    private readonly settleMs = SETTLE_MS,
   ) {
     this.savedText = onDisk === null ? "" : serialize(onDisk);
-    for (const [period, mark] of marks) {
+    const changed = [...marks].filter(([period, mark]) => {
       const saved = onDisk?.get(period);
-      if (!saved || saved.rows !== mark.rows || saved.credits !== mark.credits || saved.bytes !== mark.bytes) this.unsyncedPeriods.add(period);
-    }
-    if (serialize(marks) !== this.savedText) this.saveNow();
+      return !saved || saved.rows !== mark.rows || saved.credits !== mark.credits || saved.bytes !== mark.bytes;
+    });
+    if (serialize(marks) !== this.savedText) this.saveNow(changed.map(([period]) => period));
   }
 
-  /** Rows whose write succeeded. Saved by a timer, never on the caller's path. */
+  /** Rows whose write succeeded. Saved later by a timer, never on the caller's path. */
   acknowledged(period: string, rows: number, credits: number, bytes: number): void {
     const mark = this.marks.get(period) ?? { rows: 0, credits: 0, bytes: 0 };
     this.marks.set(period, { rows: mark.rows + rows, credits: mark.credits + credits, bytes: mark.bytes + bytes });
-    this.unsyncedPeriods.add(period);
     this.writtenPeriods.add(period);
-    this.scheduleSave();
+    this.schedule(Math.max(0, this.lastSnapshotAt + SNAPSHOT_INTERVAL_MS - Date.now()));
   }
 
   /** A log first read after open (restored while running): the mark is at least what it holds. */
@@ -156,53 +167,60 @@ export class UsageWatermark {
     this.marks.set(period, { rows: Math.max(mark.rows, found.rows), credits: Math.max(mark.credits, found.credits), bytes: Math.max(mark.bytes, found.bytes) });
   }
 
-  /** Save what was acknowledged, synchronously; no background save may land after this one. */
+  /** Sync the logs written, then save the exact mark, synchronously; no background save lands after it. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    for (const period of this.writtenPeriods) this.unsyncedPeriods.add(period);
     try {
-      this.saveNow();
+      this.saveNow([...this.writtenPeriods]);
     } catch {
       // The rows are in the log; a mark that lags is a lower bound and loses nothing.
     }
   }
 
-  private scheduleSave(): void {
-    if (this.timer || this.saving || this.closed) return;
-    const wait = Math.max(0, this.lastSaveStarted + SAVE_INTERVAL_MS - Date.now());
+  private schedule(wait: number): void {
+    if (this.timer || this.closed) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.saveInBackground();
+      this.tick();
     }, wait);
     this.timer.unref();
   }
 
-  private saveNow(): void {
+  /** Take a snapshot of the marks; save the newest one that has settled; come back for the rest. */
+  private tick(): void {
+    const now = Date.now();
+    const text = serialize(this.marks);
+    if (text !== (this.snapshots.at(-1)?.text ?? this.savedText)) this.snapshots.push({ at: now, text });
+    this.lastSnapshotAt = now;
+    let settled: string | undefined;
+    let settledAt = 0;
+    while (this.snapshots.length > 0 && this.snapshots[0]!.at <= now - this.settleMs) ({ at: settledAt, text: settled } = this.snapshots.shift()!);
+    if (settled !== undefined && settled !== this.savedText) {
+      // A save still under way: this one waits for the next tick.
+      if (this.saving) this.snapshots.unshift({ at: settledAt, text: settled });
+      else void this.saveInBackground(settled);
+    }
+    const next = this.snapshots[0];
+    if (next) this.schedule(Math.max(SNAPSHOT_INTERVAL_MS, next.at + this.settleMs - now));
+  }
+
+  private saveNow(syncPeriods: string[]): void {
     const text = serialize(this.marks);
     if (text === this.savedText) return;
-    for (const period of this.unsyncedPeriods) syncFileNow(usageLogFile(this.usageDirectory, period));
-    if (this.unsyncedPeriods.size > 0) syncDirectoryNow(this.usageDirectory);
-    this.unsyncedPeriods.clear();
+    for (const period of syncPeriods) syncFileNow(usageLogFile(this.usageDirectory, period));
+    if (syncPeriods.length > 0) syncDirectoryNow(this.usageDirectory);
     writeFileAtomic(this.file, text);
     this.savedText = text;
   }
 
-  /** One at a time: the log's new rows are fsynced first, then temp file + fsync + rename. */
-  private async saveInBackground(): Promise<void> {
-    const text = serialize(this.marks);
-    if (text === this.savedText || this.closed) return;
-    const periods = [...this.unsyncedPeriods];
-    this.unsyncedPeriods.clear();
+  /** One at a time: temp file + fsync + rename (the log is not synced: see the class comment). */
+  private async saveInBackground(text: string): Promise<void> {
     this.saving = true;
-    this.lastSaveStarted = Date.now();
     const temporary = path.join(path.dirname(this.file), `.${path.basename(this.file)}.${process.pid}.background.tmp`);
     try {
-      // The mark must never claim rows that a power cut could still take from the log.
-      for (const period of periods) await syncFile(usageLogFile(this.usageDirectory, period));
-      if (periods.length > 0) await syncDirectory(this.usageDirectory);
       const handle = await open(temporary, "w", 0o600);
       try {
         await handle.writeFile(text);
@@ -220,30 +238,10 @@ export class UsageWatermark {
       renameSync(temporary, this.file);
       this.savedText = text;
     } catch {
-      // Disk full, permissions: the mark lags (still a lower bound); the next save tries again.
-      for (const period of periods) this.unsyncedPeriods.add(period);
+      // Disk full, permissions: the mark lags (still a lower bound); a later snapshot tries again.
     } finally {
       this.saving = false;
-      if (serialize(this.marks) !== this.savedText) this.scheduleSave();
     }
-  }
-}
-
-async function syncFile(file: string): Promise<void> {
-  const handle = await open(file, "r");
-  try {
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** A new log's directory entry must be as durable as the mark that counts its rows. */
-async function syncDirectory(directory: string): Promise<void> {
-  try {
-    await syncFile(directory);
-  } catch {
-    // Not every platform can fsync a directory (Windows); the file's own sync is what matters most.
   }
 }
 
@@ -260,6 +258,6 @@ function syncDirectoryNow(directory: string): void {
   try {
     syncFileNow(directory);
   } catch {
-    // As syncDirectory.
+    // Not every platform can fsync a directory (Windows); the file's own sync is what matters most.
   }
 }

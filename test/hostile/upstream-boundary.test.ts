@@ -193,8 +193,17 @@ test.serial("chat stream: content and a bad line echoing the key reach neither t
 
 // ---- 2. A malformed 200 is the upstream's fault ----
 
-for (const rawBody of ["null", "123", "[]", '{"id":"x","object":"chat.completion"}']) {
-  test.serial(`a 200 whose body is ${rawBody}: 502 naming the provider, after the retries`, async (t) => {
+/** A real completion carrying a field nested 5,000 deep: it parses, but cannot be written back out. */
+const deepCompletion = JSON.stringify({
+  id: "chatcmpl-deep",
+  object: "chat.completion",
+  created: 1,
+  model: "gpt-x",
+  choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }],
+}).replace(/}$/, `,"extra":${"[".repeat(5000)}${"]".repeat(5000)}}`);
+
+for (const rawBody of ["null", "123", "[]", '{"id":"x","object":"chat.completion"}', deepCompletion]) {
+  test.serial(`a 200 whose body is ${rawBody.slice(0, 60)}: 502 naming the provider, after the retries`, async (t) => {
     compat.set({ rawBody });
     const error = await t.throwsAsync(openai().chat.completions.create({ model: "compat/gpt-x", messages: ping }), { instanceOf: OpenAI.APIError });
     t.is(error!.status, 502);
@@ -204,7 +213,7 @@ for (const rawBody of ["null", "123", "[]", '{"id":"x","object":"chat.completion
     t.is(compat.requests.length, RETRIES + 1);
   });
 
-  test.serial(`a 200 whose body is ${rawBody}: the next route serves the request`, async (t) => {
+  test.serial(`a 200 whose body is ${rawBody.slice(0, 60)}: the next route serves the request`, async (t) => {
     compat.set({ rawBody });
     const completion = await openai().chat.completions.create({ model: "fallback/gpt-x", messages: ping });
     t.is(completion.choices[0]!.message.content, "echo: ping");

@@ -220,21 +220,40 @@ test("a corrupt mark refuses to open and says so", async (t) => {
   t.regex(error!.message, /usage-watermark\.json is corrupt/);
 });
 
-test("the mark is not written on the request path but reaches the disk within ~1.5 s, without close", async (t) => {
+test("while running, the mark claims rows only once they have settled; a clean close saves the exact mark", async (t) => {
   const { usageDir, mark } = dataDirectory();
-  const log = UsageLog.open(usageDir, now);
+  const logFile = path.join(usageDir, `${period}.jsonl`);
+  // A settle time of 300 ms stands for the minute a running server waits.
+  const log = UsageLog.open(usageDir, now, undefined, { markSettleMs: 300 });
   const before = readFileSync(mark, "utf8");
   await log.append(row("a", 10));
   t.is(readFileSync(mark, "utf8"), before, "an acknowledged row did not wait for the mark");
-  const deadline = Date.now() + 1500;
-  let rows = 0;
-  while (Date.now() < deadline) {
-    rows = existsSync(mark) ? (readMark(mark).periods[period]?.rows ?? 0) : 0;
-    if (rows === 1) break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  t.is(rows, 1);
-  t.deepEqual(readMark(mark).periods[period], { rows: 1, credits: 10, bytes: sizeOf(path.join(usageDir, `${period}.jsonl`)) });
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  t.is(readMark(mark).periods[period], undefined, "not yet settled: a power cut now could still take the row from the log");
+  const deadline = Date.now() + 3000;
+  while (Date.now() < deadline && readMark(mark).periods[period] === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+  t.deepEqual(readMark(mark).periods[period], { rows: 1, credits: 10, bytes: sizeOf(logFile) }, "settled, and saved without close");
+
+  // A row written just before a clean close is in the mark at once.
+  await log.append(row("b", 5));
+  log.close();
+  t.deepEqual(readMark(mark).periods[period], { rows: 2, credits: 15, bytes: sizeOf(logFile) });
+});
+
+test("a running server's mark lags by the settle time, so a log that lost its last seconds (a power cut) still opens", async (t) => {
+  const { usageDir, mark } = dataDirectory();
+  const logFile = path.join(usageDir, `${period}.jsonl`);
+  const log = UsageLog.open(usageDir, now, undefined, { markSettleMs: 60_000 });
+  await log.append(row("a", 10));
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // The process dies without close, and the machine with it: the log's last row never reached the disk.
+  const written = readFileSync(logFile, "utf8");
+  writeFileSync(logFile, "");
+  t.is(readMark(mark).periods[period], undefined, "the mark never claimed the unsettled row");
+  const reopened = UsageLog.open(usageDir, now);
+  t.is(reopened.creditsUsed("agent-1", period), 0);
+  reopened.close();
+  writeFileSync(logFile, written);
   log.close();
 });
 

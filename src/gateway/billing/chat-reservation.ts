@@ -6,12 +6,12 @@
 // max_tokens would. A request that names none is sent with the max_tokens its balance can pay for
 // (at most the model's output limit), and is refused only when not even a minimal answer fits.
 import type { Config } from "../../config/resolved-config.js";
-import type { Pricing } from "../../config/config-schema.js";
+import type { ModelConfig, Pricing } from "../../config/config-schema.js";
 import { InsufficientCreditsError } from "../errors.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
 import type { ImageTokenRule } from "./image-tokens.js";
 import { inputTokenBound, inputTokenEstimate, type PromptMeasure } from "./prompt-measure.js";
-import { chatPricing, creditsForCost, dearestInputPrice } from "./pricing.js";
+import { creditsForCost, dearestInputPrice } from "./pricing.js";
 
 export interface ChatCallSize {
   prompt: PromptMeasure;
@@ -62,7 +62,8 @@ export function planChatReservation(config: Config, candidates: RouteCandidate[]
 }
 
 function sizeFor(config: Config, candidate: RouteCandidate, size: ChatCallSize, remaining: number): Sizing {
-  const pricing = chatPricing(config, candidate.publicModel);
+  const model = config.models.find((entry) => entry.id === candidate.publicModel);
+  const pricing = model?.pricing ?? config.billing.defaultChatPricing;
   const rule = imageRuleOf(config.providers[candidate.provider]?.type);
   const inputTokens = inputTokenBound(size.prompt, rule, candidate.upstreamModel);
   const inputCost = inputTokens * dearestInputPrice(pricing);
@@ -79,7 +80,7 @@ function sizeFor(config: Config, candidate: RouteCandidate, size: ChatCallSize, 
     return { fits: false, bound, refusal: `it may cost up to ${bound} (at most ${inputTokens} input tokens and max_tokens ${size.maxOutputTokens}${size.choices > 1 ? ` for each of ${size.choices} choices` : ""}); ${advice}` };
   }
 
-  const limit = outputLimit(config, candidate, inputTokens);
+  const limit = outputLimit(config, candidate, model, inputTokens);
   const minimum = Math.min(config.billing.minimumAnswerTokens, limit);
   const filled = Math.min(limit, affordable);
   if (filled < minimum) {
@@ -104,8 +105,7 @@ function affordableOutputTokens(remaining: number, inputCost: number, outputPric
  * default), kept within the context window left after the prompt's bound when the catalog
  * knows the window: an upstream refuses a max_tokens that does not fit beside the prompt.
  */
-function outputLimit(config: Config, candidate: RouteCandidate, inputTokenBound: number): number {
-  const model = config.models.find((entry) => entry.id === candidate.publicModel);
+function outputLimit(config: Config, candidate: RouteCandidate, model: ModelConfig | undefined, inputTokenBound: number): number {
   const limit = model?.max_output_tokens ?? config.providers[candidate.provider]?.defaultMaxTokens ?? config.billing.defaultMaxOutputTokens;
   const room = model ? model.context_length - inputTokenBound : Number.POSITIVE_INFINITY;
   return room >= config.billing.minimumAnswerTokens ? Math.min(limit, room) : limit;

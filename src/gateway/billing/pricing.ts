@@ -1,11 +1,6 @@
 // Prices chat usage in integer credits. Providers report tokens; only billing knows prices.
-import type { Config } from "../../config/resolved-config.js";
 import type { Pricing } from "../../config/config-schema.js";
 import type { TokenCounts } from "./token-usage.js";
-
-export function chatPricing(config: Pick<Config, "models" | "billing">, publicModel: string): Pricing {
-  return config.models.find((model) => model.id === publicModel)?.pricing ?? config.billing.defaultChatPricing;
-}
 
 /** USD per million tokens x tokens, summed: the cost before conversion to credits. */
 export function tokenCost(pricing: Pricing, counts: TokenCounts): number {

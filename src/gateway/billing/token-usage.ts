@@ -29,14 +29,14 @@ export function readChatUsage(usage: unknown): UsageReading {
   if (typeof usage !== "object") return { invalid: `usage is ${typeof usage}` };
   const fields = usage as Record<string, unknown>;
   const details = (typeof fields.prompt_tokens_details === "object" && fields.prompt_tokens_details !== null ? fields.prompt_tokens_details : {}) as Record<string, unknown>;
-  const counts = checked({
-    prompt_tokens: fields.prompt_tokens,
-    completion_tokens: fields.completion_tokens,
-    cached_tokens: details.cached_tokens ?? 0,
-    cache_write_tokens: details.cache_write_tokens ?? 0,
-  });
-  if ("invalid" in counts) return counts;
-  const { prompt_tokens: prompt, completion_tokens: output, cached_tokens: cacheRead, cache_write_tokens: cacheWrite } = counts.values;
+  const prompt = fields.prompt_tokens;
+  const output = fields.completion_tokens;
+  const cacheRead = details.cached_tokens ?? 0;
+  const cacheWrite = details.cache_write_tokens ?? 0;
+  if (!isTokenCount(prompt)) return invalid("prompt_tokens", prompt);
+  if (!isTokenCount(output)) return invalid("completion_tokens", output);
+  if (!isTokenCount(cacheRead)) return invalid("prompt_tokens_details.cached_tokens", cacheRead);
+  if (!isTokenCount(cacheWrite)) return invalid("prompt_tokens_details.cache_write_tokens", cacheWrite);
   if (cacheRead + cacheWrite > prompt) return { invalid: `cached tokens (${cacheRead + cacheWrite}) exceed prompt_tokens (${prompt})` };
   return { counts: { input: prompt - cacheRead - cacheWrite, cacheRead, cacheWrite, output } };
 }
@@ -46,27 +46,23 @@ export function readMessagesUsage(usage: unknown): UsageReading {
   if (usage === undefined || usage === null) return { missing: true };
   if (typeof usage !== "object") return { invalid: `usage is ${typeof usage}` };
   const fields = usage as Record<string, unknown>;
-  const counts = checked({
-    input_tokens: fields.input_tokens,
-    output_tokens: fields.output_tokens,
-    cache_read_input_tokens: fields.cache_read_input_tokens ?? 0,
-    cache_creation_input_tokens: fields.cache_creation_input_tokens ?? 0,
-  });
-  if ("invalid" in counts) return counts;
-  const values = counts.values;
-  return { counts: { input: values.input_tokens, cacheRead: values.cache_read_input_tokens, cacheWrite: values.cache_creation_input_tokens, output: values.output_tokens } };
+  const input = fields.input_tokens;
+  const output = fields.output_tokens;
+  const cacheRead = fields.cache_read_input_tokens ?? 0;
+  const cacheWrite = fields.cache_creation_input_tokens ?? 0;
+  if (!isTokenCount(input)) return invalid("input_tokens", input);
+  if (!isTokenCount(output)) return invalid("output_tokens", output);
+  if (!isTokenCount(cacheRead)) return invalid("cache_read_input_tokens", cacheRead);
+  if (!isTokenCount(cacheWrite)) return invalid("cache_creation_input_tokens", cacheWrite);
+  return { counts: { input, cacheRead, cacheWrite, output } };
 }
 
 export function totalInput(counts: TokenCounts): number {
   return counts.input + counts.cacheRead + counts.cacheWrite;
 }
 
-function checked<K extends string>(fields: Record<K, unknown>): { values: Record<K, number> } | { invalid: string } {
-  for (const [name, value] of Object.entries(fields) as Array<[K, unknown]>) {
-    if (value === undefined) return { invalid: `${name} is missing` };
-    if (!isTokenCount(value)) return { invalid: `${name} is ${JSON.stringify(value) ?? String(value)}` };
-  }
-  return { values: fields as Record<K, number> };
+function invalid(name: string, value: unknown): { invalid: string } {
+  return { invalid: value === undefined ? `${name} is missing` : `${name} is ${JSON.stringify(value) ?? String(value)}` };
 }
 
 function isTokenCount(value: unknown): value is number {

@@ -42,8 +42,9 @@ export class ChatService {
       this.metering.answered(call, target);
       const body = result.body;
       body.model = target.candidate.publicModel;
-      const relayed = textSize(completionText(body));
       const usage = readChatUsage(body.usage);
+      // Measured only when needed: billing reads the text when the upstream's usage does not hold.
+      const relayed = "counts" in usage ? NOTHING_RELAYED : textSize(completionText(body));
       // The client sees what was billed: the upstream's usage, or the estimate when it had none that holds.
       if (!("counts" in usage)) body.usage = estimatedChatUsage(call, target, relayed);
       await this.metering.settle(call, context, target, usage, relayed);
@@ -126,6 +127,8 @@ function upstreamRequest(request: ChatRequestBody, candidate: RouteCandidate): C
 function completionText(body: ChatCompletion): string {
   return body.choices.map((choice) => JSON.stringify((choice as { message?: unknown }).message ?? "")).join("");
 }
+
+const NOTHING_RELAYED: RelayedText = { characters: 0, bytes: 0 };
 
 function textSize(text: string): RelayedText {
   return { characters: text.length, bytes: Buffer.byteLength(text) };

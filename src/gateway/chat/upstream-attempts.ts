@@ -63,8 +63,8 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
       outOfTime = undefined; // an attempt is made after all: its own outcome is what counts
       let verdict: Verdict;
       try {
-        const target = { candidate, provider };
-        const result = await attempt({ ...target, firstByteTimeoutMs: Math.max(1, Math.min(settings.firstByteTimeoutMs, Math.ceil(remaining))) });
+        const target: Attempt = { candidate, provider, firstByteTimeoutMs: Math.max(1, Math.min(settings.firstByteTimeoutMs, Math.ceil(remaining))) };
+        const result = await attempt(target);
         context.breakers?.succeeded(candidate.provider);
         return { result, target };
       } catch (error) {

@@ -1,4 +1,5 @@
 // OpenAI chat.completion -> Anthropic Messages response, for the messages endpoint. Pure.
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../../providers/json-nesting.js";
 import type { ChatCompletion, ChatUsage } from "../../providers/chat-types.js";
 import type { MessagesJson, MessagesOutputBlock, MessagesResponse, MessagesUsage, StopReason } from "./messages-types.js";
 
@@ -67,12 +68,15 @@ export function messageId(id: unknown): string {
   return value.startsWith("msg_") ? value : `msg_${value.replace(/^chatcmpl-/, "")}`;
 }
 
-/** Tool arguments the model produced; malformed JSON (the model's own) becomes an empty input. */
+/**
+ * Tool arguments the model produced; malformed JSON (the model's own) becomes an empty input, and
+ * so does JSON nested too deep to be written back out.
+ */
 function parseInput(value: unknown): MessagesJson {
   if (typeof value !== "string" || !value) return {};
   try {
     const parsed: unknown = JSON.parse(value);
-    return isObject(parsed) ? parsed : {};
+    return isObject(parsed) && !nestingDepthExceeds(parsed, MAX_JSON_DEPTH) ? parsed : {};
   } catch {
     return {};
   }

@@ -5,7 +5,8 @@
 import type { ChatRequest } from "../chat-types.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from "./gemini-api-types.js";
-import { contentParts, imageUrlOf, isObject, jsonTextNestingExceeds, MAX_EMBEDDED_JSON_DEPTH, parseDataUrl, parseToolArguments, textOf, type Json } from "../openai-message-parts.js";
+import { contentParts, imageUrlOf, isObject, parseDataUrl, parseToolArguments, textOf, type Json } from "../openai-message-parts.js";
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../json-nesting.js";
 
 export function convertToGeminiChat(request: ChatRequest): GeminiRequest {
   const system: Array<{ text: string }> = [];
@@ -112,7 +113,7 @@ function functionResponse(message: Json, param: string, toolNames: Map<string, s
   let response: Json = { result: text };
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isObject(parsed) && !jsonTextNestingExceeds(text, MAX_EMBEDDED_JSON_DEPTH)) response = parsed;
+    if (isObject(parsed) && !nestingDepthExceeds(parsed, MAX_JSON_DEPTH)) response = parsed;
   } catch {
     // Plain text result.
   }
