@@ -55,7 +55,7 @@ export class UpstreamHttp {
         headersTimeout: upstream.firstByteTimeoutMs,
       });
     } catch (error) {
-      throw toNetworkError(upstream.provider, error, upstream.signal);
+      throw toNetworkError(upstream.provider, error, upstream.signal, { origin: upstream.target.origin, settings, firstByteTimeoutMs: upstream.firstByteTimeoutMs });
     }
     if (response.statusCode >= 200 && response.statusCode < 300) {
       return { status: response.statusCode, headers: response.headers, body: response.body };
@@ -66,12 +66,15 @@ export class UpstreamHttp {
     } catch (error) {
       throw toNetworkError(upstream.provider, error, upstream.signal);
     }
+    const redact = upstream.redact ?? redactNothing;
     throw new UpstreamHttpError(
       upstream.provider,
       response.statusCode,
-      (upstream.redact ?? redactNothing)(text),
+      redact(text),
       headerValue(response.headers["content-type"]) ?? "application/json",
       retryAfterMs(response.headers),
+      undefined,
+      { method: upstream.method ?? "POST", path: redact(upstream.target.path.split("?")[0]!) },
     );
   }
 
@@ -101,24 +104,58 @@ export class UpstreamHttp {
   }
 }
 
-/** Map undici's errors to what the gateway's retry rules care about. */
-export function toNetworkError(provider: string, error: unknown, signal?: AbortSignal): Error {
-  if (signal?.aborted) return error instanceof Error ? error : new Error(String(error));
-  if (error instanceof UpstreamNetworkError || error instanceof UpstreamHttpError) return error;
-  const failure = classify(error);
-  const detail = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
-  return new UpstreamNetworkError(provider, failure, detail);
+/** Where the request went and with which limits, to say what failed in words. */
+export interface FailureScene {
+  origin: string;
+  settings: UpstreamSettings;
+  firstByteTimeoutMs?: number;
 }
 
-function classify(error: unknown): NetworkFailure {
-  if (error instanceof errors.ConnectTimeoutError) return "connect";
-  if (error instanceof errors.HeadersTimeoutError) return "first_byte_timeout";
-  if (error instanceof errors.BodyTimeoutError) return "idle_timeout";
-  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "";
-  if (["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"].includes(code)) {
-    return "connect";
+/** Map undici's errors to what the gateway's retry rules care about, with the cause in words. */
+export function toNetworkError(provider: string, error: unknown, signal?: AbortSignal, scene?: FailureScene): Error {
+  if (signal?.aborted) return error instanceof Error ? error : new Error(String(error));
+  if (error instanceof UpstreamNetworkError || error instanceof UpstreamHttpError) return error;
+  const { failure, cause } = describeFailure(error, scene);
+  return new UpstreamNetworkError(provider, failure, cause);
+}
+
+const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME"]);
+const UNREACHABLE_CODES = new Set(["EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ENETDOWN"]);
+
+/** undici's error as a failure kind and a cause a person can act on (never a header or a key). */
+function describeFailure(error: unknown, scene: FailureScene | undefined): { failure: NetworkFailure; cause: string } {
+  const where = scene ? hostAndPort(scene.origin) : "the upstream";
+  if (error instanceof errors.ConnectTimeoutError) return { failure: "connect", cause: `connect timeout to ${where}${scene ? ` after ${scene.settings.connectTimeoutMs} ms` : ""}` };
+  if (error instanceof errors.HeadersTimeoutError) {
+    const waited = scene?.firstByteTimeoutMs ?? scene?.settings.firstByteTimeoutMs;
+    return { failure: "first_byte_timeout", cause: `no first byte from ${where}${waited ? ` within ${waited} ms` : ""}` };
   }
-  return "connection_lost";
+  if (error instanceof errors.BodyTimeoutError) return { failure: "idle_timeout", cause: `${where} went quiet mid-answer${scene ? ` for ${scene.settings.idleTimeoutMs} ms` : ""}` };
+  const code = errorCode(error);
+  if (code === "ECONNREFUSED") return { failure: "connect", cause: `connection refused by ${where}` };
+  if (DNS_CODES.has(code)) return { failure: "connect", cause: `DNS lookup failed for ${scene ? new URL(scene.origin).hostname : "the upstream"} (${code})` };
+  if (UNREACHABLE_CODES.has(code)) return { failure: "connect", cause: `${where} is unreachable (${code})` };
+  if (code === "UND_ERR_CONNECT_TIMEOUT") return { failure: "connect", cause: `connect timeout to ${where}` };
+  if (isTlsCode(code)) return { failure: "connect", cause: `TLS error with ${where} (${code})` };
+  return { failure: "connection_lost", cause: `connection to ${where} lost${code ? ` (${code})` : ""}` };
+}
+
+/** The code of the error or of what caused it (undici wraps some socket errors). */
+function errorCode(error: unknown): string {
+  for (let current: unknown = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth += 1) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === "string" && code !== "UND_ERR_SOCKET") return code;
+  }
+  return "";
+}
+
+function isTlsCode(code: string): boolean {
+  return code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code === "EPROTO" || /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code);
+}
+
+function hostAndPort(origin: string): string {
+  const url = new URL(origin);
+  return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
 }
 
 /** The upstream's request id header, for tracing; it is upstream text, so it is redacted too. */

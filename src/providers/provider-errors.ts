@@ -15,6 +15,8 @@ export class UpstreamHttpError extends Error {
     /** Milliseconds the upstream asked us to wait (Retry-After / retry-after-ms), if any. */
     readonly retryAfterMs: number | undefined,
     readonly vendorBody?: string,
+    /** What was asked of the upstream (its path without the query), to say what it lacks. */
+    readonly request?: { method: string; path: string },
   ) {
     super(`${provider} answered HTTP ${status}`);
     this.name = "UpstreamHttpError";
@@ -28,9 +30,10 @@ export class UpstreamNetworkError extends Error {
   constructor(
     readonly provider: string,
     readonly failure: NetworkFailure,
+    /** The cause in words ("connection refused by 10.0.0.5:8000"). */
     readonly detail: string,
   ) {
-    super(`${provider}: ${failure.replaceAll("_", " ")} (${detail})`);
+    super(`${provider}: ${detail}`);
     this.name = "UpstreamNetworkError";
   }
 }

@@ -70,6 +70,7 @@ export class ChatMetering {
       supports,
       breakers: this.dependencies.breakers,
       started: call.started,
+      onFailedAttempt: (provider, cause) => this.dependencies.warn(`${context.requestId} upstream attempt failed: provider ${provider}: ${cause}`),
     };
   }
 

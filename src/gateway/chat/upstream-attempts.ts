@@ -31,6 +31,8 @@ export interface AttemptContext {
   breakers?: CircuitBreakers;
   /** performance.now() when the request began: the total deadline counts from here. */
   started?: number;
+  /** Told of every failed attempt (the log: provider, cause, request id). */
+  onFailedAttempt?: (provider: string, cause: string) => void;
 }
 
 export async function attemptInOrder<T>(context: AttemptContext, attempt: (target: Attempt) => Promise<T>): Promise<{ result: T; target: AttemptTarget }> {
@@ -85,6 +87,7 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
         throw verdict.error;
       }
       context.breakers?.failed(candidate.provider, admission, verdict.reason, settings);
+      context.onFailedAttempt?.(candidate.provider, verdict.reason);
       failures.push(`${candidate.provider}: ${verdict.reason}`);
       if (verdict.kind !== "timeout") timeoutsOnly = false;
       if (verdict.kind === "next" || retry >= settings.retries) break;
@@ -138,12 +141,19 @@ function judge(error: unknown, provider: string): Verdict {
     }
     // The upstream refused our credentials: an operator problem, not the caller's; try elsewhere.
     if (status === 401 || status === 403) return { kind: "next", reason: `HTTP ${status} (check the provider's apiKey)` };
+    // A bare 404/405 (no vendor error envelope) is an endpoint the upstream does not have, not an
+    // answer about the caller's request: passing it through would read as gw lacking the path.
+    if ((status === 404 || status === 405) && !isVendorErrorEnvelope(error.vendorBody ?? error.body)) {
+      const asked = error.request ? `${error.request.method} ${error.request.path}` : "this endpoint";
+      return { kind: "next", reason: `HTTP ${status}: the upstream has no ${asked}` };
+    }
     return { kind: "passthrough", error: new UpstreamPassthroughError(status, error.body, error.contentType, error.provider, error.vendorBody) };
   }
   if (error instanceof UpstreamNetworkError) {
     // A malformed answer is the upstream's fault, like a 5xx: retried, then the next route.
     const timeout = error.failure === "first_byte_timeout" || error.failure === "idle_timeout";
-    return { kind: timeout ? "timeout" : "retry", reason: `${error.failure.replaceAll("_", " ")} (${error.detail})` };
+    const reason = error.failure === "invalid_response" ? `invalid response (${error.detail})` : error.detail;
+    return { kind: timeout ? "timeout" : "retry", reason };
   }
   if (error instanceof UnsupportedContentError) {
     // Content this vendor cannot take (an image by URL for Gemini ...): the caller's to fix.
@@ -169,4 +179,14 @@ function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** An error body in a vendor's own shape: OpenAI's and Gemini's `{error:{message}}`, Anthropic's `{type:"error"}`. */
+function isVendorErrorEnvelope(body: string): boolean {
+  try {
+    const parsed = JSON.parse(body) as { type?: unknown; error?: { message?: unknown } | null };
+    return parsed.type === "error" || (typeof parsed.error === "object" && parsed.error !== null && typeof parsed.error.message === "string");
+  } catch {
+    return false;
+  }
 }

@@ -30,7 +30,7 @@ export function fromAnthropicHttpError(error: UpstreamHttpError): UpstreamHttpEr
   const vendor = readError(error.body);
   const type = vendor.type ?? typeForStatus(error.status);
   const message = vendor.message ?? `Anthropic answered HTTP ${error.status}.`;
-  return new UpstreamHttpError(error.provider, error.status, envelope(message, type), "application/json", error.retryAfterMs, error.body);
+  return new UpstreamHttpError(error.provider, error.status, envelope(message, type), "application/json", error.retryAfterMs, error.body, error.request);
 }
 
 /**

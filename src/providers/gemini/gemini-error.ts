@@ -16,7 +16,7 @@ export function fromGeminiHttpError(error: UpstreamHttpError): UpstreamHttpError
   // Gemini answers a bad API key with 400; it is the operator's key, not the caller's request.
   const status = google.reason === "API_KEY_INVALID" ? 401 : error.status;
   const message = google.message ?? `Gemini answered HTTP ${error.status}.`;
-  return new UpstreamHttpError(error.provider, status, envelope(message, status, google), "application/json", error.retryAfterMs ?? google.retryDelayMs, error.body);
+  return new UpstreamHttpError(error.provider, status, envelope(message, status, google), "application/json", error.retryAfterMs ?? google.retryDelayMs, error.body, error.request);
 }
 
 /** A `{"error":{...}}` chunk inside a 200 stream, reported as the HTTP error it stands for. */

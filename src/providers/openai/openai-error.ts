@@ -19,7 +19,7 @@ export function openaiImageRefusal(error: UpstreamHttpError): string | undefined
 export function fromOpenAIHttpError(error: UpstreamHttpError): UpstreamHttpError {
   const vendor = readError(error.body);
   const body = vendor && typeof vendor.message === "string" ? error.body : envelope(error.status);
-  return new UpstreamHttpError(error.provider, error.status, body, "application/json", error.retryAfterMs, error.body);
+  return new UpstreamHttpError(error.provider, error.status, body, "application/json", error.retryAfterMs, error.body, error.request);
 }
 
 function envelope(status: number): string {

@@ -28,7 +28,7 @@ export function fromStabilityHttpError(error: UpstreamHttpError): UpstreamHttpEr
     error: { message, type: openaiType(error.status), param: vendor ? paramOf(vendor.errors) : null, code: vendor?.name ?? `http_${error.status}` },
   });
   const retryAfterMs = error.retryAfterMs ?? (error.status === 429 ? RATE_LIMIT_PAUSE_MS : undefined);
-  return new UpstreamHttpError(error.provider, error.status, body, "application/json", retryAfterMs, error.body);
+  return new UpstreamHttpError(error.provider, error.status, body, "application/json", retryAfterMs, error.body, error.request);
 }
 
 export function readStabilityError(body: string): StabilityError | undefined {
