@@ -27,6 +27,7 @@ import { RateLimitExceededError } from "./errors.js";
 import { createProviders } from "./provider-set.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
 import { CircuitBreakers } from "./routing/circuit-breaker.js";
+import type { CallObserver } from "./call-observer.js";
 import { StorageService } from "./storage/storage-service.js";
 import { DescribeService } from "./vision/describe-service.js";
 import { OcrService } from "./vision/ocr-service.js";
@@ -48,6 +49,8 @@ export interface GatewayOptions {
   fetchUrl?: UrlFetcher;
   /** The circuit breakers' monotonic clock in milliseconds (tests move time by hand). */
   clock?: () => number;
+  /** Told of each request's upstream attempts and usage rows (the server's access log). */
+  observer?: CallObserver;
 }
 
 export class Gateway {
@@ -88,7 +91,7 @@ export class Gateway {
     this.fetchUrl = options.fetchUrl ?? ((url, fetchOptions) => safeFetch(url, fetchOptions));
     this.currentConfig = config;
     this.currentProviders = createProviders(config, http, (message) => logger.warn(message));
-    this.ledger = new CreditLedger(usageLog);
+    this.ledger = new CreditLedger(usageLog, undefined, options.observer && ((row) => options.observer!.billed(row)));
     this.breakers = new CircuitBreakers((provider, state, detail) => {
       const line = `circuit ${state} for provider ${provider}: ${detail}`;
       if (state === "closed") logger.info(line);
@@ -101,6 +104,7 @@ export class Gateway {
       latency: this.latency,
       breakers: this.breakers,
       warn: (message) => logger.warn(message),
+      attempted: options.observer && ((requestId, provider) => options.observer!.attempted(requestId, provider)),
     });
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);

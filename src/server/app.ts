@@ -14,17 +14,20 @@ import { PROJECTS_PATH, registerProjects } from "./routes/projects.js";
 import { isStoragePath, registerStorage } from "./routes/storage.js";
 import { registerStorageLinks } from "./routes/storage-links.js";
 import { registerVision, VISION_PATHS } from "./routes/vision.js";
+import type { AccessLog } from "./access-log.js";
 import type { ServerLogger } from "./server-logger.js";
 
-export function createApp(gateway: Gateway, logger: ServerLogger): H3 {
+export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: AccessLog): H3 {
   const app = new H3({
     silent: true,
     onError: (error, event) =>
       errorResponse(unwrap(error), requestIdOf(event), dialectOf(event.url.pathname), (cause) => logger.error(cause, requestIdOf(event))),
   });
-  // Every response, errors included, carries the request id.
+  // Every response, errors included, carries the request id, and gets its access line.
   app.use((event) => {
-    event.res.headers.set("x-request-id", requestIdOf(event));
+    const requestId = requestIdOf(event);
+    event.res.headers.set("x-request-id", requestId);
+    accessLog?.begin(event, requestId);
   });
   registerHealth(app);
   registerChatCompletions(app, gateway, logger);

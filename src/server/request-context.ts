@@ -1,6 +1,6 @@
 // Per-request values the route modules share: the request id, the authenticated caller, Node's request.
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { H3Event } from "h3";
 import { bearerToken, type Caller } from "../gateway/auth/key-authenticator.js";
@@ -18,12 +18,27 @@ export function requestIdOf(event: H3Event): string {
 }
 
 export async function authenticateBearer(event: H3Event, gateway: Gateway): Promise<Caller> {
-  return gateway.authenticator.authenticate(bearerToken(event.req.headers.get("authorization")));
+  return rememberCaller(event, await gateway.authenticator.authenticate(bearerToken(event.req.headers.get("authorization"))));
+}
+
+/** Keep the authenticated caller on the event, for the access log. */
+export function rememberCaller(event: H3Event, caller: Caller): Caller {
+  (event.context as { caller?: Caller }).caller = caller;
+  return caller;
+}
+
+export function callerOf(event: H3Event): Caller | undefined {
+  return (event.context as { caller?: Caller }).caller;
 }
 
 /** Node's request under the h3 event, when the server is Node's. */
 export function nodeRequestOf(event: H3Event): IncomingMessage | undefined {
   return (event.runtime as { node?: { req?: IncomingMessage } } | undefined)?.node?.req;
+}
+
+/** Node's response under the h3 event, when the server is Node's. */
+export function nodeResponseOf(event: H3Event): ServerResponse | undefined {
+  return (event.runtime as { node?: { res?: ServerResponse } } | undefined)?.node?.res;
 }
 
 /** Node's request under the h3 event: uploads and forms stream from it directly. */

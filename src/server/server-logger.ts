@@ -1,16 +1,67 @@
-// Server logs go to stderr (stdout's first line belongs to `listening on ...`).
-// Never log request bodies or headers: they carry keys and user content.
+// The server's log, pino underneath: JSON lines (one object per line) when stderr is not a
+// terminal, readable single lines when it is; `gw serve --log-level / --log-format` choose. Logs
+// go to stderr: stdout's first line belongs to `listening on ...`. One access line per request.
+// Never log request bodies, full keys or upstream keys: fields here are ids, prefixes and counts.
+import pino, { type Logger } from "pino";
+import pretty from "pino-pretty";
+
+/** What the access line says of one request. */
+export interface AccessRecord {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  agent?: string;
+  keyPrefix?: string;
+  model?: string;
+  provider?: string;
+  attempts?: number;
+  /** Units billed (prompt_tokens, completion_tokens, images ...), summed over the request's usage rows. */
+  units?: Record<string, number>;
+  credits?: number;
+}
+
 export interface ServerLogger {
   info(message: string): void;
   warn(message: string): void;
   error(error: unknown, requestId?: string): void;
+  access(record: AccessRecord): void;
+  /** Write out what is buffered (before the process exits). */
+  flush?(): void;
 }
 
-export function stderrLogger(): ServerLogger {
-  const write = (level: string, message: string) => process.stderr.write(`${new Date().toISOString()} ${level} ${message}\n`);
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogFormat = "json" | "pretty";
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Default: pretty on a terminal, json otherwise. */
+  format?: LogFormat;
+}
+
+export function createServerLogger(options: LoggerOptions = {}): ServerLogger {
+  const format = options.format ?? (process.stderr.isTTY ? "pretty" : "json");
+  const settings = { level: options.level ?? "info", base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
+  const logger: Logger =
+    format === "pretty"
+      ? pino(settings, pretty({
+          destination: 2,
+          sync: true,
+          singleLine: true,
+          colorize: Boolean(process.stderr.isTTY),
+          translateTime: "SYS:HH:MM:ss.l",
+          // Already in the access line's message.
+          ignore: "method,path,status,durationMs",
+        }))
+      : // Asynchronous: lines of one turn leave in one write, off the request's path.
+        pino(settings, pino.destination({ dest: 2, sync: false }));
   return {
-    info: (message) => write("info", message),
-    warn: (message) => write("warn", message),
-    error: (error, requestId) => write("error", `${requestId ? `${requestId} ` : ""}${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    info: (message) => logger.info(message),
+    warn: (message) => logger.warn(message),
+    error: (error, requestId) => logger.error({ err: error, requestId }, error instanceof Error ? error.message : String(error)),
+    access: (record) => logger.info(record, `${record.method} ${record.path} ${record.status} ${record.durationMs}ms`),
+    flush: () => logger.flush(),
   };
 }

@@ -8,7 +8,8 @@ import { homePaths } from "../config/paths.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { UrlFetcher } from "../gateway/media/picture-input.js";
 import { createApp } from "./app.js";
-import { stderrLogger, type ServerLogger } from "./server-logger.js";
+import { AccessLog } from "./access-log.js";
+import { createServerLogger, type LogFormat, type LogLevel, type ServerLogger } from "./server-logger.js";
 
 export interface RunningServer {
   url: string;
@@ -26,16 +27,19 @@ export interface StartOptions {
   fetchUrl?: UrlFetcher;
   /** Test seam: the circuit breakers' clock (milliseconds, monotonic). */
   clock?: () => number;
+  logLevel?: LogLevel;
+  logFormat?: LogFormat;
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const logger = options.logger ?? stderrLogger();
+  const logger = options.logger ?? createServerLogger({ level: options.logLevel, format: options.logFormat });
+  const accessLog = new AccessLog(logger);
   // A home that was never set up starts on the embedded defaults; an initialised home with
   // missing or corrupt data refuses to start (Gateway.open throws).
   if (!isInitialised(options.home)) await initHome(options.home);
-  const gateway = await Gateway.open(homePaths(options.home), logger, { fetchUrl: options.fetchUrl, clock: options.clock });
+  const gateway = await Gateway.open(homePaths(options.home), logger, { fetchUrl: options.fetchUrl, clock: options.clock, observer: accessLog });
   gateway.watch();
-  const app = createApp(gateway, logger);
+  const app = createApp(gateway, logger, accessLog);
   const server = createServer(toNodeHandler(app));
   server.keepAliveTimeout = 65_000;
   let inFlight = 0;
@@ -66,6 +70,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       }
       server.closeAllConnections();
       await gateway.close();
+      logger.flush?.();
     })();
     return closing;
   };

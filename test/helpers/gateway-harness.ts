@@ -11,7 +11,7 @@ import { homePaths } from "../../src/config/paths.js";
 import { MetadataStore } from "../../src/store/metadata-store.js";
 import { createKey } from "../../src/store/provisioning.js";
 import { startServer, type RunningServer } from "../../src/server/start-server.js";
-import type { ServerLogger } from "../../src/server/server-logger.js";
+import type { AccessRecord, ServerLogger } from "../../src/server/server-logger.js";
 import type { UrlFetcher } from "../../src/gateway/media/picture-input.js";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
@@ -49,9 +49,10 @@ export async function addKey(home: string, agent: string, plan = "pro"): Promise
   }
 }
 
-export const quietLogger: ServerLogger & { lines: string[] } = Object.assign(
+export const quietLogger: ServerLogger & { lines: string[]; accessRecords: AccessRecord[] } = Object.assign(
   {
     lines: [] as string[],
+    accessRecords: [] as AccessRecord[],
   },
   {
     info(message: string) {
@@ -62,6 +63,9 @@ export const quietLogger: ServerLogger & { lines: string[] } = Object.assign(
     },
     error(error: unknown) {
       quietLogger.lines.push(`error ${error instanceof Error ? error.stack : String(error)}`);
+    },
+    access(record: AccessRecord) {
+      quietLogger.accessRecords.push(record);
     },
   },
 );

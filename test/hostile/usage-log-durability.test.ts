@@ -119,7 +119,7 @@ test("the server starts on a log with invalid rows and logs a warning naming eac
   const file = path.join(homePaths(home).usageDir, `${period}.jsonl`);
   writeFileSync(file, lines(row("a", 5), row("b", null), row("c", "ten")));
   const warnings: string[] = [];
-  const logger = { info: () => undefined, warn: (message: string) => warnings.push(message), error: () => undefined };
+  const logger = { info: () => undefined, warn: (message: string) => warnings.push(message), error: () => undefined, access: () => undefined };
   const server = await startServer({ home, host: "127.0.0.1", port: 0, logger });
   try {
     t.is(server.gateway.ledger.used("agent-1"), 5);

@@ -19,6 +19,8 @@ export class CreditLedger {
   constructor(
     private readonly log: UsageLog,
     private readonly now: () => Date = () => new Date(),
+    /** Told of every row once it is written (the access log). */
+    private readonly onRecorded?: (row: UsageRow) => void,
   ) {}
 
   used(agentId: string): number {
@@ -52,6 +54,7 @@ export class CreditLedger {
   async record(entry: UsageEntry): Promise<UsageRow> {
     const row: UsageRow = { id: randomUUID(), time: this.now().toISOString(), ...entry };
     await this.log.append(row);
+    this.onRecorded?.(row);
     return row;
   }
 

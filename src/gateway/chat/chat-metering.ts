@@ -22,6 +22,8 @@ export interface ChatMeteringDependencies {
   latency: LatencyTracker;
   breakers: CircuitBreakers;
   warn: (message: string) => void;
+  /** Told of every attempt (the access log counts them). */
+  attempted?: (requestId: string, provider: string) => void;
 }
 
 export interface ChatCallContext {
@@ -70,6 +72,7 @@ export class ChatMetering {
       supports,
       breakers: this.dependencies.breakers,
       started: call.started,
+      onAttempt: this.dependencies.attempted && ((provider) => this.dependencies.attempted!(context.requestId, provider)),
       onFailedAttempt: (provider, cause) => this.dependencies.warn(`${context.requestId} upstream attempt failed: provider ${provider}: ${cause}`),
     };
   }

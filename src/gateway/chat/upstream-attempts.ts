@@ -31,6 +31,8 @@ export interface AttemptContext {
   breakers?: CircuitBreakers;
   /** performance.now() when the request began: the total deadline counts from here. */
   started?: number;
+  /** Told as each attempt begins. */
+  onAttempt?: (provider: string) => void;
   /** Told of every failed attempt (the log: provider, cause, request id). */
   onFailedAttempt?: (provider: string, cause: string) => void;
 }
@@ -63,6 +65,7 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
         break;
       }
       outOfTime = undefined; // an attempt is made after all: its own outcome is what counts
+      context.onAttempt?.(candidate.provider);
       let verdict: Verdict;
       try {
         const target: Attempt = { candidate, provider, firstByteTimeoutMs: Math.max(1, Math.min(settings.firstByteTimeoutMs, Math.ceil(remaining))) };

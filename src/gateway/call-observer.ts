@@ -1,0 +1,11 @@
+// What the server's access log learns of a request from the gateway, which knows nothing of HTTP:
+// which upstream it tried, and each usage row it wrote. Told synchronously; never on the way of a
+// call (an observer that throws is a bug of the observer, not of the call).
+import type { UsageRow } from "../store/usage-log.js";
+
+export interface CallObserver {
+  /** An attempt of the request's upstream call began on this provider. */
+  attempted(requestId: string, provider: string): void;
+  /** A usage row of the request was written. */
+  billed(row: UsageRow): void;
+}
