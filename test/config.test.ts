@@ -52,6 +52,18 @@ test("${ENV} references are interpolated; unset ones become empty", (t) => {
   t.is(config.providers.p!.headers!["x-unset"], "ab");
 });
 
+test("a provider's upstream override changes only the settings it names; the rest stay the global ones", (t) => {
+  const config = parseConfigText(
+    JSON.stringify({ upstream: { retries: 0, totalTimeoutMs: 5000 }, providers: { slow: { type: "openai", upstream: { firstByteTimeoutMs: 400 } } } }),
+    "config.json",
+  );
+  t.deepEqual(config.providers.slow!.upstream, { firstByteTimeoutMs: 400 });
+  const effective = { ...config.upstream, ...config.providers.slow!.upstream };
+  t.is(effective.retries, 0);
+  t.is(effective.totalTimeoutMs, 5000);
+  t.is(effective.firstByteTimeoutMs, 400);
+});
+
 test("secrets are masked for display, env references shown as written", (t) => {
   t.is(maskSecret("sk-live-123"), "****");
   t.is(maskSecret("${OPENAI_API_KEY}"), "${OPENAI_API_KEY}");

@@ -39,6 +39,15 @@ export const upstreamSchema = z
   })
   .strict();
 
+/**
+ * A provider's `upstream`: only the settings it changes. Not `upstreamSchema.partial()`, whose
+ * fields keep their defaults: `{"firstByteTimeoutMs": 400}` would come out with every other
+ * setting at its embedded default, overriding the global `upstream` section.
+ */
+const upstreamOverrideSchema = z
+  .object(Object.fromEntries(Object.entries(upstreamSchema.shape).map(([name, field]) => [name, field.unwrap().optional()])))
+  .strict() as unknown as z.ZodType<Partial<z.output<typeof upstreamSchema>>>;
+
 export const providerSchema = z
   .object({
     type: z.string().min(1),
@@ -46,7 +55,7 @@ export const providerSchema = z
     apiKey: z.string().optional(),
     /** Extra headers sent on every upstream call (e.g. OpenRouter attribution). */
     headers: z.record(z.string(), z.string()).optional(),
-    upstream: upstreamSchema.partial().optional(),
+    upstream: upstreamOverrideSchema.optional(),
     /** max_tokens sent when a request names none, for vendors that require one (anthropic). */
     defaultMaxTokens: positiveInt.optional(),
     /**
