@@ -5,7 +5,8 @@ import { jsonFlag } from "../src/cli/flags.js";
 import { printJson, printLine } from "../src/cli/output.js";
 
 export default class Doctor extends GwCommand {
-  static override description = "Check node, media engines (ffmpeg, espeak-ng, tesseract), the config and the data dir. Exits non-zero when the config or data is broken.";
+  static override description =
+    "Check node, media engines (ffmpeg, espeak-ng, tesseract), the config, the ${NAME} variables it reads, which routable models are billed at the default price, and the data dir. Exits non-zero when the config or data is broken or a variable the config reads is not set.";
   static override flags = { json: jsonFlag };
 
   async run(): Promise<void> {

@@ -338,8 +338,10 @@ test("doctor --json reports engines, config and data dir; broken config exits no
   const broken = await initialisedHome();
   writeFileSync(homePaths(broken).config, JSON.stringify({ server: { port: "eighty" } }));
 
+  // The default config reads its vendor keys from the environment; a healthy home has them set.
+  const vendorKeys = { OPENAI_API_KEY: "sk-doctor-openai-value", ANTHROPIC_API_KEY: "sk-doctor-anthropic-value" };
   const [healthy, bad, plain] = await Promise.all([
-    gw(["doctor", "--json"], { home, env: { GW_FFMPEG_PATH: ffmpeg } }),
+    gw(["doctor", "--json"], { home, env: { GW_FFMPEG_PATH: ffmpeg, ...vendorKeys } }),
     gw(["doctor", "--json"], { home: broken }),
     gw(["doctor"], { home: broken }),
   ]);
@@ -353,6 +355,9 @@ test("doctor --json reports engines, config and data dir; broken config exits no
   t.is(byName.get("config")?.status, "ok");
   t.is(byName.get("data dir")?.status, "ok");
   t.is(byName.get("metadata")?.status, "ok");
+  for (const name of Object.keys(vendorKeys)) t.is(byName.get(`env ${name}`)?.status, "ok", name);
+  for (const value of Object.values(vendorKeys)) t.false(healthy.stdout.includes(value), "a set variable's value is never printed");
+  t.is(byName.get("pricing")?.status, "ok", "every routable model of the default config has a price");
 
   t.is(bad.code, 1);
   const badReport = json<{ ok: boolean; checks: Array<{ name: string; status: string; detail: string }> }>(bad);

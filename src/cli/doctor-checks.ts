@@ -1,8 +1,13 @@
-// `gw doctor`: what this machine and this home can run. A broken config or data dir is an error;
-// a missing media engine is a warning (the endpoints that need it answer 503 instead).
+// `gw doctor`: what this machine and this home can run. A broken config or data dir is an error,
+// and so is a `${NAME}` the environment does not set (an upstream would get no key); a missing
+// media engine is a warning (the endpoints that need it answer 503 instead), and so are routable
+// models billed at the default price.
 import { accessSync, constants, statSync } from "node:fs";
-import { loadConfigFile } from "../config/load-config.js";
+import { defaultPricedModels, defaultPricedPrefixes, formatPrice } from "../config/default-pricing.js";
+import { describeUnsetVariable, envVariableUses } from "../config/env-references.js";
+import { loadConfigFile, readRawConfig } from "../config/load-config.js";
 import { homePaths } from "../config/paths.js";
+import type { Config } from "../config/resolved-config.js";
 import { findEspeak, findFfmpeg, findTesseract, type EngineInfo } from "../media/engines.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { periodOf, UsageLog } from "../store/usage-log.js";
@@ -16,6 +21,8 @@ export interface DoctorCheck {
   path?: string;
   version?: string;
   source?: string;
+  /** The pricing check: the routable models billed at billing.defaultChatPricing. */
+  models?: string[];
 }
 
 export interface DoctorReport {
@@ -33,7 +40,7 @@ export async function runDoctor(home: string, env: NodeJS.ProcessEnv = process.e
     ffmpegCheck(ffmpeg, env),
     engineCheck("espeak-ng", espeak, "local speech (local/espeak) is unavailable; install espeak-ng"),
     engineCheck("tesseract", tesseract, "local OCR (local/tesseract) is unavailable; install tesseract-ocr"),
-    ...(await homeChecks(home)),
+    ...(await homeChecks(home, env)),
   ];
   return { ok: checks.every((check) => check.status !== "error"), home, checks };
 }
@@ -64,17 +71,21 @@ function engineCheck(name: string, engine: EngineInfo | null, missing: string): 
   return { name, status: "ok", path: engine.path, version: engine.version, source: engine.source, detail: `${engine.version} (${engine.source}: ${engine.path})` };
 }
 
-async function homeChecks(home: string): Promise<DoctorCheck[]> {
+async function homeChecks(home: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   const paths = homePaths(home);
   const checks: DoctorCheck[] = [];
 
+  let config: Config | undefined;
   try {
-    const config = loadConfigFile(paths.config);
+    config = loadConfigFile(paths.config, env);
     const detail = `${Object.keys(config.providers).length} providers, ${config.routes.length} routes, ${config.models.length} models`;
     checks.push({ name: "config", status: "ok", path: paths.config, detail });
   } catch (error) {
     checks.push({ name: "config", status: "error", path: paths.config, detail: messageOf(error) });
   }
+  // Read from the raw file, so an unset variable is named even when it is what breaks the config.
+  checks.push(...envChecks(paths.config, env));
+  if (config) checks.push(pricingCheck(config));
 
   try {
     if (!statSync(paths.dataDir).isDirectory()) throw new Error(`${paths.dataDir} is not a directory`);
@@ -106,6 +117,33 @@ async function homeChecks(home: string): Promise<DoctorCheck[]> {
   }
 
   return checks;
+}
+
+/** One check per `${NAME}` the config uses: ok when set (its value is never shown), else an error. */
+function envChecks(file: string, env: NodeJS.ProcessEnv): DoctorCheck[] {
+  let raw: unknown;
+  try {
+    raw = readRawConfig(file);
+  } catch {
+    return []; // unreadable or not JSON: the config check already says so
+  }
+  return envVariableUses(raw, env).map((use) => ({
+    name: `env ${use.name}`,
+    status: use.set ? "ok" : "error",
+    detail: use.set ? `${use.name} is set (used by ${use.paths.join(", ")})` : describeUnsetVariable(use),
+  }));
+}
+
+function pricingCheck(config: Config): DoctorCheck {
+  const fallback = `the default ${formatPrice(config.billing.defaultChatPricing)} per million input/output tokens (billing.defaultChatPricing)`;
+  const prefixes = defaultPricedPrefixes(config).join(", ");
+  const models = defaultPricedModels(config);
+  if (models.length === 0) {
+    const detail = prefixes ? `every routable model in models[] has a price; a model under ${prefixes} without an entry is billed at ${fallback}` : "every routable model has a price";
+    return { name: "pricing", status: "ok", detail, models };
+  }
+  const unlisted = prefixes ? `; so is any model under ${prefixes} without an entry` : "";
+  return { name: "pricing", status: "warn", detail: `routable models billed at ${fallback} for lack of a price in models[]: ${models.join(", ")}${unlisted}`, models };
 }
 
 function messageOf(error: unknown): string {

@@ -1,6 +1,7 @@
 // `${NAME}` in any string of the config is replaced by the environment variable NAME.
 // An unset variable becomes "" so the embedded defaults load on a machine without vendor keys;
-// the provider then fails at call time with its own authentication error.
+// env-references.ts finds those, so the server warns and `gw doctor` fails instead of an
+// upstream silently getting no key.
 const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 export function interpolateEnv<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
@@ -19,4 +20,9 @@ export function interpolateEnv<T>(value: T, env: NodeJS.ProcessEnv = process.env
 export function referencesEnv(value: string): boolean {
   reference.lastIndex = 0;
   return reference.test(value);
+}
+
+/** The variable names a string refers to, in order. */
+export function envReferenceNames(value: string): string[] {
+  return Array.from(value.matchAll(reference), (match) => match[1]!);
 }

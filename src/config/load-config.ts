@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { ConfigError } from "./config-error.js";
 import { configSchema } from "./config-schema.js";
+import { envVariableUses } from "./env-references.js";
 import { interpolateEnv } from "./interpolate-env.js";
 import { resolveConfig, type Config } from "./resolved-config.js";
 
@@ -14,7 +15,7 @@ export function parseConfigText(text: string, file: string, env: NodeJS.ProcessE
   }
   const result = configSchema.safeParse(interpolateEnv(raw, env));
   if (!result.success) throw ConfigError.fromZod(result.error, file);
-  return resolveConfig(result.data);
+  return resolveConfig(result.data, envVariableUses(raw, env));
 }
 
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Config {

@@ -7,6 +7,7 @@ import { watchConfig } from "../config/config-watcher.js";
 import { loadConfigFile } from "../config/load-config.js";
 import type { HomePaths } from "../config/paths.js";
 import { canonicalPlanName, type Config } from "../config/resolved-config.js";
+import { UnsetEnvWarnings } from "../config/unset-env-warnings.js";
 import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import { MetadataStore } from "../store/metadata-store.js";
@@ -74,6 +75,8 @@ export class Gateway {
   /** One circuit per provider name; they outlive config reloads. */
   readonly breakers: CircuitBreakers;
   private configWatcher: FSWatcher | null = null;
+  /** `${NAME}` variables the environment lacks: logged once each, at load or the reload that adds them. */
+  private readonly envWarnings: UnsetEnvWarnings;
   /** Runs a task at the end of this turn of the event loop, after the turn's usage rows are written. */
   readonly afterTurnWrites = (task: () => void): void => this.usageLog.afterTurnWrites(task);
 
@@ -90,6 +93,8 @@ export class Gateway {
   ) {
     this.fetchUrl = options.fetchUrl ?? ((url, fetchOptions) => safeFetch(url, fetchOptions));
     this.currentConfig = config;
+    this.envWarnings = new UnsetEnvWarnings((message) => logger.warn(message));
+    this.envWarnings.report(config);
     this.currentProviders = createProviders(config, http, (message) => logger.warn(message));
     this.ledger = new CreditLedger(usageLog, undefined, options.observer && ((row) => options.observer!.billed(row)));
     this.breakers = new CircuitBreakers((provider, state, detail) => {
@@ -160,6 +165,7 @@ export class Gateway {
 
   applyConfig(config: Config): void {
     this.currentConfig = config;
+    this.envWarnings.report(config);
     this.currentProviders = createProviders(config, this.http, (message) => this.logger.warn(message));
     this.logger.info("config reloaded");
   }

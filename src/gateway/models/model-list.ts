@@ -1,4 +1,8 @@
-// GET /v1/models: the configured concrete models. `auto` is never listed.
+// GET /v1/models: the configured concrete models the caller's key can use. An entry is listed
+// when a route serves it (config/model-routes.ts) and the key's plan may take that route (free
+// plans only free-tier routes); `auto` is never listed, nor an entry no route serves.
+import type { PlanLimits } from "../../config/config-schema.js";
+import { modelReachable } from "../../config/model-routes.js";
 import type { Config } from "../../config/resolved-config.js";
 
 export interface ModelEntry {
@@ -9,9 +13,9 @@ export interface ModelEntry {
   created: number;
 }
 
-export function listModels(config: Config): { object: "list"; data: ModelEntry[] } {
+export function listModels(config: Config, plan: Pick<PlanLimits, "freeTierOnly">): { object: "list"; data: ModelEntry[] } {
   const data = config.models
-    .filter((model) => model.id !== "auto")
+    .filter((model) => modelReachable(config, model.id, plan))
     .map((model) => ({
       id: model.id,
       name: model.name,

@@ -1,4 +1,4 @@
-// GET /v1/models
+// GET /v1/models: what the caller's key can use (its plan decides which routes it reaches).
 import type { H3 } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { listModels } from "../../gateway/models/model-list.js";
@@ -6,7 +6,7 @@ import { authenticateBearer } from "../request-context.js";
 
 export function registerModels(app: H3, gateway: Gateway): void {
   app.get("/v1/models", async (event) => {
-    await authenticateBearer(event, gateway);
-    return listModels(gateway.config);
+    const caller = await authenticateBearer(event, gateway);
+    return listModels(gateway.config, gateway.planOf(caller).limits);
   });
 }

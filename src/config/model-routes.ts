@@ -1,0 +1,41 @@
+// Which routes can serve a model id, read from the config alone: what GET /v1/models lists for a
+// key, and what `gw doctor` / `gw models` call routable. It matches the way
+// gateway/routing/route-resolver.ts does (kept here so the CLI can ask without the gateway):
+// a prefix route serves ids that start with its prefix (and are longer, unless the route pins a
+// `model`); an `auto` route's upstreams are the ids `<provider>/<model>` it answers with.
+import type { PlanLimits, RouteConfig } from "./config-schema.js";
+import type { Config } from "./resolved-config.js";
+
+type RoutingConfig = Pick<Config, "routes" | "providers">;
+
+/** The routes that serve `modelId`; none for `auto` itself, which is not a model. */
+export function routesServing(config: RoutingConfig, modelId: string): RouteConfig[] {
+  if (modelId === "auto") return [];
+  const configured = (provider: string | undefined) => provider !== undefined && Object.hasOwn(config.providers, provider);
+  return config.routes.filter((route) =>
+    route.prefix === "auto"
+      ? (route.upstreams ?? []).some((upstream) => configured(upstream.provider) && autoModelId(upstream) === modelId)
+      : configured(route.provider) && modelId.startsWith(route.prefix) && (route.model !== undefined || modelId.length > route.prefix.length),
+  );
+}
+
+/** Whether a key on `plan` can use `modelId`: a route serves it, a free-tier route for free plans. */
+export function modelReachable(config: RoutingConfig, modelId: string, plan: Pick<PlanLimits, "freeTierOnly">): boolean {
+  const routes = routesServing(config, modelId);
+  return plan.freeTierOnly ? routes.some((route) => route.freeTier) : routes.length > 0;
+}
+
+/** The model ids `auto` routes answer with, as the response's `model` names them. */
+export function autoUpstreamModelIds(config: RoutingConfig): string[] {
+  const ids = config.routes.filter((route) => route.prefix === "auto").flatMap((route) => (route.upstreams ?? []).map(autoModelId));
+  return [...new Set(ids)];
+}
+
+/** Prefix routes: they also serve model ids that have no models[] entry. */
+export function prefixRoutes(config: RoutingConfig): RouteConfig[] {
+  return config.routes.filter((route) => route.prefix !== "auto" && route.provider !== undefined);
+}
+
+function autoModelId(upstream: { provider: string; model: string }): string {
+  return `${upstream.provider}/${upstream.model}`;
+}
