@@ -226,13 +226,15 @@ test("an upload link whose lifetime ran out without bytes is refused (410) and i
     config.storage = { driver: "fs", linkTtlSeconds: 1 };
     config.plans = { free: {}, pro: { requestsPerMinute: 100_000 }, max: {} };
   });
-  const server = await startTestGateway(shortHome);
+  // The service's clock, moved by hand: no sleeping for the link to expire.
+  let now = Date.now();
+  const server = await startTestGateway(shortHome, { now: () => now });
   t.teardown(() => server.shutdown());
   const client = storageApi(server, await addKey(shortHome, "short", "pro"));
   const pending = (await client.presign({ filename: "late.txt", contentType: "text/plain", sizeBytes: 4 })).body.data;
   t.is(pending.expiresIn, 1);
   t.is((await client.quota()).body.data.usedBytes, 4);
-  await new Promise((resolve) => setTimeout(resolve, 2100));
+  now += 2000;
   const late = await answer(await fetch(pending.uploadUrl, { method: "PUT", headers: { "content-type": "text/plain" }, body: "late" }));
   t.is(late.status, 410);
   t.true(messageOnly(late));

@@ -52,6 +52,8 @@ export interface GatewayOptions {
   clock?: () => number;
   /** Told of each request's upstream attempts and usage rows (the server's access log). */
   observer?: CallObserver;
+  /** Wall-clock milliseconds for link lifetimes and expiries (tests move time by hand). */
+  now?: () => number;
 }
 
 export class Gateway {
@@ -145,7 +147,7 @@ export class Gateway {
     if (usageLog.warnings.length > shown.length) logger.warn(`${usageLog.warnings.length - shown.length} more usage rows skipped (run \`gw usage\` to list them)`);
     // Storage follows config reloads (size limit, link lifetime, secret); its blob driver is fixed at start.
     let gateway: Gateway | undefined;
-    const storage = await StorageService.open({ dataDir: paths.dataDir, blobsDir: paths.blobsDir, settings: () => (gateway?.config ?? config).storage, logger });
+    const storage = await StorageService.open({ dataDir: paths.dataDir, blobsDir: paths.blobsDir, settings: () => (gateway?.config ?? config).storage, logger, now: options.now });
     gateway = new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store), storage, new UpstreamHttp(), logger, options);
     return gateway;
   }

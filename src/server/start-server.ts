@@ -27,6 +27,8 @@ export interface StartOptions {
   fetchUrl?: UrlFetcher;
   /** Test seam: the circuit breakers' clock (milliseconds, monotonic). */
   clock?: () => number;
+  /** Test seam: the wall clock of signed links and upload expiries (epoch milliseconds). */
+  now?: () => number;
   logLevel?: LogLevel;
   logFormat?: LogFormat;
 }
@@ -37,7 +39,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // A home that was never set up starts on the embedded defaults; an initialised home with
   // missing or corrupt data refuses to start (Gateway.open throws).
   if (!isInitialised(options.home)) await initHome(options.home);
-  const gateway = await Gateway.open(homePaths(options.home), logger, { fetchUrl: options.fetchUrl, clock: options.clock, observer: accessLog });
+  const gateway = await Gateway.open(homePaths(options.home), logger, { fetchUrl: options.fetchUrl, clock: options.clock, now: options.now, observer: accessLog });
   gateway.watch();
   const app = createApp(gateway, logger, accessLog);
   const server = createServer(toNodeHandler(app));

@@ -76,7 +76,7 @@ export interface TestGateway extends RunningServer {
   v1: string;
 }
 
-export async function startTestGateway(home: string, options: { fetchUrl?: UrlFetcher; clock?: () => number } = {}): Promise<TestGateway> {
+export async function startTestGateway(home: string, options: { fetchUrl?: UrlFetcher; clock?: () => number; now?: () => number } = {}): Promise<TestGateway> {
   const server = await startServer({ home, host: "127.0.0.1", port: 0, logger: quietLogger, ...options });
   return Object.assign(server, { home, v1: `${server.url}/v1` });
 }
