@@ -2,7 +2,7 @@
 // subprocesses of the built CLI. The tools commands edit config.json (refusing unknown tools and
 // catalog models that do not do the tool's work); the image commands talk to a running gw with
 // the local engines enabled, and their pictures are decoded with sharp.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import test from "ava";
@@ -133,6 +133,44 @@ test("gw tools enable and disable edit config.json; unknown tools and unfit mode
   const again = await gw(["tools", "disable", "upscale", "local/lanczos", "--home", home]);
   t.is(again.code, 1);
   t.regex(again.stderr, /not enabled for upscale/);
+});
+
+test("gw tools enable refuses model ids nothing configured here serves, naming what would", async (t) => {
+  const home = await freshHome();
+  // A provider of a type gw does not implement, as an older `gw providers add` let through.
+  const file = homePaths(home).config;
+  const raw = JSON.parse(readFileSync(file, "utf8")) as { providers: Record<string, unknown> };
+  raw.providers.dg = { type: "deepgram", apiKey: "${DEEPGRAM_API_KEY}" };
+  writeFileSync(file, `${JSON.stringify(raw, null, 2)}\n`);
+  const before = readFileSync(file, "utf8");
+
+  const refusals: Array<[string[], RegExp]> = [
+    [["speech", "anything"], /"anything" is not PROVIDER\/MODEL; speech takes PROVIDER\/MODEL with one of the configured providers gw implements: openai, anthropic, local$/m],
+    [["speech", "elevenlabs/rachel"], /no provider "elevenlabs" is configured;.*openai, anthropic, local/],
+    [["transcription", "dg/nova-2"], /provider "dg" is of type deepgram, which gw does not implement \(it implements openai, anthropic, gemini, stability, local\)/],
+    [["video", "local/"], /not PROVIDER\/MODEL/],
+    [["describe", "gpt-4o"], /"gpt-4o" is not a chat model this gateway routes.*openai\/MODEL, anthropic\/MODEL, auto/],
+    [["enhance", "local/llama3"], /not a chat model this gateway routes/],
+    [["ocr", "local/easyocr"], /not an OCR engine gw runs: ocr takes local\/tesseract/],
+  ];
+  const refused = await Promise.all(refusals.map(([args]) => gw(["tools", "enable", ...args, "--home", home])));
+  refusals.forEach(([args, message], index) => {
+    t.is(refused[index]!.code, 1, args.join(" "));
+    t.regex(refused[index]!.stderr, message, args.join(" "));
+    t.is(refused[index]!.stdout, "");
+  });
+  t.is(readFileSync(file, "utf8"), before, "a refused model is not written");
+
+  const accepted: Array<[string, string]> = [
+    ["speech", "local/espeak"],
+    ["search", "openai/web"],
+    ["describe", "anthropic/claude-sonnet-4-5"],
+    ["enhance", "auto"],
+    ["ocr", "local/tesseract"],
+  ];
+  const results = await Promise.all(accepted.map(([tool, model]) => gw(["tools", "enable", tool, model, "--home", home])));
+  accepted.forEach(([tool, model], index) => t.is(results[index]!.code, 0, `${tool} ${model}: ${results[index]!.stderr}`));
+  t.deepEqual(toolsOf(home).enhance, { default: "auto", allow: ["auto"] });
 });
 
 test("concurrent gw tools enable commands both land", async (t) => {

@@ -4,11 +4,12 @@ import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { openHome } from "../../src/cli/home.js";
 import { note, printJson, printLine } from "../../src/cli/output.js";
+import { implementedProviderTypes } from "../../src/cli/provider-types.js";
 import { enableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
 
 export default class ToolsEnable extends GwCommand {
   static override description =
-    "Allow MODEL for TOOL in config.json (tools.TOOL.allow), and make it the default when the tool has none or with --default. Image tools (image, upscale, background) take models of the image catalog that do their work; describe and enhance take chat model ids. A running server picks the change up without a restart.";
+    "Allow MODEL for TOOL in config.json (tools.TOOL.allow), and make it the default when the tool has none or with --default. Image tools (image, upscale, background) take models of the image catalog that do their work; describe and enhance take chat model ids a route leads to; ocr takes PROVIDER/tesseract (a provider of type local); the others take PROVIDER/MODEL with a configured provider of a type gw implements. A running server picks the change up without a restart.";
   static override examples = [
     "<%= config.bin %> tools enable upscale local/lanczos",
     "<%= config.bin %> tools enable background local/flat-background",
@@ -26,7 +27,8 @@ export default class ToolsEnable extends GwCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ToolsEnable);
     const paths = await openHome(flags.home, { create: true });
-    const { result, config } = await editConfig(paths.config, (raw) => enableTool(raw, args.tool, args.model, flags.default));
+    const types = await implementedProviderTypes();
+    const { result, config } = await editConfig(paths.config, (raw) => enableTool(raw, args.tool, args.model, flags.default, types));
     const view = { tool: result.tool, default: result.default, allow: result.allow };
     if (flags.json) printJson(view);
     else printLine(`${result.added ? "enabled" : "already enabled:"} ${args.model} for ${args.tool}${result.default === args.model ? " (the default)" : ""}`);

@@ -1,11 +1,13 @@
 // `tools` in config.json as `gw tools` shows and edits it: each tool's default and allowlist.
 // Image tools (image, upscale, background) take models of the image catalog that do the tool's
-// work; the other tools name models the catalog does not describe (chat models for describe and
-// enhance, local engines), so any id is taken.
+// work; the other tools take ids a configured provider could serve (tool-models.ts).
 import { catalogSchema, type ImageModelEntry, type ImageOperation } from "../config/catalog-schema.js";
 import type { RawConfig } from "../config/config-file.js";
+import { parseConfigText } from "../config/load-config.js";
 import type { Config } from "../config/resolved-config.js";
 import { CliError } from "./cli-error.js";
+import type { ProviderTypeCapabilities } from "./provider-types.js";
+import { requireServableModel } from "./tool-models.js";
 import { isRecord, objectAt } from "./raw-config.js";
 
 /** The tools of the config (docs/decisions.md §6). */
@@ -55,11 +57,15 @@ export function toolOverview(config: Config): Array<ToolView & { available?: Too
   });
 }
 
-/** Inside editConfig: allow MODEL for TOOL, and make it the default when asked or when there is none. */
-export function enableTool(raw: RawConfig, tool: string, model: string, makeDefault: boolean): ToolView & { added: boolean; provider?: string } {
+/**
+ * Inside editConfig: allow MODEL for TOOL, and make it the default when asked or when there is none.
+ * MODEL must be one a provider here could serve (an image tool's: a catalog model doing its work).
+ */
+export function enableTool(raw: RawConfig, tool: string, model: string, makeDefault: boolean, types: ProviderTypeCapabilities): ToolView & { added: boolean; provider?: string } {
   const entry = toolEntry(raw, tool, { create: true });
   let provider: string | undefined;
   if (isImageTool(tool)) provider = catalogModelFor(raw, tool, model).provider;
+  else requireServableModel(parseConfigText(JSON.stringify(raw), "config.json"), types, tool, model);
   const allow = allowList(entry, tool);
   const added = !allow.includes(model);
   if (added) allow.push(model);

@@ -1,0 +1,36 @@
+// Which command a mistyped one most likely meant, for the command_not_found hook.
+
+/**
+ * Edits between two strings (insert, delete, substitute, or swap two neighbours: the optimal
+ * string alignment distance), so "modles" is one edit from "models", as a typist would count it.
+ */
+export function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i += 1) {
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/**
+ * The known id (colon-separated, as oclif passes them) closest to what was typed, or undefined
+ * when none is close enough to be a typo. Each id is compared with as many words of the typed id
+ * as it has, so arguments after a command (`gw modles --json`, `gw storag ls FILE`) do not count.
+ * An exact word match (a real topic such as `plans` in `plans lst`) is no typo fix.
+ */
+export function closestCommandId(typed: string, knownIds: readonly string[]): string | undefined {
+  const words = typed.split(":");
+  let best: { id: string; distance: number } | undefined;
+  for (const id of knownIds) {
+    const typedPart = words.slice(0, id.split(":").length).join(":");
+    const distance = editDistance(typedPart.toLowerCase(), id);
+    if (distance === 0 || distance > Math.max(1, Math.floor(id.length / 3))) continue;
+    if (!best || distance < best.distance) best = { id, distance };
+  }
+  return best?.id;
+}
