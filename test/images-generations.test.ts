@@ -6,7 +6,7 @@ import { homePaths } from "../src/config/paths.js";
 import { UsageLog, periodOf, type UsageRow } from "../src/store/usage-log.js";
 import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
 import { startFakeStability, type FakeStability } from "./fakes/stability.js";
-import { addKey, makeHome, startTestGateway, type RawConfig, type TestGateway } from "./helpers/gateway-harness.js";
+import { addKey, makeHome, quietLogger, startTestGateway, type RawConfig, type TestGateway } from "./helpers/gateway-harness.js";
 
 interface Setup {
   gateway: TestGateway;
@@ -306,6 +306,18 @@ test("an upstream error about an accepted value is returned verbatim, nothing bi
     const { status, body } = await generate(gateway, keys.pro, { prompt: "x" });
     t.is(status, 400);
     t.is(body.error?.message, "prompt too spicy");
+    t.deepEqual(usageRows(gateway), []);
+  });
+});
+
+test("an image upstream that fails: 502 naming the cause, each failed attempt logged with the request id, nothing billed", async (t) => {
+  await withSetup(async ({ gateway, openai, keys }) => {
+    openai.set({ status: 503 });
+    const { status, headers, body } = await generate(gateway, keys.pro, { prompt: "x" });
+    t.is(status, 502);
+    t.regex(body.error?.message ?? "", /openai: HTTP 503/);
+    const requestId = headers.get("x-request-id")!;
+    t.true(quietLogger.lines.some((line) => line.includes(requestId) && /upstream attempt failed: provider openai: HTTP 503/.test(line)));
     t.deepEqual(usageRows(gateway), []);
   });
 });

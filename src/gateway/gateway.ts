@@ -125,6 +125,7 @@ export class Gateway {
       ledger: this.ledger,
       library: this.imageLibrary,
       fetchUrl: this.fetchUrl,
+      warn: (message: string) => logger.warn(message),
       chat: this.chat,
     });
     this.imageTransforms = new ImageTransformService({
@@ -133,6 +134,7 @@ export class Gateway {
       ledger: this.ledger,
       library: this.imageLibrary,
       fetchUrl: this.fetchUrl,
+      warn: (message: string) => logger.warn(message),
     });
   }
 

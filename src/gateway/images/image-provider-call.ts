@@ -13,6 +13,8 @@ export interface ImageCallDependencies {
   config: () => Config;
   providers: () => ReadonlyMap<string, Provider>;
   ledger: CreditLedger;
+  /** The server's log, for each failed upstream attempt. */
+  warn?: (message: string) => void;
 }
 
 export interface ReservedImageResult {
@@ -38,6 +40,7 @@ export async function callImageProvider(
         settings: (name: string) => ({ ...config.upstream, ...config.providers[name]?.upstream }),
         signal: context.signal,
         supports: call.supports,
+        onFailedAttempt: (provider, cause) => dependencies.warn?.(`${context.requestId} upstream attempt failed: provider ${provider}: ${cause}`),
       },
       ({ provider }) => call.run(provider),
     );
