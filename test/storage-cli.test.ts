@@ -98,7 +98,7 @@ test("upload, ls, get (-o FILE, -o -, default name), url, quota, rm: the whole r
   t.is(rm.stdout, `deleted ${id}\n`);
   const gone = await gw("flow", ["storage", "get", id!, "-o", path.join(directory, "gone.txt")]);
   t.is(gone.code, 1);
-  t.is(gone.stderr, "File not found.\n");
+  t.is(gone.stderr, `File not found: ${id}\n`, "the error names the id");
   t.false(existsSync(path.join(directory, "gone.txt")));
 });
 

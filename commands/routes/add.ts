@@ -5,16 +5,16 @@ import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { openHome } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
-import { arrayAt, isRecord } from "../../src/cli/raw-config.js";
-import { parseUpstream } from "../../src/cli/route-entries.js";
+import { arrayAt } from "../../src/cli/raw-config.js";
+import { duplicateRoute, duplicateRouteMessage, parseUpstream } from "../../src/cli/route-entries.js";
 
 export default class RoutesAdd extends GwCommand {
   static override description =
-    "Add a chat route: requests whose model starts with PREFIX go to a provider (highest priority, then longest prefix, wins). `auto` takes weighted --upstream entries.";
+    "Add a chat route: requests whose model starts with PREFIX go to a provider (highest priority, then longest prefix, wins). `auto` takes weighted --upstream entries. A route with the same prefix and provider (for `auto`, any `auto` route) is refused unless --replace is given; `gw routes set` changes one in place.";
   static override examples = [
     "<%= config.bin %> routes add groq/ --provider groq --priority 10 --free-tier",
     "<%= config.bin %> routes add fast --provider groq --model llama-3.1-8b-instant",
-    "<%= config.bin %> routes add auto --upstream openai:gpt-4o-mini:3 --upstream groq:llama-3.1-8b-instant:1",
+    "<%= config.bin %> routes add auto --replace --upstream openai:gpt-4o-mini:3 --upstream groq:llama-3.1-8b-instant:1",
   ];
   static override args = { prefix: Args.string({ description: "model prefix (e.g. openai/), a short alias, or auto", required: true }) };
   static override flags = {
@@ -23,12 +23,15 @@ export default class RoutesAdd extends GwCommand {
     model: Flags.string({ description: "send this model upstream instead of the request's model minus the prefix" }),
     priority: Flags.integer({ description: "higher wins among matching routes [default: 0]" }),
     "free-tier": Flags.boolean({ description: "reachable by free-tier plans", default: false }),
+    replace: Flags.boolean({ description: "replace the route with this prefix and provider (for auto: the auto route) instead of refusing", default: false }),
     json: jsonFlag,
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(RoutesAdd);
     if (flags.provider === undefined && flags.upstream === undefined) throw new CliError("give --provider NAME, or --upstream provider:model[:weight] for a weighted route");
+    // The router serves `auto` from weighted routes only: a provider route named auto would never be used.
+    if (args.prefix === "auto" && flags.provider !== undefined) throw new CliError("the auto route picks among weighted upstreams: give --upstream provider:model[:weight] instead of --provider");
     const route: Record<string, unknown> = { prefix: args.prefix };
     if (flags.provider !== undefined) route.provider = flags.provider;
     if (flags.upstream !== undefined) route.upstreams = flags.upstream.map(parseUpstream);
@@ -36,16 +39,15 @@ export default class RoutesAdd extends GwCommand {
     if (flags.priority !== undefined) route.priority = flags.priority;
     if (flags["free-tier"]) route.freeTier = true;
     const paths = await openHome(flags.home, { create: true });
-    const { config, result: index } = await editConfig(paths.config, (raw) => {
+    const { config, result } = await editConfig(paths.config, (raw) => {
       const routes = arrayAt(raw, "routes");
-      const target = JSON.stringify(route.provider ?? route.upstreams);
-      const duplicate = routes.findIndex((existing) => isRecord(existing) && existing.prefix === args.prefix && JSON.stringify(existing.provider ?? existing.upstreams) === target);
-      if (duplicate >= 0) throw new CliError(`routes[${duplicate}] already sends "${args.prefix}" there; remove it first (\`gw routes remove ${args.prefix}\`)`);
-      routes.push(route);
-      return routes.length - 1;
+      const duplicate = duplicateRoute(routes, { prefix: args.prefix, provider: flags.provider });
+      if (duplicate < 0) return { index: routes.push(route) - 1, replaced: false };
+      if (!flags.replace) throw new CliError(duplicateRouteMessage(routes, duplicate, args.prefix));
+      routes[duplicate] = route;
+      return { index: duplicate, replaced: true };
     });
-    const added = config.routes[index];
-    if (flags.json) return printJson(added);
-    printLine(`added routes[${index}]: "${args.prefix}" -> ${flags.provider ?? (flags.upstream ?? []).join(", ")}`);
+    if (flags.json) return printJson(config.routes[result.index]);
+    printLine(`${result.replaced ? "replaced" : "added"} routes[${result.index}]: "${args.prefix}" -> ${flags.provider ?? (flags.upstream ?? []).join(", ")}`);
   }
 }

@@ -1,18 +1,21 @@
 import { Args, Flags } from "@oclif/core";
 import { editConfig } from "../../src/config/config-file.js";
-import { CliError } from "../../src/cli/cli-error.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { openHome } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
-import { routesUsing } from "../../src/cli/provider-entries.js";
-import { arrayAt, stringField } from "../../src/cli/raw-config.js";
+import { arrayAt } from "../../src/cli/raw-config.js";
+import { selectRoute } from "../../src/cli/route-entries.js";
 
 export default class RoutesRemove extends GwCommand {
-  static override description = "Remove the route with this prefix (--provider picks one when several share the prefix).";
+  static override description =
+    "Remove the route with this prefix. When several share the prefix, --provider (or for weighted routes such as auto, --priority) picks one; --index picks by the # of `gw routes list`.";
+  static override examples = ["<%= config.bin %> routes remove groq/", "<%= config.bin %> routes remove fast --provider groq", "<%= config.bin %> routes remove auto --priority 5"];
   static override args = { prefix: Args.string({ description: "route prefix", required: true }) };
   static override flags = {
-    provider: Flags.string({ description: "the route to this provider, when several routes share the prefix" }),
+    provider: Flags.string({ description: "the route to this provider (a weighted route: with an upstream to it), when several share the prefix" }),
+    priority: Flags.integer({ description: "the route with this priority, when several share the prefix" }),
+    index: Flags.integer({ description: "the route at this position (the # of `gw routes list`), when nothing else tells them apart", min: 0 }),
     json: jsonFlag,
   };
 
@@ -21,15 +24,7 @@ export default class RoutesRemove extends GwCommand {
     const paths = await openHome(flags.home);
     const { result: removed } = await editConfig(paths.config, (raw) => {
       const routes = arrayAt(raw, "routes");
-      let matches = routes.flatMap((route, index) => (stringField(route, "prefix") === args.prefix ? [index] : []));
-      if (flags.provider !== undefined) {
-        const using = new Set(routesUsing(routes, flags.provider).map((user) => user.index));
-        matches = matches.filter((index) => using.has(index));
-      }
-      const what = `prefix "${args.prefix}"${flags.provider === undefined ? "" : ` and provider "${flags.provider}"`}`;
-      if (matches.length === 0) throw new CliError(`no route with ${what}`);
-      if (matches.length > 1) throw new CliError(`${matches.length} routes have ${what} (${matches.map((index) => `routes[${index}]`).join(", ")}); pick one with --provider`);
-      const index = matches[0] ?? 0;
+      const index = selectRoute(routes, { prefix: args.prefix, provider: flags.provider, priority: flags.priority, index: flags.index }, ["provider", "priority", "index"]);
       return { index, route: routes.splice(index, 1)[0] };
     });
     if (flags.json) return printJson(removed.route);

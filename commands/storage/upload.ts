@@ -1,14 +1,16 @@
 import { Args, Flags } from "@oclif/core";
+import { GwApiError } from "../../src/client/gw-api-error.js";
+import { CliError } from "../../src/cli/cli-error.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
-import { fileSource } from "../../src/cli/local-files.js";
+import { checkFileSizes, checkLocalFiles, fileSource, type LocalFile } from "../../src/cli/local-files.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { humanBytes, transferProgress } from "../../src/cli/transfer-progress.js";
 
 export default class StorageUpload extends GwCommand {
   static override description =
-    "Upload files to the agent's storage (POST /v1/storage/upload, or with --presigned a presigned upload and a PUT). Files are streamed from disk; progress shows on a terminal for large files.";
+    "Upload files to the agent's storage (POST /v1/storage/upload, or with --presigned a presigned upload and a PUT). Every file is checked first (it exists, can be read, and is within the gateway's per-file limit): when one cannot be sent, none is. Files are streamed from disk; progress shows on a terminal for large files.";
   static override examples = [
     "<%= config.bin %> storage upload report.pdf",
     "<%= config.bin %> storage upload *.png --presigned",
@@ -26,13 +28,26 @@ export default class StorageUpload extends GwCommand {
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(StorageUpload);
+    const files = await checkLocalFiles(argv as string[]);
     const client = gatewayClient(flags);
+    checkFileSizes(files, (await client.storageLimits()).maxFileBytes);
     // One after another, stopping at the first failure; --json prints each API body in turn.
-    for (const file of argv as string[]) {
-      const source = await fileSource(file, flags["content-type"], (sizeBytes) => transferProgress(`uploading ${file}`, sizeBytes));
-      const body = flags.presigned ? await client.uploadFilePresigned(source) : await client.uploadFile(source);
+    const uploaded: LocalFile[] = [];
+    for (const file of files) {
+      const source = fileSource(file, flags["content-type"], (sizeBytes) => transferProgress(`uploading ${file.path}`, sizeBytes));
+      const body = await (flags.presigned ? client.uploadFilePresigned(source) : client.uploadFile(source)).catch((error: unknown) => {
+        throw failedUpload(file, uploaded, error);
+      });
+      uploaded.push(file);
       if (flags.json) printJson(body);
       else printLine(`${body.data.id}  ${body.data.filename}  ${humanBytes(body.data.sizeBytes)}  ${body.data.contentType}`);
     }
   }
+}
+
+/** The gateway's refusal, naming the file it was about and what was uploaded before it. */
+function failedUpload(file: LocalFile, uploaded: readonly LocalFile[], error: unknown): unknown {
+  if (!(error instanceof GwApiError) || error.status === 0) return error;
+  const before = uploaded.length > 0 ? `\n(uploaded before it: ${uploaded.map((done) => done.path).join(", ")})` : "";
+  return new CliError(`${file.path}: ${error.message}${before}`);
 }

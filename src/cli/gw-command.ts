@@ -1,6 +1,7 @@
 // Base of every gw command: the global --home flag, and errors printed as their message alone on
 // stderr (also under --json, so stdout only ever carries the result) with a non-zero exit.
 import { Command, Errors } from "@oclif/core";
+import { StoreError } from "../store/store-error.js";
 import { homeFlag } from "./flags.js";
 import { exitQuietlyOnBrokenPipe } from "./output.js";
 
@@ -21,7 +22,9 @@ export abstract class GwCommand extends Command {
     if (error instanceof Errors.ExitError) throw error;
     const exit = error.oclif?.exit || error.exitCode || 1;
     // Parse errors from oclif carry their own help hints; everything else is the message alone.
-    const message = process.env.DEBUG && error.stack ? error.stack : error.message || String(error);
+    // Store errors are worded for the server's start; a command gets the wording meant for it.
+    const text = error instanceof StoreError ? error.commandMessage : error.message;
+    const message = process.env.DEBUG && error.stack ? error.stack : text || String(error);
     process.stderr.write(`${message.replace(/\n+$/, "")}\n`);
     process.exitCode = exit;
   }

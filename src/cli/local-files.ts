@@ -1,7 +1,7 @@
-// Local files for `gw storage`: uploads read from disk as they are sent, downloads written to a
-// temp file beside the target and renamed into place once complete (a failed download leaves
-// nothing behind under the target's name).
-import { createWriteStream, promises as fs } from "node:fs";
+// Local files for `gw storage`: uploads checked before the first is sent and read from disk as
+// they are sent, downloads written to a temp file beside the target and renamed into place once
+// complete (a failed download leaves nothing behind under the target's name).
+import { constants, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -9,24 +9,62 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { UploadSource } from "../client/storage-types.js";
 import { CliError } from "./cli-error.js";
 import { contentTypeOf } from "./content-types.js";
-import type { TransferProgress } from "./transfer-progress.js";
+import { humanBytes, type TransferProgress } from "./transfer-progress.js";
 
 const CHUNK_BYTES = 256 * 1024;
 
-export async function fileSource(file: string, contentType: string | undefined, progress: (sizeBytes: number) => TransferProgress): Promise<UploadSource> {
-  let stat;
+/** A file to upload, checked on disk. */
+export interface LocalFile {
+  path: string;
+  sizeBytes: number;
+}
+
+/**
+ * Every argument of an upload, checked before anything is sent (exists, a regular file, readable),
+ * so a bad one never leaves the files before it uploaded. All problems are named, one a line.
+ */
+export async function checkLocalFiles(files: readonly string[]): Promise<LocalFile[]> {
+  const checked = await Promise.all(files.map(inspectLocalFile));
+  refuseProblems(checked.flatMap((entry) => (typeof entry === "string" ? [entry] : [])), files.length);
+  return checked.filter((entry): entry is LocalFile => typeof entry !== "string");
+}
+
+/** Files over the gateway's per-file limit (when it said one) are refused before any is sent. */
+export function checkFileSizes(files: readonly LocalFile[], maxFileBytes: number | undefined): void {
+  if (maxFileBytes === undefined) return;
+  const limit = `the gateway's limit of ${humanBytes(maxFileBytes)} per file (${maxFileBytes} bytes)`;
+  refuseProblems(
+    files.filter((file) => file.sizeBytes > maxFileBytes).map((file) => `${file.path}: ${humanBytes(file.sizeBytes)} (${file.sizeBytes} bytes) is over ${limit}`),
+    files.length,
+  );
+}
+
+function refuseProblems(problems: string[], fileCount: number): void {
+  if (problems.length === 0) return;
+  throw new CliError(fileCount > 1 ? `${problems.join("\n")}\nnothing was uploaded` : problems.join("\n"));
+}
+
+/** The file's size, or what is wrong with it as `FILE: problem`. */
+async function inspectLocalFile(file: string): Promise<LocalFile | string> {
   try {
-    stat = await fs.stat(file);
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) return `${file}: not a regular file`;
+    await fs.access(file, constants.R_OK);
+    return { path: file, sizeBytes: stat.size };
   } catch (error) {
-    throw new CliError(`${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return `${file}: no such file`;
+    if (code === "EACCES" || code === "EPERM") return `${file}: not readable (permission denied)`;
+    return `${file}: ${(error as Error).message}`;
   }
-  if (!stat.isFile()) throw new CliError(`${file}: not a regular file`);
-  const sizeBytes = stat.size;
+}
+
+export function fileSource(file: LocalFile, contentType: string | undefined, progress: (sizeBytes: number) => TransferProgress): UploadSource {
   return {
-    filename: path.basename(file),
-    contentType: contentType ?? contentTypeOf(file),
-    sizeBytes,
-    open: () => readFileStream(file, progress(sizeBytes)),
+    filename: path.basename(file.path),
+    contentType: contentType ?? contentTypeOf(file.path),
+    sizeBytes: file.sizeBytes,
+    open: () => readFileStream(file.path, progress(file.sizeBytes)),
   };
 }
 

@@ -1,6 +1,8 @@
-// Routes as `gw routes` writes and shows them.
+// Routes as `gw routes` writes, shows and finds them: one route among several sharing a prefix is
+// named by provider, priority or position, and a route that would duplicate another is found.
 import type { RouteConfig } from "../config/config-schema.js";
 import { CliError } from "./cli-error.js";
+import { isRecord, stringField } from "./raw-config.js";
 
 export interface UpstreamSpec {
   provider: string;
@@ -29,4 +31,103 @@ export function parseUpstream(value: string): UpstreamSpec {
 export function routeTarget(route: RouteConfig): string {
   if (route.upstreams) return route.upstreams.map((upstream) => `${upstream.provider}:${upstream.model}:${upstream.weight}`).join(", ");
   return route.provider ?? "";
+}
+
+/** How `gw routes remove` and `gw routes set` name one route among those sharing a prefix. */
+export interface RouteSelector {
+  prefix: string;
+  /** The route to this provider (or, for a weighted route, with an upstream to it). */
+  provider?: string;
+  priority?: number;
+  /** Its position, the # of `gw routes list`. */
+  index?: number;
+}
+
+/** Which selector flags the command offers besides the prefix (`set` changes --priority). */
+export type SelectorFlag = "provider" | "priority" | "index";
+
+/**
+ * Inside editConfig: the index of the one route the selector names. None, or several, is refused;
+ * several are listed, each with a flag that picks it.
+ */
+export function selectRoute(routes: readonly unknown[], selector: RouteSelector, flags: readonly SelectorFlag[]): number {
+  const matches = routes.flatMap((route, index) => (routeMatches(route, index, selector) ? [index] : []));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw new CliError(`no route with ${describeSelector(selector)} (\`gw routes list\` shows the routes)`);
+  const weighted = matches.some((index) => isWeighted(routes[index]));
+  const offered = flags.filter((flag) => flag !== "priority" || weighted);
+  const lines = matches.map((index) => `  routes[${index}] -> ${rawRouteTarget(routes[index])} (priority ${priorityOf(routes[index])}): ${pickingFlag(routes, matches, index, offered)}`);
+  throw new CliError(`${matches.length} routes have ${describeSelector(selector)}; pick one with ${offered.map(flagUsage).join(", ")}:\n${lines.join("\n")}`);
+}
+
+/** An existing route the new one would duplicate: the same prefix and provider, or both weighted. */
+export function duplicateRoute(routes: readonly unknown[], added: { prefix: string; provider?: string }): number {
+  return routes.findIndex((route) => {
+    if (stringField(route, "prefix") !== added.prefix) return false;
+    return added.provider === undefined ? isWeighted(route) : stringField(route, "provider") === added.provider;
+  });
+}
+
+/** Why `gw routes add` refuses a duplicate, and the two ways on. */
+export function duplicateRouteMessage(routes: readonly unknown[], index: number, prefix: string): string {
+  const route = routes[index];
+  const existing = `routes[${index}] already sends "${prefix}" to ${isWeighted(route) ? `weighted upstreams (${rawRouteTarget(route)})` : rawRouteTarget(route)}`;
+  if (isWeighted(route)) return `${existing}; pass --replace to replace it with this one, or change its priority or free tier with \`gw routes set ${prefix}\``;
+  return `${existing}; change it with \`gw routes set ${prefix} --provider ${rawRouteTarget(route)} [--priority N] [--free-tier|--no-free-tier] [--model M]\`, or pass --replace to replace it`;
+}
+
+/** A route with weighted `upstreams` (such as auto) rather than one provider. */
+export function isWeighted(route: unknown): route is Record<string, unknown> & { upstreams: unknown[] } {
+  return isRecord(route) && Array.isArray(route.upstreams);
+}
+
+function routeMatches(route: unknown, index: number, selector: RouteSelector): boolean {
+  if (stringField(route, "prefix") !== selector.prefix) return false;
+  if (selector.index !== undefined && index !== selector.index) return false;
+  if (selector.priority !== undefined && priorityOf(route) !== selector.priority) return false;
+  return selector.provider === undefined || providersOf(route).includes(selector.provider);
+}
+
+function describeSelector(selector: RouteSelector): string {
+  const parts = [`prefix "${selector.prefix}"`];
+  if (selector.provider !== undefined) parts.push(`provider "${selector.provider}"`);
+  if (selector.priority !== undefined) parts.push(`priority ${selector.priority}`);
+  if (selector.index !== undefined) parts.push(`index ${selector.index}`);
+  return parts.join(" and ");
+}
+
+/** The first offered flag that names only this route among the matches; --index always does. */
+function pickingFlag(routes: readonly unknown[], matches: readonly number[], index: number, offered: readonly SelectorFlag[]): string {
+  const others = matches.filter((other) => other !== index).map((other) => routes[other]);
+  if (offered.includes("provider")) {
+    const own = providersOf(routes[index]).find((provider) => others.every((other) => !providersOf(other).includes(provider)));
+    if (own !== undefined) return `--provider ${own}`;
+  }
+  if (offered.includes("priority") && others.every((other) => priorityOf(other) !== priorityOf(routes[index]))) return `--priority ${priorityOf(routes[index])}`;
+  return `--index ${index}`;
+}
+
+function flagUsage(flag: SelectorFlag): string {
+  return { provider: "--provider NAME", priority: "--priority N", index: "--index N (the # of `gw routes list`)" }[flag];
+}
+
+function providersOf(route: unknown): string[] {
+  if (!isWeighted(route)) return [stringField(route, "provider") ?? ""];
+  return route.upstreams.map((upstream) => stringField(upstream, "provider") ?? "");
+}
+
+function priorityOf(route: unknown): number {
+  const priority = isRecord(route) ? route.priority : undefined;
+  return typeof priority === "number" ? priority : 0;
+}
+
+/** routeTarget for a route as written in config.json (weights default to 1). */
+function rawRouteTarget(route: unknown): string {
+  if (!isWeighted(route)) return stringField(route, "provider") ?? "?";
+  return route.upstreams
+    .map((upstream) => {
+      const weight = isRecord(upstream) && typeof upstream.weight === "number" ? upstream.weight : 1;
+      return `${stringField(upstream, "provider") ?? "?"}:${stringField(upstream, "model") ?? "?"}:${weight}`;
+    })
+    .join(", ");
 }

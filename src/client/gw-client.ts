@@ -5,15 +5,17 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelL
 import { GwApiError, isRecord } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
 import type { ImageCatalogBody, ImageEditRequest, ImageGenerationRequest, ImageResultBody, ProjectBody, ProjectListBody } from "./image-types.js";
-import type {
-  FileDownload,
-  FileListBody,
-  FileUrlBody,
-  MessageBody,
-  PresignedUploadBody,
-  StorageQuotaBody,
-  StoredFileBody,
-  UploadSource,
+import {
+  MAX_FILE_BYTES_HEADER,
+  type FileDownload,
+  type FileListBody,
+  type FileUrlBody,
+  type MessageBody,
+  type PresignedUploadBody,
+  type StorageLimits,
+  type StorageQuotaBody,
+  type StoredFileBody,
+  type UploadSource,
 } from "./storage-types.js";
 
 export interface CallOptions {
@@ -97,7 +99,7 @@ export class GwClient {
 
   /** GET /v1/storage/files/:id, following its redirect to the signed link; the bytes stream. */
   async downloadFile(id: string, options: CallOptions = {}): Promise<FileDownload> {
-    const response = await this.transport.request(`/v1/storage/files/${encodeURIComponent(id)}`, options);
+    const response = await namingFile(id, this.transport.request(`/v1/storage/files/${encodeURIComponent(id)}`, options));
     if (!response.body) throw new GwApiError("the gateway sent no file body", response.status);
     const length = response.headers.get("content-length");
     return {
@@ -109,13 +111,13 @@ export class GwClient {
   }
 
   async fileUrl(id: string, options: CallOptions = {}): Promise<FileUrlBody> {
-    const answer = await this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}/url`, options);
+    const answer = await namingFile(id, this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}/url`, options));
     if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.url !== "string") throw unexpected("file url", answer);
     return answer as unknown as FileUrlBody;
   }
 
   async deleteFile(id: string, options: CallOptions = {}): Promise<MessageBody> {
-    const answer = await this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}`, { ...options, method: "DELETE" });
+    const answer = await namingFile(id, this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}`, { ...options, method: "DELETE" }));
     if (!isRecord(answer) || typeof answer.message !== "string") throw unexpected("delete", answer);
     return answer as unknown as MessageBody;
   }
@@ -154,9 +156,40 @@ export class GwClient {
   }
 
   async storageQuota(options: CallOptions = {}): Promise<StorageQuotaBody> {
-    const answer = await this.transport.json<unknown>("/v1/storage/quota", options);
+    return (await this.storageLimits(options)).quota;
+  }
+
+  /** GET /v1/storage/quota: the quota, and the per-file limit the gateway sends beside it. */
+  async storageLimits(options: CallOptions = {}): Promise<StorageLimits> {
+    const response = await this.transport.request("/v1/storage/quota", { ...options, headers: { accept: "application/json" } });
+    const answer = await readJsonBody(response, "quota");
     if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.usedBytes !== "number") throw unexpected("quota", answer);
-    return answer as unknown as StorageQuotaBody;
+    const maxFileBytes = Number(response.headers.get(MAX_FILE_BYTES_HEADER) ?? Number.NaN);
+    return { quota: answer as unknown as StorageQuotaBody, maxFileBytes: Number.isSafeInteger(maxFileBytes) && maxFileBytes > 0 ? maxFileBytes : undefined };
+  }
+}
+
+/**
+ * The storage endpoints answer a missing file with a bare "File not found."; a command given
+ * several ids, or a script's log, needs to know which one.
+ */
+async function namingFile<T>(id: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof GwApiError && error.status === 404) {
+      throw new GwApiError(`${error.message.replace(/\.$/, "")}: ${id}`, error.status, error.type, error.code, error.requestId, error.body);
+    }
+    throw error;
+  }
+}
+
+async function readJsonBody(response: Response, what: string): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw unexpected(what, text.slice(0, 200));
   }
 }
 

@@ -4,6 +4,7 @@ import { Readable } from "node:stream";
 import { request as undiciRequest } from "undici";
 import { errorFromBody, GwApiError, isRecord } from "./gw-api-error.js";
 import { readServerSentEvents } from "./server-sent-events.js";
+import { uploadDispatcher } from "./upload-connections.js";
 
 export interface TransportOptions {
   /** The gateway's root, e.g. http://127.0.0.1:8787 (a trailing `/v1` is tolerated). */
@@ -125,6 +126,8 @@ export class HttpTransport {
    * every byte of a streamed request body in memory until the request ends (nodejs/undici#4058),
    * so this goes through undici's request(), which writes with backpressure. `target` is a path
    * under the base URL, or an absolute URL (a signed upload link, sent with `auth: false`).
+   * A gateway that refuses the upload before reading it is reported with its own message
+   * (upload-connections.ts), not with the broken pipe its early close causes.
    */
   async sendStream(target: string, body: AsyncIterable<Uint8Array>, options: StreamRequestOptions): Promise<unknown> {
     const headers: Record<string, string> = { accept: "application/json", ...options.headers };
@@ -135,7 +138,13 @@ export class HttpTransport {
     const url = /^https?:\/\//i.test(target) ? target : this.url(target, undefined);
     let answer: Awaited<ReturnType<typeof undiciRequest>>;
     try {
-      answer = await undiciRequest(url, { method: options.method, headers, body: Readable.from(body, { objectMode: false }), signal: options.signal });
+      answer = await undiciRequest(url, {
+        method: options.method,
+        headers,
+        body: Readable.from(body, { objectMode: false }),
+        signal: options.signal,
+        dispatcher: uploadDispatcher(),
+      });
     } catch (error) {
       if (options.signal?.aborted) throw error;
       throw new GwApiError(`cannot reach the gateway at ${new URL(url).origin} (${networkReason(error)}); is \`gw serve\` running?`, 0);

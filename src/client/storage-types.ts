@@ -30,6 +30,15 @@ export interface StorageQuotaBody {
   data: { usedBytes: number; limitBytes: number; usedFormatted: string; limitFormatted: string };
 }
 
+/** The quota endpoint's header that carries the gateway's per-file upload limit, in bytes. */
+export const MAX_FILE_BYTES_HEADER = "x-service-max-file-bytes";
+
+export interface StorageLimits {
+  quota: StorageQuotaBody;
+  /** The largest file the gateway takes; undefined when it does not say (an older gateway). */
+  maxFileBytes: number | undefined;
+}
+
 export interface MessageBody {
   message: string;
 }

@@ -28,7 +28,11 @@ export class MetadataStore {
     const store = new MetadataStore(file);
     if (fileSignature(file) !== "") await store.read();
     else if (options.create) await store.createIfMissing();
-    else throw new StoreError(`metadata file ${file} is missing; refusing to start with empty balances and keys (restore it, or run \`gw init\` on a new home)`);
+    else {
+      throw new StoreError(`metadata file ${file} is missing; refusing to start with empty balances and keys (restore it, or run \`gw init\` on a new home)`, {
+        commandMessage: `the metadata file ${file} (agents and keys) is missing: restore it from a backup, or run \`gw init\` to start this home afresh with no agents or keys`,
+      });
+    }
     return store;
   }
 
@@ -89,11 +93,15 @@ export class MetadataStore {
     try {
       await this.db.read();
     } catch (error) {
-      throw new StoreError(`metadata file ${this.file} is corrupt (${(error as Error).message}); refusing to start — restore it from a backup`);
+      throw new StoreError(`metadata file ${this.file} is corrupt (${(error as Error).message}); refusing to start — restore it from a backup`, {
+        commandMessage: corruptForCommand(this.file, `is not valid JSON (${(error as Error).message})`),
+      });
     }
     const data = this.db.data as Partial<MetadataData> | null;
     if (!data || !Array.isArray(data.agents) || !Array.isArray(data.keys)) {
-      throw new StoreError(`metadata file ${this.file} is not a gw metadata file; refusing to start — restore it from a backup`);
+      throw new StoreError(`metadata file ${this.file} is not a gw metadata file; refusing to start — restore it from a backup`, {
+        commandMessage: corruptForCommand(this.file, "is not a gw metadata file (no agents and keys lists)"),
+      });
     }
     this.lastSeen = signature;
     for (const listener of this.listeners) listener();
@@ -129,6 +137,11 @@ export class MetadataStore {
       this.flushing = this.pending.length > 0 ? Promise.resolve().then(() => this.flush()) : null;
     }
   }
+}
+
+/** A damaged store as a command reports it: gw never rewrites it, so recovery is the user's copy. */
+function corruptForCommand(file: string, problem: string): string {
+  return `the metadata file ${file} ${problem}, so gw cannot read its agents and keys; nothing was changed. Restore it from a backup (gw keeps none itself), or, to start over with no agents or keys, move it aside and run \`gw init\`.`;
 }
 
 function fileSignature(file: string): string {

@@ -15,6 +15,11 @@ import { readMultipartFile } from "./storage-multipart.js";
 const STORAGE_PREFIX = "/v1/storage";
 /** Exact paths, for the app's 405 answer to other methods. */
 export const STORAGE_PATHS = ["/v1/storage/upload", "/v1/storage/files", "/v1/storage/presigned-upload", "/v1/storage/quota"];
+/**
+ * The per-file upload limit (storage.maxFileBytes), sent with the quota so a client can refuse a
+ * file before sending it. A header, so the quota body stays the spec's.
+ */
+export const MAX_FILE_BYTES_HEADER = "x-service-max-file-bytes";
 /** The presigned-upload body is a few small fields. */
 const MAX_PRESIGN_BODY_BYTES = 64 * 1024;
 
@@ -67,6 +72,7 @@ export function registerStorage(app: H3, gateway: Gateway): void {
 
   app.get("/v1/storage/quota", async (event) => {
     const { caller, limits } = await authorize(event, gateway);
+    event.res.headers.set(MAX_FILE_BYTES_HEADER, String(gateway.config.storage.maxFileBytes));
     return { data: await gateway.storage.quota(caller.agent.id, limits) };
   });
 

@@ -1,0 +1,44 @@
+import { Args, Flags } from "@oclif/core";
+import { editConfig } from "../../src/config/config-file.js";
+import { CliError } from "../../src/cli/cli-error.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { jsonFlag } from "../../src/cli/flags.js";
+import { openHome } from "../../src/cli/home.js";
+import { note, printJson, printLine } from "../../src/cli/output.js";
+import { assertProviderType, changeProvider, parseHeaders, providerView, type ProviderChanges } from "../../src/cli/provider-entries.js";
+
+export default class ProvidersSet extends GwCommand {
+  static override description =
+    "Change a provider in config.json: only what is given changes, and a running server follows without a restart. Secrets are never printed back; pass them as ${ENV} references to keep them out of the file.";
+  static override examples = [
+    "<%= config.bin %> providers set openrouter --api-key '${OPENROUTER_API_KEY}'",
+    "<%= config.bin %> providers set ollama --base-url http://10.0.0.5:11434/v1",
+    "<%= config.bin %> providers set openrouter --header X-Title=gw --header HTTP-Referer=   # set one header, remove another",
+  ];
+  static override args = { name: Args.string({ description: "provider name (`gw providers list` shows them)", required: true }) };
+  static override flags = {
+    type: Flags.string({ description: "provider type (openai for any OpenAI-compatible server)" }),
+    "base-url": Flags.string({ description: "upstream base URL; '' removes it (the type's default)" }),
+    "api-key": Flags.string({ description: "API key, or an environment reference such as '${OPENAI_API_KEY}' (single-quoted); '' removes it" }),
+    header: Flags.string({ description: "extra header sent upstream, name=value (repeatable); name= removes that header", multiple: true, default: [] }),
+    json: jsonFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ProvidersSet);
+    if (flags.type !== undefined) await assertProviderType(flags.type);
+    const changes: ProviderChanges = {};
+    if (flags.type !== undefined) changes.type = flags.type;
+    if (flags["base-url"] !== undefined) changes.baseUrl = flags["base-url"];
+    if (flags["api-key"] !== undefined) changes.apiKey = flags["api-key"];
+    const headers = parseHeaders(flags.header);
+    if (headers) changes.headers = headers;
+    if (Object.keys(changes).length === 0) throw new CliError("nothing to change: give --base-url, --api-key, --header name=value or --type");
+    const paths = await openHome(flags.home);
+    const { result } = await editConfig(paths.config, (raw) => changeProvider(raw, args.name, changes));
+    const view = providerView(args.name, result.entry);
+    if (flags.json) return printJson(view);
+    printLine(`changed provider "${args.name}": ${result.changed.join(", ")}`);
+    if (changes.apiKey && view.apiKey === "****") note("note: the API key is stored literally in config.json; an ${ENV} reference keeps it out of the file");
+  }
+}

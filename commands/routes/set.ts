@@ -1,0 +1,55 @@
+import { Args, Flags } from "@oclif/core";
+import { editConfig } from "../../src/config/config-file.js";
+import { CliError } from "../../src/cli/cli-error.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { jsonFlag } from "../../src/cli/flags.js";
+import { openHome } from "../../src/cli/home.js";
+import { printJson, printLine } from "../../src/cli/output.js";
+import { arrayAt, isRecord } from "../../src/cli/raw-config.js";
+import { isWeighted, routeTarget, selectRoute } from "../../src/cli/route-entries.js";
+
+export default class RoutesSet extends GwCommand {
+  static override description =
+    "Change a route in place: only what is given changes. When several routes share the prefix, --provider (or --index, the # of `gw routes list`) picks which. A running server follows the change without a restart. To send a route to another provider, or change auto's upstreams, use `gw routes add ... --replace`.";
+  static override examples = [
+    "<%= config.bin %> routes set openai/ --priority 20 --free-tier",
+    "<%= config.bin %> routes set fast --provider groq --model llama-3.3-70b-versatile",
+    "<%= config.bin %> routes set auto --no-free-tier",
+    "<%= config.bin %> routes set pinned --model ''          # send the request's model again",
+  ];
+  static override args = { prefix: Args.string({ description: "route prefix", required: true }) };
+  static override flags = {
+    provider: Flags.string({ description: "the route to this provider (a weighted route: with an upstream to it), when several share the prefix" }),
+    index: Flags.integer({ description: "the route at this position (the # of `gw routes list`), when --provider does not tell them apart", min: 0 }),
+    priority: Flags.integer({ description: "new priority (higher wins among matching routes)" }),
+    "free-tier": Flags.boolean({ description: "reachable by free-tier plans (--no-free-tier: not)", allowNo: true }),
+    model: Flags.string({ description: "send this model upstream instead of the request's model minus the prefix; '' stops doing so" }),
+    json: jsonFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(RoutesSet);
+    if (flags.priority === undefined && flags["free-tier"] === undefined && flags.model === undefined) {
+      throw new CliError("nothing to change: give --priority N, --free-tier or --no-free-tier, or --model M");
+    }
+    const paths = await openHome(flags.home);
+    const { config, result: index } = await editConfig(paths.config, (raw) => {
+      const routes = arrayAt(raw, "routes");
+      const found = selectRoute(routes, { prefix: args.prefix, provider: flags.provider, index: flags.index }, ["provider", "index"]);
+      const route = routes[found];
+      if (!isRecord(route)) throw new CliError(`config.json: routes[${found}]: expected an object`);
+      if (flags.model !== undefined && isWeighted(route)) {
+        throw new CliError(`routes[${found}] ("${args.prefix}") is weighted: each upstream names its model; change them with \`gw routes add ${args.prefix} --replace --upstream provider:model[:weight] ...\``);
+      }
+      if (flags.priority !== undefined) route.priority = flags.priority;
+      if (flags["free-tier"] !== undefined) route.freeTier = flags["free-tier"];
+      if (flags.model === "") delete route.model;
+      else if (flags.model !== undefined) route.model = flags.model;
+      return found;
+    });
+    const route = config.routes[index]!;
+    if (flags.json) return printJson(route);
+    const model = route.model === undefined ? "" : `, model ${route.model}`;
+    printLine(`changed routes[${index}]: "${route.prefix}" -> ${routeTarget(route)} (priority ${route.priority}, free tier ${route.freeTier ? "yes" : "no"}${model})`);
+  }
+}
