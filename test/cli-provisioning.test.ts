@@ -200,14 +200,15 @@ test("providers add, list and remove never print a literal secret", async (t) =>
   );
   t.is(added.code, 0, added.stderr);
   t.deepEqual(json(added), { name: "groq", type: "openai", baseUrl: "https://api.groq.com/openai/v1", apiKey: "****", headers: { "X-Title": "****" } });
-  const byEnv = await gw(["providers", "add", "tav", "--type", "tavily", "--api-key", "${TAVILY_API_KEY}"], { home, env: { TAVILY_API_KEY: "tvly-from-env" } });
+  const byEnv = await gw(["providers", "add", "tav", "--type", "gemini", "--api-key", "${TAVILY_API_KEY}"], { home, env: { TAVILY_API_KEY: "tvly-from-env" } });
   t.is(byEnv.code, 0, byEnv.stderr);
-  t.deepEqual(rawConfig(home).providers.tav, { type: "tavily", apiKey: "${TAVILY_API_KEY}" }, "env references are stored as written");
+  t.deepEqual(rawConfig(home).providers.tav, { type: "gemini", apiKey: "${TAVILY_API_KEY}" }, "env references are stored as written");
 
-  const [listed, table, badType] = await Promise.all([
+  const [listed, table, badType, unimplemented] = await Promise.all([
     gw(["providers", "list", "--json"], { home, env: { TAVILY_API_KEY: "tvly-from-env" } }),
     gw(["providers", "list"], { home, env: { TAVILY_API_KEY: "tvly-from-env" } }),
     gw(["providers", "add", "x", "--type", "no-such-vendor"], { home }),
+    gw(["providers", "add", "dg", "--type", "deepgram"], { home }),
   ]);
   for (const result of [added, byEnv, listed, table]) {
     t.false(`${result.stdout}${result.stderr}`.includes(secret));
@@ -220,6 +221,9 @@ test("providers add, list and remove never print a literal secret", async (t) =>
   t.regex(table.stdout, /^groq\s+openai\s+https:\/\/api\.groq\.com\/openai\/v1\s+\*{4}/m);
   t.is(badType.code, 1);
   t.regex(badType.stderr, /unknown provider type "no-such-vendor"/);
+  t.is(unimplemented.code, 1, "a vendor gw has no adapter for would be skipped silently by the gateway");
+  t.regex(unimplemented.stderr, /unknown provider type "deepgram": gw implements openai, anthropic, gemini, stability, local/);
+  t.false("dg" in rawConfig(home).providers);
 
   const inUse = await gw(["providers", "remove", "openai"], { home });
   t.is(inUse.code, 1);

@@ -2,20 +2,17 @@
 // values go through maskSecret (env references as written, literals as ****).
 import { maskSecret, type RawConfig } from "../config/config-file.js";
 import { CliError } from "./cli-error.js";
+import { implementedProviderTypes } from "./provider-types.js";
 import { isRecord, objectAt, stringField } from "./raw-config.js";
 
-/** Types gw knows, including vendors whose adapters arrive later; `--type` accepts these and the registry's. */
-export const KNOWN_PROVIDER_TYPES = ["openai", "anthropic", "gemini", "stability", "deepgram", "elevenlabs", "runway", "luma", "brave", "tavily", "searxng", "local"] as const;
-
+/** The types src/providers/registry.ts implements; the gateway skips any other (provider-set.ts). */
 export async function providerTypeNames(): Promise<string[]> {
-  // Loaded on demand: the registry pulls in every vendor adapter, which only `providers add` needs.
-  const { providerTypes } = await import("../providers/registry.js");
-  return [...new Set([...providerTypes.keys(), ...KNOWN_PROVIDER_TYPES])];
+  return [...(await implementedProviderTypes()).keys()];
 }
 
 export async function assertProviderType(type: string): Promise<void> {
   const names = await providerTypeNames();
-  if (!names.includes(type)) throw new CliError(`unknown provider type "${type}": known types are ${names.join(", ")}`);
+  if (!names.includes(type)) throw new CliError(`unknown provider type "${type}": gw implements ${names.join(", ")}`);
 }
 
 /** `--header name=value` flags as a record (`name=` gives an empty value: `providers set` removes that header). */
