@@ -36,7 +36,8 @@ export async function runTransformCommand(picture: string, flags: TransformFlags
   const client = new TransformClient(gatewayClient(flags).transport);
   const body: ImageUpscaleRequest = { ...extra, ...(await pictureBody(picture, flags.parent)) };
   const format = outputFormatFor(flags.format, flags.output);
-  if (format !== undefined) body.output_format = format;
+  // Sent as asked: the server refuses a format other than png or webp with its own message.
+  if (format !== undefined) body.output_format = format as ImageUpscaleRequest["output_format"];
   if (flags.model !== undefined) body.model = flags.model;
   if (flags.project !== undefined) body.project_id = flags.project;
   await saveImageResult(await send(client, body), flags.output, flags.json);

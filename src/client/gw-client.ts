@@ -9,9 +9,11 @@ import {
   MAX_FILE_BYTES_HEADER,
   type FileDownload,
   type FileListBody,
+  type FileListQuery,
   type FileUrlBody,
   type MessageBody,
   type PresignedUploadBody,
+  type PresignUploadRequest,
   type StorageLimits,
   type StorageQuotaBody,
   type StoredFileBody,
@@ -68,7 +70,7 @@ export class GwClient {
   }
 
   /** POST /v1/storage/presigned-upload: the record and a one-time upload link. */
-  async presignUpload(file: { filename: string; contentType: string; sizeBytes: number }, options: CallOptions = {}): Promise<PresignedUploadBody> {
+  async presignUpload(file: PresignUploadRequest, options: CallOptions = {}): Promise<PresignedUploadBody> {
     const answer = await this.transport.json<unknown>("/v1/storage/presigned-upload", { ...options, json: file });
     if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.uploadUrl !== "string") throw unexpected("presigned upload", answer);
     return answer as unknown as PresignedUploadBody;
@@ -91,7 +93,7 @@ export class GwClient {
     return this.putToUploadUrl(presigned.data.uploadUrl, source, options);
   }
 
-  async listFiles(query: { page?: number; limit?: number } = {}, options: CallOptions = {}): Promise<FileListBody> {
+  async listFiles(query: FileListQuery = {}, options: CallOptions = {}): Promise<FileListBody> {
     const answer = await this.transport.json<unknown>("/v1/storage/files", { ...options, query });
     if (!isRecord(answer) || !Array.isArray(answer.data) || !isRecord(answer.pagination)) throw unexpected("file list", answer);
     return answer as unknown as FileListBody;

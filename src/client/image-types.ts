@@ -1,75 +1,44 @@
-// Bodies of the image and project endpoints as the client sends and reads them.
+// Bodies of the image and project endpoints as the client sends and reads them, derived from the
+// server's zod schemas (z.input: what a client may send) and answer types. Type imports only:
+// they are erased, so the client never loads the gateway (docs/decisions.md §1).
+import type { z } from "zod";
+import type { ImageEditEntryInput, ImageEditRequestInput } from "../gateway/images/image-edit-request.js";
+import type { PublicImageCatalog, PublicImageModel } from "../gateway/images/image-catalog.js";
+import type { imageGenerationSchema } from "../gateway/images/image-request.js";
+import type { ImageResultBody as ServerImageResultBody, ImageResultItem as ServerImageResultItem } from "../gateway/images/image-results.js";
+import type { ProjectBody as ServerProjectBody } from "../gateway/projects/project-request.js";
 
-export interface ImageGenerationRequest {
-  prompt: string;
-  model?: string;
-  n?: number;
-  aspect_ratio?: string;
-  output_format?: string;
-  seed?: number;
-  quality?: string;
-  background?: string;
-  resolution?: string;
-  size?: string;
-  output_compression?: number;
-  negative_prompt?: string;
-  cfg_scale?: number;
-  style_preset?: string;
-  enhance_prompt?: boolean;
-  project_id?: string;
-  parent_asset_id?: string;
-}
+/** T without the named keys, keeping its index signature and the other keys' optionality (Omit keeps neither on an open object). */
+type Without<T, K extends PropertyKey> = { [P in keyof T as P extends K ? never : P]: T[P] };
 
-/** Roles a picture plays in an edit (POST /v1/image/edits). */
-export type ImageRole = "edit" | "subject" | "reference";
+/** What a client may send to POST /v1/image/generations. */
+export type ImageGenerationRequest = z.input<typeof imageGenerationSchema>;
 
 /** One edit input: a URL or data: URL (the model's default role), or an object naming its role. */
-export type ImageEditInput = string | { url: string; role?: ImageRole } | { asset_id: string; role?: ImageRole };
+export type ImageEditInput = ImageEditEntryInput;
 
-/** The JSON form of POST /v1/image/edits: the generation parameters plus up to four pictures. */
-export interface ImageEditRequest extends Omit<ImageGenerationRequest, "enhance_prompt"> {
-  images: ImageEditInput[];
-}
+/** Roles a picture plays in an edit (POST /v1/image/edits). */
+export type ImageRole = NonNullable<Exclude<ImageEditInput, string>["role"]>;
 
-export interface ImageResultItem {
-  b64_json: string;
-  media_type: string;
-  revised_prompt?: string;
-  asset_id?: string;
-}
+/**
+ * The JSON form of POST /v1/image/edits: the generation parameters plus up to four pictures.
+ * `enhance_prompt` is left out: the server takes it on edits but ignores it.
+ */
+export type ImageEditRequest = Without<ImageEditRequestInput, "images" | "enhance_prompt"> & { images: ImageEditInput[] };
 
-export interface ImageResultBody {
-  id: string;
-  created: number;
-  model: string;
-  data: ImageResultItem[];
-  refusal?: string;
-  enhanced_prompt?: string;
-  timing?: { total_ms: number; upstream_ms: number };
-}
+export type ImageResultItem = ServerImageResultItem;
 
-export interface ImageCatalogModel {
-  id: string;
-  name: string;
-  description?: string;
-  operations: string[];
-  freeTier: boolean;
-  constraints: { aspectRatios?: string[]; formats?: string[]; [key: string]: unknown };
-  pricing: unknown;
-}
+/** Every image endpoint's answer (generations, edits, upscale, background removal). */
+export type ImageResultBody = ServerImageResultBody;
 
-export interface ImageCatalogBody {
-  models: ImageCatalogModel[];
-  planLimits: Record<string, { maxImages: number; maxResolution: string }>;
-}
+export type ImageCatalogModel = PublicImageModel;
 
-export interface ProjectBody {
-  project_id: string;
-  name: string;
-  isDefault: boolean;
-  createdAt: string;
-}
+/** GET /v1/public/image-models. */
+export type ImageCatalogBody = PublicImageCatalog;
 
+export type ProjectBody = ServerProjectBody;
+
+/** GET /v1/projects (the route wraps the project list in `data`). */
 export interface ProjectListBody {
   data: ProjectBody[];
 }

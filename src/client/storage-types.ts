@@ -1,36 +1,44 @@
 // Shapes of the storage endpoints' answers (spec "Stored file", "Storage quota", Storage table),
-// and what an upload is made of on the client side.
+// derived from the server's answer types (type imports only: erased, so the client never loads
+// the gateway; docs/decisions.md §1), and what an upload is made of on the client side.
+import type { DownloadLink, PresignedUpload, StoredFileList } from "../gateway/storage/storage-service.js";
+import type { ListQuery, PresignRequestInput } from "../gateway/storage/storage-requests.js";
+import type { StorageQuota, StoredFile as ServerStoredFile } from "../gateway/storage/stored-file.js";
 
-export interface StoredFile {
-  id: string;
-  filename: string;
-  contentType: string;
-  sizeBytes: number;
-  createdAt: string;
-}
+export type StoredFile = ServerStoredFile;
 
+/** POST /v1/storage/upload (201) and the presigned PUT: the route wraps the file in `data`. */
 export interface StoredFileBody {
   data: StoredFile;
 }
 
-export interface FileListBody {
-  data: StoredFile[];
-  pagination: { page: number; limit: number; total: number };
-}
+/** GET /v1/storage/files, as StorageService.list builds it. */
+export type FileListBody = StoredFileList;
+
+/** The query of GET /v1/storage/files (page from 1, limit 1 to 100; the server's defaults otherwise). */
+export type FileListQuery = Partial<ListQuery>;
+
+/** What a client may send to POST /v1/storage/presigned-upload. */
+export type PresignUploadRequest = PresignRequestInput;
 
 export interface PresignedUploadBody {
-  data: StoredFile & { uploadUrl: string; expiresIn: number };
+  data: PresignedUpload;
 }
 
+/** GET /v1/storage/files/:id/url. */
 export interface FileUrlBody {
-  data: { url: string; filename: string; contentType: string; expiresIn: number };
+  data: DownloadLink;
 }
 
+/** GET /v1/storage/quota. */
 export interface StorageQuotaBody {
-  data: { usedBytes: number; limitBytes: number; usedFormatted: string; limitFormatted: string };
+  data: StorageQuota;
 }
 
-/** The quota endpoint's header that carries the gateway's per-file upload limit, in bytes. */
+/**
+ * The quota endpoint's header that carries the gateway's per-file upload limit, in bytes. A value,
+ * so kept here rather than imported from the server's route (server/routes/storage.ts).
+ */
 export const MAX_FILE_BYTES_HEADER = "x-service-max-file-bytes";
 
 export interface StorageLimits {
@@ -39,6 +47,7 @@ export interface StorageLimits {
   maxFileBytes: number | undefined;
 }
 
+/** DELETE /v1/storage/files/:id, and every storage error: the spec's bare `{message}` (built by the route). */
 export interface MessageBody {
   message: string;
 }

@@ -1,23 +1,18 @@
 // The picture-transform endpoints for the client (upscaling, background removal), on GwClient's
 // transport: both answer the image result of generations.
+import type { BackgroundRemovalInput, ImageUpscaleInput } from "../gateway/images/image-transform-request.js";
 import { GwApiError, isRecord } from "./gw-api-error.js";
 import type { HttpTransport } from "./http-transport.js";
 import type { ImageResultBody } from "./image-types.js";
 
-/** POST /v1/image/background-removal; `image` (URL, data: URL or base64) or, alone, `parent_asset_id`. */
-export interface BackgroundRemovalRequest {
-  image?: string;
-  /** png or webp. */
-  output_format?: string;
-  model?: string;
-  project_id?: string;
-  parent_asset_id?: string;
-}
+/**
+ * POST /v1/image/background-removal: `image` (URL, data: URL or base64) or, alone,
+ * `parent_asset_id`; output_format png or webp. The server's schema input (a type import, erased).
+ */
+export type BackgroundRemovalRequest = BackgroundRemovalInput;
 
 /** POST /v1/image/upscale: the same, plus the factor. */
-export interface ImageUpscaleRequest extends BackgroundRemovalRequest {
-  scale?: number;
-}
+export type ImageUpscaleRequest = ImageUpscaleInput;
 
 export class TransformClient {
   constructor(private readonly transport: HttpTransport) {}
@@ -30,7 +25,7 @@ export class TransformClient {
     return this.send("/v1/image/background-removal", body, options);
   }
 
-  private async send(path: string, body: BackgroundRemovalRequest, options: { signal?: AbortSignal }): Promise<ImageResultBody> {
+  private async send(path: string, body: BackgroundRemovalRequest | ImageUpscaleRequest, options: { signal?: AbortSignal }): Promise<ImageResultBody> {
     const answer = await this.transport.json<unknown>(path, { ...options, json: body });
     if (!isRecord(answer) || !Array.isArray(answer.data)) {
       throw new GwApiError(`unexpected answer from ${path}`, 200, undefined, undefined, undefined, answer);

@@ -1,22 +1,19 @@
 // The picture-reading endpoints for the client: kept beside GwClient (on its transport) so the
 // image client stays one file per concern.
+import type { DescribeResult } from "../gateway/vision/describe-service.js";
+import type { DescribeRequestInput } from "../gateway/vision/vision-request.js";
 import { GwApiError, isRecord } from "./gw-api-error.js";
 import type { HttpTransport } from "./http-transport.js";
 
-export interface DescribeImageRequest {
-  /** An http(s) URL the gateway downloads. */
-  mediaUrl?: string;
-  /** Base64 or a data: URL. */
-  mediaBase64?: string;
-  prompt?: string;
-  model?: string;
-}
+/**
+ * POST /v1/image/describe: one of `mediaUrl` (an http(s) URL the gateway downloads) or
+ * `mediaBase64` (base64 or a data: URL), and optionally `prompt` and `model`. The server's schema
+ * input (a type import, erased: the client never loads the gateway).
+ */
+export type DescribeImageRequest = DescribeRequestInput;
 
 /** POST /v1/image/describe answers these at the top level. */
-export interface DescribeImageBody {
-  model: string;
-  text: string;
-}
+export type DescribeImageBody = DescribeResult;
 
 export class VisionClient {
   constructor(private readonly transport: HttpTransport) {}

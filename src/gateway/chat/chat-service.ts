@@ -1,6 +1,6 @@
 // POST /v1/chat/completions, as the domain sees it:
 // route -> plan gate -> credit reservation -> upstream attempts -> settle usage -> respond.
-import type { ChatCompletion, ChatRequest, ChatStreamEvent } from "../../providers/chat-types.js";
+import type { ChatChunk, ChatCompletion, ChatRequest, ChatStreamEvent, ChatUsage } from "../../providers/chat-types.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureChatPrompt } from "../billing/prompt-measure.js";
@@ -13,6 +13,13 @@ import { StreamRelay } from "./stream-relay.js";
 import { attemptInOrder, type AttemptTarget } from "./upstream-attempts.js";
 
 export type { ChatCallContext } from "./chat-metering.js";
+
+/** The POST /v1/chat/completions answer: the upstream's completion, renamed to the public model. */
+export type ChatCompletionBody = ChatCompletion;
+/** One streamed chunk as the relay writes it (stream-relay.ts), the usage chunk included. */
+export type ChatCompletionChunkBody = ChatChunk;
+/** Token counts in an answer or the usage chunk (the gateway's estimate when the upstream sent none or invalid ones). */
+export type ChatUsageBody = ChatUsage;
 
 export interface CompletedChat {
   body: ChatCompletion;

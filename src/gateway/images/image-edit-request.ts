@@ -28,6 +28,11 @@ const imageEditSchema = imageGenerationSchema.extend({
   images: z.array(z.unknown()).min(1, "send at least one picture").max(MAX_EDIT_IMAGES, `at most ${MAX_EDIT_IMAGES} pictures`),
 });
 
+/** The JSON form as a client may send it; `images` is unknown[] here, each entry is read by imageEntry. */
+export type ImageEditRequestInput = z.input<typeof imageEditSchema>;
+/** One `images` entry as imageEntry takes it: a URL or data: URL, `{url, role}` or `{asset_id, role}`. */
+export type ImageEditEntryInput = string | z.input<typeof urlEntry> | z.input<typeof assetEntry>;
+
 export function parseImageEdit(body: Record<string, unknown>): ImageEditBody {
   refuseMask(body.mask !== undefined && body.mask !== null);
   const { enhance_prompt: _ignored, images, ...rest } = parseWithSchema(imageEditSchema, body);

@@ -39,6 +39,11 @@ const backgroundRemovalSchema = z
   })
   .loose();
 
+/** POST /v1/image/upscale as a client may send it. */
+export type ImageUpscaleInput = z.input<typeof upscaleSchema>;
+/** POST /v1/image/background-removal as a client may send it. */
+export type BackgroundRemovalInput = z.input<typeof backgroundRemovalSchema>;
+
 export function parseImageUpscale(body: Record<string, unknown>): ImageTransformBody {
   return withPicture(parseWithSchema(upscaleSchema, body));
 }

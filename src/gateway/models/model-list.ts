@@ -1,9 +1,12 @@
 // GET /v1/models: the configured concrete models the caller's key can use. An entry is listed
 // when a route serves it (config/model-routes.ts) and the key's plan may take that route (free
 // plans only free-tier routes); `auto` is never listed, nor an entry no route serves.
-import type { PlanLimits } from "../../config/config-schema.js";
+import type { ModelConfig, PlanLimits } from "../../config/config-schema.js";
 import { modelReachable } from "../../config/model-routes.js";
 import type { Config } from "../../config/resolved-config.js";
+
+/** What a model takes in or gives out (the config's modality list). */
+export type Modality = ModelConfig["input_modalities"][number];
 
 export interface ModelEntry {
   id: string;
@@ -13,7 +16,13 @@ export interface ModelEntry {
   created: number;
 }
 
-export function listModels(config: Config, plan: Pick<PlanLimits, "freeTierOnly">): { object: "list"; data: ModelEntry[] } {
+/** The GET /v1/models answer. */
+export interface ModelList {
+  object: "list";
+  data: ModelEntry[];
+}
+
+export function listModels(config: Config, plan: Pick<PlanLimits, "freeTierOnly">): ModelList {
   const data = config.models
     .filter((model) => modelReachable(config, model.id, plan))
     .map((model) => ({

@@ -1,6 +1,9 @@
 // POST /v1/projects body: `{name}`, a non-empty string of at most 100 characters (trimmed).
 import { InvalidRequestError } from "../errors.js";
 
+/** A project as GET and POST /v1/projects answer it: the stored record (store/project-records.ts), sent as it is. */
+export type { ProjectRecord as ProjectBody } from "../../store/project-records.js";
+
 export const MAX_PROJECT_NAME_LENGTH = 100;
 
 export function parseProjectCreate(body: Record<string, unknown>): { name: string } {

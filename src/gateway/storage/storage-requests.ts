@@ -18,6 +18,9 @@ const presignSchema = z.object({
   sizeBytes: z.number({ error: "sizeBytes must be a number" }).int("sizeBytes must be a whole number of bytes").nonnegative("sizeBytes must not be negative").max(Number.MAX_SAFE_INTEGER),
 });
 
+/** POST /v1/storage/presigned-upload as a client may send it. */
+export type PresignRequestInput = z.input<typeof presignSchema>;
+
 export function parsePresignRequest(body: Record<string, unknown>): PresignRequest {
   const result = presignSchema.safeParse(body);
   if (!result.success) {

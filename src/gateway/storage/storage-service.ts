@@ -56,6 +56,12 @@ export interface PresignedUpload extends StoredFile {
   expiresIn: number;
 }
 
+/** The GET /v1/storage/files answer. */
+export interface StoredFileList {
+  data: StoredFile[];
+  pagination: { page: number; limit: number; total: number };
+}
+
 export interface DownloadLink {
   url: string;
   filename: string;
@@ -112,7 +118,7 @@ export class StorageService {
     return this.context.blobs;
   }
 
-  async list(agentId: string, query: ListQuery): Promise<{ data: StoredFile[]; pagination: { page: number; limit: number; total: number } }> {
+  async list(agentId: string, query: ListQuery): Promise<StoredFileList> {
     const agent = await this.agentFiles(agentId);
     return { data: agent.page(query.page, query.limit).map(toStoredFile), pagination: { page: query.page, limit: query.limit, total: agent.count } };
   }

@@ -30,6 +30,9 @@ const pictureFields = {
 const describeSchema = z.object({ ...pictureFields, prompt: z.string().trim().min(1, "the prompt is empty").nullish() }).loose();
 const ocrSchema = z.object(pictureFields).loose();
 
+/** POST /v1/image/describe (and /v1/vision/describe) as a client may send it. */
+export type DescribeRequestInput = z.input<typeof describeSchema>;
+
 /** `picture`, when the caller already holds it, stands instead of mediaUrl / mediaBase64. */
 export function parseDescribeRequest(body: Record<string, unknown>, picture?: PictureSource): DescribeBody {
   const parsed = parseWithSchema(describeSchema, body);
