@@ -11,7 +11,7 @@ export default class Init extends Command {
 
   async run(): Promise<{ home: string; config: string; createdConfig: boolean; createdMetadata: boolean }> {
     const { flags } = await this.parse(Init);
-    let result;
+    let result: Awaited<ReturnType<typeof initHome>>;
     try {
       result = await initHome(resolveHome(flags.home));
     } catch (error) {

@@ -1,7 +1,7 @@
 import { Command, Flags } from "@oclif/core";
 import { resolveHome } from "../src/config/paths.js";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../src/server/server-logger.js";
-import { startServer } from "../src/server/start-server.js";
+import { startServer, type RunningServer } from "../src/server/start-server.js";
 
 export default class Serve extends Command {
   static override summary = "Start the gateway server.";
@@ -17,7 +17,7 @@ export default class Serve extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
-    let server;
+    let server: RunningServer;
     try {
       server = await startServer({
         home: resolveHome(flags.home),

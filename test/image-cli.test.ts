@@ -3,7 +3,7 @@
 // with sharp; --json prints the API body; `-` reads the prompt from stdin; errors exit non-zero
 // with the server's message.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import test from "ava";

@@ -88,7 +88,6 @@ async function assetRecord(gateway: TestGateway, assetId: string): Promise<FileR
     try {
       return JSON.parse(await fs.readFile(path.join(records, agent, `${assetId}.json`), "utf8")) as FileRecord;
     } catch {
-      continue;
     }
   }
   throw new Error(`no record for ${assetId}`);

@@ -68,7 +68,6 @@ async function assetRecord(gateway: TestGateway, assetId: string): Promise<FileR
     try {
       return JSON.parse(await fs.readFile(file, "utf8")) as FileRecord;
     } catch {
-      continue;
     }
   }
   throw new Error(`no record for ${assetId}`);

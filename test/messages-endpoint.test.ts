@@ -61,7 +61,7 @@ test.beforeEach(() => {
 const sdk = (apiKey = key) => new Anthropic({ baseURL: `${gateway.url}/anthropic`, apiKey, maxRetries: 0 });
 /** The `error.type` of the Anthropic error body the SDK surfaced. */
 function errorType(error: unknown): unknown {
-  return ((error as { error?: { error?: { type?: unknown } } }).error ?? {}).error?.type;
+  return (error as { error?: { error?: { type?: unknown } } }).error?.error?.type;
 }
 
 const rows = () => UsageLog.readRows(homePaths(gateway.home).usageDir, periodOf(new Date()));

@@ -156,7 +156,8 @@ function assembleToolCalls(chunks: ChatChunk[]): Array<{ id: string; name: strin
   const calls: Array<{ id: string; name: string; arguments: string; firstFragment: any }> = [];
   for (const chunk of chunks) {
     for (const fragment of (chunk.choices?.[0]?.delta?.tool_calls as any[] | undefined) ?? []) {
-      const call = (calls[fragment.index] ??= { id: "", name: "", arguments: "", firstFragment: fragment });
+      calls[fragment.index] ??= { id: "", name: "", arguments: "", firstFragment: fragment };
+      const call = calls[fragment.index]!;
       if (fragment.id) call.id = fragment.id;
       if (fragment.function?.name) call.name = fragment.function.name;
       call.arguments += fragment.function?.arguments ?? "";

@@ -183,7 +183,7 @@ test("drawInBatches: the first failure aborts the calls still running and is wha
   const failure = new Error("boom");
   const error = await t.throwsAsync(
     drawInBatches(6, 1, new AbortController().signal, ({ index, signal }) =>
-      new Promise<ImageResult>((resolve, reject) => {
+      new Promise<ImageResult>((_resolve, reject) => {
         if (index === 1) return setTimeout(() => reject(failure), 10);
         signal.addEventListener("abort", () => {
           aborted.push(index);

@@ -60,7 +60,7 @@ test("content types: type/subtype with parameters; anything else refused", (t) =
   t.is(normalizeContentType("Image/PNG"), "image/png");
   t.is(normalizeContentType("text/plain; charset=utf-8"), "text/plain; charset=utf-8");
   t.is(normalizeContentType('multipart/mixed; boundary="a b"'), 'multipart/mixed; boundary="a b"');
-  for (const bad of ["", "text", "text/", "/plain", "text/plain\r\nX-Evil: 1", "text/html\nx", "a b/c", "text/plain; charset", "x".repeat(300) + "/y"]) {
+  for (const bad of ["", "text", "text/", "/plain", "text/plain\r\nX-Evil: 1", "text/html\nx", "a b/c", "text/plain; charset", `${"x".repeat(300)}/y`]) {
     t.is(normalizeContentType(bad), null, JSON.stringify(bad));
   }
   t.true(sameContentType("IMAGE/png", "image/png"));

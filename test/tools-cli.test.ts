@@ -169,7 +169,9 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
     ["ocr", "local/tesseract"],
   ];
   const results = await Promise.all(accepted.map(([tool, model]) => gw(["tools", "enable", tool, model, "--home", home])));
-  accepted.forEach(([tool, model], index) => t.is(results[index]!.code, 0, `${tool} ${model}: ${results[index]!.stderr}`));
+  accepted.forEach(([tool, model], index) => {
+    t.is(results[index]!.code, 0, `${tool} ${model}: ${results[index]!.stderr}`);
+  });
   t.deepEqual(toolsOf(home).enhance, { default: "auto", allow: ["auto"] });
 });
 

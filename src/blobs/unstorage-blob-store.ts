@@ -25,7 +25,8 @@ export class UnstorageBlobStore implements BlobStore {
       return counter.bytes;
     }
     const chunks: Buffer[] = [];
-    await pipeline(body, counter, async function* (source: AsyncIterable<Buffer>) {
+    // The last stage collects: a sink, not a generator (it yields nothing).
+    await pipeline(body, counter, async (source: AsyncIterable<Buffer>) => {
       for await (const chunk of source) chunks.push(chunk);
     });
     await this.storage.setItemRaw(key, Buffer.concat(chunks, counter.bytes));

@@ -118,6 +118,7 @@ export async function saveDownload(body: ReadableStream<Uint8Array>, target: str
  * the current directory (no path, no control characters; the id when nothing usable is left).
  */
 export function localNameFor(filename: string | undefined, id: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   const name = (filename ?? "").replace(/[\u0000-\u001f\u007f]/g, "").split(/[\\/]/).pop()?.trim() ?? "";
   return name === "" || name === "." || name === ".." ? id : name;
 }

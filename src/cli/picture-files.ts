@@ -10,7 +10,7 @@ export const MAX_PICTURE_BYTES = 20 * 1024 * 1024;
 /** `label` prefixes messages, e.g. `--image`. */
 export async function readPictureFile(file: string, label?: string): Promise<Buffer> {
   const name = label ? `${label} ${file}` : file;
-  let stat;
+  let stat: Awaited<ReturnType<typeof fs.stat>>;
   try {
     stat = await fs.stat(file);
   } catch (error) {

@@ -13,9 +13,9 @@ const OCR_ENGINE = "tesseract";
 
 /** Refuse MODEL for TOOL unless something configured here could serve it; the error names what could. */
 export function requireServableModel(config: Config, types: ProviderTypeCapabilities, tool: string, model: string): void {
-  if (CHAT_TOOLS.has(tool)) return requireRoutableChatModel(config, types, tool, model);
-  if (tool === "ocr") return requireOcrEngine(config, model);
-  requireImplementedProvider(config, types, tool, model);
+  if (CHAT_TOOLS.has(tool)) requireRoutableChatModel(config, types, tool, model);
+  else if (tool === "ocr") requireOcrEngine(config, model);
+  else requireImplementedProvider(config, types, tool, model);
 }
 
 function offers(config: Config, types: ProviderTypeCapabilities, provider: string, capability: string): boolean {

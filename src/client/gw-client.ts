@@ -54,6 +54,7 @@ export class GwClient {
 
   /** POST /v1/storage/upload: the file as multipart field `file`, streamed from `source.open()`. */
   async uploadFile(source: UploadSource, options: CallOptions = {}): Promise<StoredFileBody> {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
     if (/[\u0000-\u001f\u007f]/.test(source.contentType)) throw new GwApiError(`invalid Content-Type ${JSON.stringify(source.contentType)}`, 0);
     const boundary = `gw-${crypto.randomUUID()}`;
     const head = new TextEncoder().encode(
@@ -213,6 +214,7 @@ function formFilename(name: string): string {
     .replace(/"/g, "%22")
     .replace(/\r/g, "%0D")
     .replace(/\n/g, "%0A")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
     .replace(/[\u0000-\u001f\u007f]/g, "_");
 }
 

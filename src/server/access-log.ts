@@ -53,7 +53,8 @@ export class AccessLog implements CallObserver {
     facts.model = row.model;
     facts.provider = row.provider;
     facts.credits = (facts.credits ?? 0) + row.credits;
-    const units = (facts.units ??= {});
+    facts.units ??= {};
+    const units = facts.units;
     for (const [name, count] of Object.entries(row.units)) units[name] = (units[name] ?? 0) + count;
   }
 }

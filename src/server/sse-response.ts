@@ -22,7 +22,7 @@ export type TurnEndScheduler = (task: () => void) => void;
 
 /** `frames` may return a closing frame: it goes out with the end of the response, in one write. */
 export function sseResponse(
-  frames: AsyncGenerator<string, string | void>,
+  frames: AsyncGenerator<string, string | undefined>,
   headers: Record<string, string>,
   flushAt: TurnEndScheduler = setImmediate,
 ): HTTPResponse {
@@ -33,7 +33,7 @@ export function sseResponse(
 
 class SseBody {
   constructor(
-    private readonly frames: AsyncGenerator<string, string | void>,
+    private readonly frames: AsyncGenerator<string, string | undefined>,
     private readonly flushAt: TurnEndScheduler,
   ) {}
 

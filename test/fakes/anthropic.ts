@@ -196,7 +196,9 @@ function validateMessages(messages: any[]): void {
       throw new InvalidRequest(`messages.${index}: all messages must have non-empty content except for the optional final assistant message`);
     }
     const blocks: any[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
-    blocks.forEach((block, blockIndex) => validateBlock(block, role, `messages.${index}.content.${blockIndex}`));
+    blocks.forEach((block, blockIndex) => {
+      validateBlock(block, role, `messages.${index}.content.${blockIndex}`);
+    });
     if (pendingToolUses.length > 0) {
       const leading = blocks.slice(0, pendingToolUses.length);
       const answered = leading.filter((block) => block?.type === "tool_result").map((block) => block.tool_use_id);

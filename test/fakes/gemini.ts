@@ -210,7 +210,9 @@ function streamChunks(b: GeminiFakeBehaviour, reply: Reply, text: string | null)
   const partChunks: any[][] = [];
   if (b.thought) partChunks.push([{ text: b.thought, thought: true }]);
   for (const piece of pieces(text ?? "")) partChunks.push([{ text: piece }]);
-  (b.functionCalls ?? []).forEach((call, index) => partChunks.push([functionCallPart(b, call, index)]));
+  (b.functionCalls ?? []).forEach((call, index) => {
+    partChunks.push([functionCallPart(b, call, index)]);
+  });
   const chunks = partChunks.map((parts) => ({ data: { candidates: [{ content: { role: "model", parts }, index: 0 }], ...base }, content: true }));
   const finalParts = b.thoughtSignature && !b.functionCalls?.length ? [{ text: "", thoughtSignature: b.thoughtSignature }] : [{ text: "" }];
   const last: any = { candidates: [{ content: { role: "model", parts: finalParts }, finishReason: reply.candidates[0].finishReason, index: 0 }], ...base };
@@ -322,7 +324,9 @@ export function startFakeGemini(initial: GeminiFakeBehaviour = {}, options: Fake
     const parts: any[] = [];
     if (b.thought) parts.push({ text: b.thought, thought: true });
     if (text) parts.push({ text });
-    (b.functionCalls ?? []).forEach((call, index) => parts.push(functionCallPart(b, call, index)));
+    (b.functionCalls ?? []).forEach((call, index) => {
+      parts.push(functionCallPart(b, call, index));
+    });
     const count = body.generationConfig?.candidateCount ?? 1;
     const finishReason = b.finishReason ?? "STOP";
     const reply: Reply = {

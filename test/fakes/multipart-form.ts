@@ -32,7 +32,10 @@ export function parseMultipart(headers: http.IncomingHttpHeaders, body: Buffer):
       reject(error);
       return;
     }
-    parser.on("field", (name, value) => (form.fields[name] ??= []).push(value));
+    parser.on("field", (name, value) => {
+      form.fields[name] ??= [];
+      form.fields[name].push(value);
+    });
     parser.on("file", (name, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -260,7 +260,7 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     const rawBody = await readBody(req);
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const method = req.method ?? "GET";
-    let body: any = undefined;
+    let body: any ;
     let jsonOk = true;
     if (rawBody.length > 0) {
       try {

@@ -51,8 +51,8 @@ async function writtenAndClosed() {
   return directory;
 }
 
-const recoveryMessage = (file: string) => new RegExp(`${escape(file)}[\\s\\S]*restore[\\s\\S]*backup[\\s\\S]*delete [\\s\\S]*usage-watermark\\.json`, "i");
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const recoveryMessage = (file: string) => new RegExp(`${escapeRegExp(file)}[\\s\\S]*restore[\\s\\S]*backup[\\s\\S]*delete [\\s\\S]*usage-watermark\\.json`, "i");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 test("append refuses a row whose credits or agent are invalid, and writes nothing", async (t) => {
   const { usageDir, log: logFile } = dataDirectory();
@@ -175,7 +175,7 @@ test("a deleted usage folder refuses to open", async (t) => {
 test("a usage log with rows cut off its end, or with fewer credits, refuses to open", async (t) => {
   const { usageDir, log: logFile } = await writtenAndClosed();
   const full = readFileSync(logFile(), "utf8");
-  writeFileSync(logFile(), full.split("\n").slice(0, 2).join("\n") + "\n");
+  writeFileSync(logFile(), `${full.split("\n").slice(0, 2).join("\n")}\n`);
   const short = t.throws(() => UsageLog.open(usageDir, now), { instanceOf: StoreError });
   t.regex(short!.message, /2 rows/);
   t.regex(short!.message, /3 rows/);

@@ -38,7 +38,7 @@ export class ImageLibrary {
     const lineage: Lineage = { projectId: project.project_id };
     if (request.parentAssetId !== undefined) {
       const parent = await this.storage.findFile(agentId, request.parentAssetId);
-      if (!parent || !parent.contentType.startsWith("image/")) throw new AssetNotFoundError("parent_asset_id");
+      if (!parent?.contentType.startsWith("image/")) throw new AssetNotFoundError("parent_asset_id");
       lineage.parentAssetId = parent.id;
     }
     return lineage;
@@ -47,7 +47,7 @@ export class ImageLibrary {
   /** A library picture as an input, checked like any picture a caller sends; 404 when not the caller's picture. */
   async readPicture(agentId: string, assetId: string, param: string): Promise<ImageInput & { assetId: string }> {
     const found = await this.storage.readFileBytes(agentId, assetId);
-    if (!found || !found.file.contentType.startsWith("image/")) throw new AssetNotFoundError(param);
+    if (!found?.file.contentType.startsWith("image/")) throw new AssetNotFoundError(param);
     try {
       return { ...(await probeImage(found.bytes, { maxBytes: MAX_PICTURE_BYTES, maxPixels: MAX_PICTURE_PIXELS })), assetId: found.file.id };
     } catch (error) {

@@ -28,7 +28,7 @@ export function chooseImageModel(view: ImageModelsView, operation: ImageOperatio
   const allowed = allowedImageModelIds(view.config, toolName);
   const served = allowed.filter((id) => {
     const entry = findImageModel(view.config.catalog, id);
-    return entry !== undefined && entry.operations.includes(operation) && imageModelServed(view, entry);
+    return entry?.operations.includes(operation) && imageModelServed(view, entry);
   });
   if (served.length === 0) {
     throw new ProviderNotConfiguredError(

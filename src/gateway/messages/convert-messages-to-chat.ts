@@ -40,12 +40,17 @@ function userMessages(message: MessagesMessage, param: string): ChatMessage[] {
   const parts: MessagesJson[] = [];
   message.content.forEach((block, index) => {
     const blockParam = `${param}[${index}]`;
-    if (block.type !== "tool_result") return parts.push(...userParts(block, blockParam));
+    if (block.type !== "tool_result") {
+      parts.push(...userParts(block, blockParam));
+      return;
+    }
     const inner = typeof block.content === "string" ? [{ type: "text", text: block.content }] : asBlocks(block.content);
     const text = inner.filter((item) => item.type === "text").map((item) => String(item.text ?? "")).join("\n");
     // OpenAI has no is_error flag: the model reads it from the text instead.
     tools.push({ role: "tool", tool_call_id: String(block.tool_use_id ?? ""), content: block.is_error ? `Error: ${text}` : text });
-    inner.filter((item) => item.type !== "text").forEach((item, itemIndex) => parts.push(...userParts(item, `${blockParam}.content[${itemIndex}]`)));
+    inner.filter((item) => item.type !== "text").forEach((item, itemIndex) => {
+      parts.push(...userParts(item, `${blockParam}.content[${itemIndex}]`));
+    });
   });
   if (parts.length === 0) return tools;
   const onlyText = parts.length === 1 && parts[0]!.type === "text";

@@ -6,6 +6,7 @@ import contentDisposition from "content-disposition";
 const MAX_CHARACTERS = 255;
 const MAX_EXTENSION = 16;
 // C0 and C1 controls, DEL, and the bidi controls used to disguise extensions (U+202E ...).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
 export function normalizeFilename(raw: string | undefined): string {

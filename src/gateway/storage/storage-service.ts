@@ -237,7 +237,7 @@ export class StorageService {
   async openSignedDownload(request: SignedLinkRequest): Promise<SignedDownload> {
     const claims = this.verify(request, "GET");
     const record = this.context.index.find(request.id);
-    if (!record || record.state !== "ready" || record.contentType !== claims.contentType || record.sizeBytes !== claims.sizeBytes) throw new FileNotFoundError();
+    if (record?.state !== "ready" || record.contentType !== claims.contentType || record.sizeBytes !== claims.sizeBytes) throw new FileNotFoundError();
     const blob = await openStoredBytes(this.context, record, request.requestId);
     return { file: toStoredFile(record), body: blob.body, sizeBytes: blob.sizeBytes };
   }

@@ -42,14 +42,19 @@ export class UploadMeter extends Transform {
       callback(this.options.errorFor("too-large", this.totalBytes));
       return;
     }
-    if (this.failure) return callback();
+    if (this.failure) {
+      callback();
+      return;
+    }
     if (this.totalBytes > this.options.maxBytes) {
       this.fail("too-large");
-      return callback();
+      callback();
+      return;
     }
     if (!this.options.reserve(chunk.length)) {
       this.fail("over-quota");
-      return callback();
+      callback();
+      return;
     }
     this.reservedBytes += chunk.length;
     callback(null, chunk);

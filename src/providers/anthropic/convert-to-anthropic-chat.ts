@@ -59,11 +59,14 @@ function convertMessages(input: Json[], model: string): { system: string; messag
         return;
       }
       case "user":
-        return append(messages, "user", userBlocks(message.content, param));
+        append(messages, "user", userBlocks(message.content, param));
+        return;
       case "assistant":
-        return append(messages, "assistant", assistantBlocks(message, param));
+        append(messages, "assistant", assistantBlocks(message, param));
+        return;
       case "tool":
-        return append(messages, "user", [toolResult(message, param)]);
+        append(messages, "user", [toolResult(message, param)]);
+        return;
       default:
         throw new UnsupportedContentError(`Messages with role '${String(message.role)}' are not supported.`, `${param}.role`);
     }

@@ -119,7 +119,9 @@ export class GeminiStreamConverter {
       this.choices.set(0, { toolCalls: 0, finished: false });
       chunks.push(this.chunk(0, { role: "assistant", content: "" }));
     }
-    candidates.forEach((candidate, position) => chunks.push(...this.candidate(candidate.index ?? position, candidate)));
+    candidates.forEach((candidate, position) => {
+      chunks.push(...this.candidate(candidate.index ?? position, candidate));
+    });
     if (response.promptFeedback?.blockReason && candidates.length === 0) {
       for (const [index, choice] of this.choices) {
         if (!choice.finished) chunks.push(this.finish(index, choice, "content_filter"));

@@ -23,11 +23,14 @@ export function convertToGeminiChat(request: ChatRequest): GeminiRequest {
         return;
       }
       case "user":
-        return append(contents, "user", userParts(message.content, param));
+        append(contents, "user", userParts(message.content, param));
+        return;
       case "assistant":
-        return append(contents, "model", modelParts(message, param, toolNames));
+        append(contents, "model", modelParts(message, param, toolNames));
+        return;
       case "tool":
-        return append(contents, "user", [functionResponse(message, param, toolNames)]);
+        append(contents, "user", [functionResponse(message, param, toolNames)]);
+        return;
       default:
         throw new UnsupportedContentError(`Messages with role '${String(message.role)}' are not supported.`, `${param}.role`);
     }

@@ -45,7 +45,7 @@ export function registerImages(app: H3, gateway: Gateway): void {
   for (const [path, openai] of [["/v1/image/edits", false], ["/v1/images/edits", true]] as const) {
     app.post(path, async (event) => {
       const context = await imageCallContext(event, gateway);
-      let body;
+      let body: ReturnType<typeof parseImageEdit>;
       if (isMultipart(event.req.headers.get("content-type"))) {
         const form = await readMultipartForm(nodeRequest(event), { maxFileBytes: MAX_PICTURE_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 });
         body = imageEditFromForm(openai ? fromOpenAIImagesForm(gateway.config, form) : form);
