@@ -35,7 +35,7 @@ export default class ProvidersAdd extends GwCommand {
     const paths = await openHome(flags.home, { create: true });
     await editConfig(paths.config, (raw) => {
       const providers = objectAt(raw, "providers");
-      if (providers[args.name] !== undefined) throw new CliError(`provider "${args.name}" already exists (remove it first with \`gw providers remove ${args.name}\`)`);
+      if (providers[args.name] !== undefined) throw new CliError(`provider "${args.name}" already exists: change it with \`gw providers set ${args.name} ...\``);
       providers[args.name] = entry;
     });
     const view = providerView(args.name, entry);

@@ -19,9 +19,13 @@ export function routesServing(config: RoutingConfig, modelId: string): RouteConf
   );
 }
 
-/** Whether a key on `plan` can use `modelId`: a route serves it, a free-tier route for free plans. */
+/**
+ * Whether a key on `plan` can ask for `modelId` by name: a prefix route serves it (a free-tier one
+ * for free plans). A model an `auto` route answers with is not enough: asking for it by name would
+ * be 404, or 403 for a free key, so it is reached through `auto` and listed only with a prefix route.
+ */
 export function modelReachable(config: RoutingConfig, modelId: string, plan: Pick<PlanLimits, "freeTierOnly">): boolean {
-  const routes = routesServing(config, modelId);
+  const routes = routesServing(config, modelId).filter((route) => route.prefix !== "auto");
   return plan.freeTierOnly ? routes.some((route) => route.freeTier) : routes.length > 0;
 }
 
