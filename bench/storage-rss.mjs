@@ -125,6 +125,8 @@ function report(rows) {
 
 function run(args, runEnv = env) {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [gw, ...args], { env: runEnv, maxBuffer: 16 * MB }, (error, stdout, stderr) => (error ? reject(new Error(`${args.join(" ")}: ${stderr || error.message}`)) : resolve(stdout)));
+    execFile(process.execPath, [gw, ...args], { env: runEnv, maxBuffer: 16 * MB }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${args.join(" ")}: ${stderr || error.message}`)) : resolve(stdout),
+    );
   });
 }

@@ -1,10 +1,10 @@
 import { Args, Flags } from "@oclif/core";
-import type { ChatCompletionRequest, ChatMessage } from "../src/client/api-types.js";
-import { GwCommand } from "../src/cli/gw-command.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag, numberFlag } from "../src/cli/flags.js";
 import { gatewayClient } from "../src/cli/gateway-client.js";
+import { GwCommand } from "../src/cli/gw-command.js";
 import { printJson, writeStdout } from "../src/cli/output.js";
 import { textArgument } from "../src/cli/stdin.js";
+import type { ChatCompletionRequest, ChatMessage } from "../src/client/api-types.js";
 
 export default class Chat extends GwCommand {
   static override description = "Send a chat completion and print the reply as it streams.";

@@ -1,8 +1,8 @@
-import { resolveHome } from "../src/config/paths.js";
 import { runDoctor } from "../src/cli/doctor-checks.js";
-import { GwCommand } from "../src/cli/gw-command.js";
 import { jsonFlag } from "../src/cli/flags.js";
+import { GwCommand } from "../src/cli/gw-command.js";
 import { printJson, printLine } from "../src/cli/output.js";
+import { resolveHome } from "../src/config/paths.js";
 
 export default class Doctor extends GwCommand {
   static override description =

@@ -1,6 +1,6 @@
-import { GwCommand } from "../src/cli/gw-command.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../src/cli/flags.js";
 import { gatewayClient, homeServerUrl } from "../src/cli/gateway-client.js";
+import { GwCommand } from "../src/cli/gw-command.js";
 import { printJson, printTable } from "../src/cli/output.js";
 import { priceLabel } from "../src/config/default-pricing.js";
 import { loadConfigFile } from "../src/config/load-config.js";

@@ -1,7 +1,7 @@
 import { Command, Flags } from "@oclif/core";
 import { resolveHome } from "../src/config/paths.js";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../src/server/server-logger.js";
-import { startServer, type RunningServer } from "../src/server/start-server.js";
+import { type RunningServer, startServer } from "../src/server/start-server.js";
 
 export default class Serve extends Command {
   static override summary = "Start the gateway server.";
@@ -11,7 +11,11 @@ export default class Serve extends Command {
     home: Flags.string({ description: "gw home directory (default: $GW_HOME or ~/.gw)" }),
     host: Flags.string({ description: "address to listen on (default: config server.host)" }),
     port: Flags.integer({ description: "port to listen on; 0 picks a free port (default: config server.port)", min: 0, max: 65535 }),
-    "log-level": Flags.string({ description: "least severe log lines written (info includes one access line per request)", options: [...LOG_LEVELS], default: "info" }),
+    "log-level": Flags.string({
+      description: "least severe log lines written (info includes one access line per request)",
+      options: [...LOG_LEVELS],
+      default: "info",
+    }),
     "log-format": Flags.string({ description: "json lines, or readable lines (default: pretty on a terminal, json otherwise)", options: ["json", "pretty"] }),
   };
 

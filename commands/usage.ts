@@ -1,6 +1,6 @@
 import { Flags } from "@oclif/core";
-import { GwCommand } from "../src/cli/gw-command.js";
 import { jsonFlag } from "../src/cli/flags.js";
+import { GwCommand } from "../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../src/cli/home.js";
 import { note, printJson, printLine, printTable } from "../src/cli/output.js";
 import { assertPeriod, usageReport } from "../src/cli/usage-report.js";
@@ -33,7 +33,8 @@ export default class Usage extends GwCommand {
       report.agents.map((agent) => [agent.agent, agent.plan, agent.used, agent.balance]),
       "no agents",
     );
-    if (report.skipped) printLine(`${report.skipped} invalid ${report.skipped === 1 ? "row" : "rows"} skipped (not counted in USED); the lines are listed on stderr`);
+    if (report.skipped)
+      printLine(`${report.skipped} invalid ${report.skipped === 1 ? "row" : "rows"} skipped (not counted in USED); the lines are listed on stderr`);
     if (report.rows.length === 0) return printLine("no usage rows in this period");
     const names = new Map(metadata.agents.map((agent) => [agent.id, agent.name]));
     printLine();

@@ -72,7 +72,10 @@ async function main() {
     const upstreamPort = 18780;
     children.push(pinned(0, "node", [path.join(harness, "fake-upstream.mjs"), String(upstreamPort)]));
     const gateways = [];
-    for (const [name, tree, port] of [["base", baseTree, 18781], ["this", root, 18782]]) {
+    for (const [name, tree, port] of [
+      ["base", baseTree, 18781],
+      ["this", root, 18782],
+    ]) {
       const child = pinned(1, "bash", [path.join(tree, "bench/start-gw.sh"), String(port), `http://127.0.0.1:${upstreamPort}/v1`]);
       children.push(child);
       await listening(child);
@@ -100,7 +103,9 @@ async function main() {
       console.log(`${"".padEnd(28)} cpu µs/request ${gateway.runs.map((run) => run.cpuPerRequest.toFixed(0)).join(" ")}`);
     }
     const ratio = (pick) => median(current.runs.map((run, index) => pick(run) / pick(base.runs[index])));
-    console.log(`median of paired ratios, this / base: rps ${ratio((run) => run.rps).toFixed(3)}, cpu per request ${ratio((run) => run.cpuPerRequest).toFixed(3)}`);
+    console.log(
+      `median of paired ratios, this / base: rps ${ratio((run) => run.rps).toFixed(3)}, cpu per request ${ratio((run) => run.cpuPerRequest).toFixed(3)}`,
+    );
   } finally {
     for (const child of children.reverse()) child.kill("SIGINT");
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -136,11 +141,22 @@ function load(port, seconds = values.seconds) {
     "node",
     [
       path.join(harness, "bench.mjs"),
-      "--base", `http://127.0.0.1:${port}/v1`,
-      "--model", "bench/fake-model",
-      "-H", "authorization: Bearer gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe",
-      "--mode", values.mode, "-c", values.c, "-d", String(seconds),
-      "--loadgen-cpus", "0", "--json", "--no-probe",
+      "--base",
+      `http://127.0.0.1:${port}/v1`,
+      "--model",
+      "bench/fake-model",
+      "-H",
+      "authorization: Bearer gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe",
+      "--mode",
+      values.mode,
+      "-c",
+      values.c,
+      "-d",
+      String(seconds),
+      "--loadgen-cpus",
+      "0",
+      "--json",
+      "--no-probe",
     ],
     { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
   );

@@ -1,5 +1,5 @@
 // Runs the built `gw` (bin/run.js -> dist/commands) as a user would, in a subprocess.
-import { execFile, type ExecFileException } from "node:child_process";
+import { type ExecFileException, execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -28,10 +28,15 @@ export function gw(args: string[], options: GwOptions = {}): Promise<GwResult> {
   if (options.home) env.GW_HOME = options.home;
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [bin, ...args], { env, cwd: options.cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024, encoding: "utf8" }, (error: ExecFileException | null, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [bin, ...args],
+      { env, cwd: options.cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
+      (error: ExecFileException | null, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
     child.stdin?.end(options.input ?? "");
   });
 }

@@ -29,7 +29,9 @@ export async function answer<T = any>(response: Response): Promise<Answer<T>> {
 export function storageApi(gateway: { url: string }, key: string) {
   const auth = { authorization: `Bearer ${key}` };
   const call = async (pathname: string, init: RequestInit = {}) =>
-    answer(await fetch(`${gateway.url}${pathname}`, { redirect: "manual", ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } }));
+    answer(
+      await fetch(`${gateway.url}${pathname}`, { redirect: "manual", ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } }),
+    );
   return {
     call,
     upload: (filename: string, content: string | Uint8Array, contentType = "application/octet-stream") => {
@@ -37,12 +39,14 @@ export function storageApi(gateway: { url: string }, key: string) {
       form.append("file", new Blob([bytesOrText(content)], { type: contentType }), filename);
       return call("/v1/storage/upload", { method: "POST", body: form });
     },
-    uploadRaw: (body: string | Uint8Array, contentType: string) => call("/v1/storage/upload", { method: "POST", body: bytesOrText(body), headers: { "content-type": contentType } }),
+    uploadRaw: (body: string | Uint8Array, contentType: string) =>
+      call("/v1/storage/upload", { method: "POST", body: bytesOrText(body), headers: { "content-type": contentType } }),
     list: (query = "") => call(`/v1/storage/files${query}`),
     redirect: (id: string) => call(`/v1/storage/files/${id}`),
     url: (id: string) => call(`/v1/storage/files/${id}/url`),
     remove: (id: string) => call(`/v1/storage/files/${id}`, { method: "DELETE" }),
-    presign: (body: unknown) => call("/v1/storage/presigned-upload", { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+    presign: (body: unknown) =>
+      call("/v1/storage/presigned-upload", { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
     quota: () => call("/v1/storage/quota"),
   };
 }

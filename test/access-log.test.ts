@@ -1,11 +1,12 @@
 // One access line per request: request id, method, path, status, duration, agent, key prefix,
 // model, provider, attempts, units and credits; never a body, a full key or an upstream key. A
 // real `gw serve` writes them as JSON lines on stderr (stdout keeps only the listening line).
-import test from "ava";
+
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import test from "ava";
 import OpenAI from "openai";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, gwBin, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 const UPSTREAM_KEY = "sk-upstream-never-logged-1234";
@@ -68,14 +69,20 @@ test.serial("a billed chat request: status, duration, agent, key prefix, model, 
 
 test.serial("a stream's line is written after its last frame, with its usage; a refused request has its status", async (t) => {
   const client = new OpenAI({ baseURL: gateway.v1, apiKey: key, maxRetries: 0 });
-  const { data: stream, response } = await client.chat.completions.create({ model: "m/x", stream: true, max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).withResponse();
+  const { data: stream, response } = await client.chat.completions
+    .create({ model: "m/x", stream: true, max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
+    .withResponse();
   for await (const _chunk of stream) void _chunk;
   const streamed = await accessOf(response.headers.get("x-request-id")!);
   t.is(streamed.status, 200);
   t.is(streamed.attempts, 1);
   t.true((streamed.credits ?? 0) > 0 && (streamed.units?.completion_tokens ?? 0) > 0);
 
-  const refused = await fetch(`${gateway.v1}/chat/completions`, { method: "POST", headers: { authorization: "Bearer gw_wrong", "content-type": "application/json" }, body: "{}" });
+  const refused = await fetch(`${gateway.v1}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: "Bearer gw_wrong", "content-type": "application/json" },
+    body: "{}",
+  });
   const record = await accessOf(refused.headers.get("x-request-id")!);
   t.like(record, { status: 401, path: "/v1/chat/completions" });
   t.is(record.agent, undefined);
@@ -91,21 +98,31 @@ test("gw serve writes JSON access lines on stderr, none with a key or a body; --
       createInterface({ input: child.stdout }).once("line", (line) => resolve(line.replace("listening on ", "")));
       child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
-    const stop = () => new Promise<void>((resolve) => {
-      child.once("exit", () => resolve());
-      child.kill("SIGTERM");
-    });
+    const stop = () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      });
     return { url, stderr: () => stderr, stop };
   };
   const ask = (url: string) =>
-    fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "m/x", max_tokens: 5, messages: [{ role: "user", content: PROMPT }] }) });
+    fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "m/x", max_tokens: 5, messages: [{ role: "user", content: PROMPT }] }),
+    });
 
   const verbose = serve("--log-format", "json");
   const answer = await ask(await verbose.url);
   t.is(answer.status, 200);
   const requestId = answer.headers.get("x-request-id");
   await verbose.stop();
-  const lines = verbose.stderr().trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = verbose
+    .stderr()
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   const access = lines.find((line) => line.requestId === requestId);
   t.like(access, { level: 30, method: "POST", path: "/v1/chat/completions", status: 200, agent: "logged-agent", model: "m/x", provider: "up", attempts: 1 });
   t.is(typeof access?.time, "string");

@@ -1,7 +1,7 @@
 // The official openai SDK against a running gw, routed to the fake OpenAI-compatible upstream.
 import test from "ava";
 import OpenAI from "openai";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let fake: FakeOpenAI;
@@ -22,7 +22,13 @@ test.before(async () => {
       { prefix: "fake/", provider: "fake", priority: 10 },
       { prefix: "free/", provider: "fake", priority: 10, freeTier: true },
       { prefix: "pinned", provider: "fake", model: "pinned-upstream-model" },
-      { prefix: "auto", upstreams: [{ provider: "fake", model: "small", weight: 1 }, { provider: "backup", model: "large", weight: 1 }] },
+      {
+        prefix: "auto",
+        upstreams: [
+          { provider: "fake", model: "small", weight: 1 },
+          { provider: "backup", model: "large", weight: 1 },
+        ],
+      },
     ];
     config.models = [{ id: "fake/gpt-test", name: "GPT Test", context_length: 8192, created: 1700000000, pricing: { input_per_mtok: 1, output_per_mtok: 2 } }];
   });
@@ -100,7 +106,12 @@ test.serial("stream: each chunk reaches the client while the upstream is still h
 
 test.serial("stream: an upstream that omits usage and role still yields role first and an estimated usage chunk", async (t) => {
   fake.enqueue({ omitUsage: true, omitRole: true });
-  const stream = await client().chat.completions.create({ model: "fake/gpt-test", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "a b" }] });
+  const stream = await client().chat.completions.create({
+    model: "fake/gpt-test",
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: "user", content: "a b" }],
+  });
   const chunks = [];
   for await (const chunk of stream) chunks.push(chunk);
   t.is(chunks[0]!.choices[0]!.delta.role, "assistant");
@@ -138,7 +149,9 @@ test.serial("auto picks a concrete upstream by weight and names it in the respon
 
 test.serial("unknown model and short alias are 404 model_not_found", async (t) => {
   for (const model of ["nope/model", "gpt-4o", "fake/"]) {
-    const error = await t.throwsAsync(client().chat.completions.create({ model, messages: [{ role: "user", content: "x" }] }), { instanceOf: OpenAI.NotFoundError });
+    const error = await t.throwsAsync(client().chat.completions.create({ model, messages: [{ role: "user", content: "x" }] }), {
+      instanceOf: OpenAI.NotFoundError,
+    });
     t.is(error!.code, "model_not_found");
   }
   t.is(fake.requests.length, 0);
@@ -169,7 +182,9 @@ test.serial("temperature out of range and malformed messages are 400 naming the 
     [[{ role: "tool", content: "x" }], "messages[0].tool_call_id"],
   ];
   for (const [messages, param] of cases) {
-    const error = await t.throwsAsync(client().chat.completions.create({ model: "fake/gpt-test", messages: messages as never }), { instanceOf: OpenAI.BadRequestError });
+    const error = await t.throwsAsync(client().chat.completions.create({ model: "fake/gpt-test", messages: messages as never }), {
+      instanceOf: OpenAI.BadRequestError,
+    });
     t.is((error as InstanceType<typeof OpenAI.APIError>).param, param, JSON.stringify(messages));
   }
   t.is(fake.requests.length, 0);
@@ -194,10 +209,21 @@ test.serial("models list: concrete models in the spec's shape, auto never listed
   const body = await response.json();
   t.deepEqual(body, {
     object: "list",
-    data: [{ id: "fake/gpt-test", name: "GPT Test", architecture: { input_modalities: ["text"], output_modalities: ["text"] }, context_length: 8192, created: 1700000000 }],
+    data: [
+      {
+        id: "fake/gpt-test",
+        name: "GPT Test",
+        architecture: { input_modalities: ["text"], output_modalities: ["text"] },
+        context_length: 8192,
+        created: 1700000000,
+      },
+    ],
   });
   const models = await client().models.list();
-  t.deepEqual(models.data.map((model) => model.id), ["fake/gpt-test"]);
+  t.deepEqual(
+    models.data.map((model) => model.id),
+    ["fake/gpt-test"],
+  );
 });
 
 test.serial("missing, malformed, unknown and revoked keys get the identical 401 body", async (t) => {

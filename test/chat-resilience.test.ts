@@ -1,12 +1,13 @@
 // Retries, fallback, timeouts, client aborts and credit races on the chat path.
-import test from "ava";
-import OpenAI from "openai";
+
 import http from "node:http";
 import { createServer } from "node:net";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
-import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
-import { UsageLog, periodOf } from "../src/store/usage-log.js";
+import test from "ava";
+import OpenAI from "openai";
 import { homePaths } from "../src/config/paths.js";
+import { periodOf, UsageLog } from "../src/store/usage-log.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let primary: FakeOpenAI;
 let secondary: FakeOpenAI;
@@ -31,7 +32,15 @@ test.before(async () => {
     // Generous timeouts wherever attempts are counted, so that a loaded machine's slow answer is
     // never mistaken for a timeout; the timeout tests go through `hasty`, the same upstream with
     // short ones, whose fakes are slower than those by far.
-    config.upstream = { retries: 2, retryBaseDelayMs: 5, firstByteTimeoutMs: 10_000, idleTimeoutMs: 10_000, connectTimeoutMs: 5000, maxRetryAfterMs: 2000, breakerFailureThreshold: 0 };
+    config.upstream = {
+      retries: 2,
+      retryBaseDelayMs: 5,
+      firstByteTimeoutMs: 10_000,
+      idleTimeoutMs: 10_000,
+      connectTimeoutMs: 5000,
+      maxRetryAfterMs: 2000,
+      breakerFailureThreshold: 0,
+    };
     config.providers = {
       primary: { type: "openai", baseUrl: primary.url, apiKey: "k1" },
       hasty: { type: "openai", baseUrl: primary.url, apiKey: "k1", upstream: { firstByteTimeoutMs: 400, idleTimeoutMs: 400 } },
@@ -218,13 +227,17 @@ test.serial("one keep-alive connection serving many calls, failures included, le
   const localPorts = new Set<number>();
   const call = (body: object) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const request = http.request(`${gateway.v1}/chat/completions`, { method: "POST", agent, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } }, (response) => {
-        localPorts.add(response.socket.localPort!);
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => (text += chunk));
-        response.on("end", () => resolve({ status: response.statusCode!, text }));
-      });
+      const request = http.request(
+        `${gateway.v1}/chat/completions`,
+        { method: "POST", agent, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } },
+        (response) => {
+          localPorts.add(response.socket.localPort!);
+          let text = "";
+          response.setEncoding("utf8");
+          response.on("data", (chunk: string) => (text += chunk));
+          response.on("end", () => resolve({ status: response.statusCode!, text }));
+        },
+      );
       request.on("error", reject);
       request.end(JSON.stringify(body));
     });
@@ -246,7 +259,10 @@ test.serial("one keep-alive connection serving many calls, failures included, le
     t.deepEqual(statuses, Array.from({ length: 6 }, () => [200, 400, 200, 200, 502]).flat());
     t.is(localPorts.size, 1, "every call went over the same connection");
     await new Promise((resolve) => setImmediate(resolve));
-    t.deepEqual(warnings.filter((warning) => /listener/i.test(warning)), []);
+    t.deepEqual(
+      warnings.filter((warning) => /listener/i.test(warning)),
+      [],
+    );
   } finally {
     process.off("warning", onWarning);
     agent.destroy();
@@ -267,7 +283,11 @@ test.serial("a burst of parallel requests cannot overspend the balance", async (
     // Each request reserves (prompt estimate + max_tokens 20) x 1000 credits/token and really costs 20,000.
     const results = await Promise.allSettled(
       Array.from({ length: 12 }, () =>
-        new OpenAI({ baseURL: local.v1, apiKey: localKey, maxRetries: 0 }).chat.completions.create({ model: "m/priced", max_tokens: 20, messages: [{ role: "user", content: "x" }] }),
+        new OpenAI({ baseURL: local.v1, apiKey: localKey, maxRetries: 0 }).chat.completions.create({
+          model: "m/priced",
+          max_tokens: 20,
+          messages: [{ role: "user", content: "x" }],
+        }),
       ),
     );
     const ok = results.filter((result) => result.status === "fulfilled").length;
@@ -292,7 +312,9 @@ test.serial("no credits left: 402 before any upstream call", async (t) => {
   const local = await startTestGateway(home);
   try {
     const localKey = await addKey(home, "broke", "pro");
-    const error = await t.throwsAsync(new OpenAI({ baseURL: local.v1, apiKey: localKey, maxRetries: 0 }).chat.completions.create({ model: "m/x", messages: [{ role: "user", content: "x" }] }));
+    const error = await t.throwsAsync(
+      new OpenAI({ baseURL: local.v1, apiKey: localKey, maxRetries: 0 }).chat.completions.create({ model: "m/x", messages: [{ role: "user", content: "x" }] }),
+    );
     t.is((error as InstanceType<typeof OpenAI.APIError>).status, 402);
     t.is((error as InstanceType<typeof OpenAI.APIError>).code, "insufficient_credits");
     t.is(primary.requests.length, 0);

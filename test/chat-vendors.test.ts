@@ -3,8 +3,8 @@
 // the client got and what the vendor received.
 import test from "ava";
 import OpenAI from "openai";
-import { startFakeAnthropic, type FakeAnthropic } from "./fakes/anthropic.js";
-import { startFakeGemini, type FakeGemini } from "./fakes/gemini.js";
+import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
+import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let anthropic: FakeAnthropic;
@@ -15,7 +15,11 @@ let key: string;
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABpfZFQAAAAABJRU5ErkJggg==";
 const weatherTool = {
   type: "function" as const,
-  function: { name: "get_weather", description: "Weather by city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+  function: {
+    name: "get_weather",
+    description: "Weather by city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
 };
 
 test.before(async () => {
@@ -49,14 +53,30 @@ test.beforeEach(() => {
 const client = () => new OpenAI({ baseURL: gateway.v1, apiKey: key, maxRetries: 0 });
 
 const targets = [
-  { model: "claude/claude-sonnet-4-5", upstreamModel: "claude-sonnet-4-5", last: () => anthropic.requests.at(-1)!, enqueueText: (content: string) => anthropic.enqueue({ content }) },
-  { model: "google/gemini-2.5-flash", upstreamModel: "gemini-2.5-flash", last: () => gemini.requests.at(-1)!, enqueueText: (content: string) => gemini.enqueue({ content }) },
+  {
+    model: "claude/claude-sonnet-4-5",
+    upstreamModel: "claude-sonnet-4-5",
+    last: () => anthropic.requests.at(-1)!,
+    enqueueText: (content: string) => anthropic.enqueue({ content }),
+  },
+  {
+    model: "google/gemini-2.5-flash",
+    upstreamModel: "gemini-2.5-flash",
+    last: () => gemini.requests.at(-1)!,
+    enqueueText: (content: string) => gemini.enqueue({ content }),
+  },
 ];
 
 for (const target of targets) {
   test.serial(`${target.model}: create returns an OpenAI completion with usage`, async (t) => {
     target.enqueueText("Hello there.");
-    const completion = await client().chat.completions.create({ model: target.model, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }] });
+    const completion = await client().chat.completions.create({
+      model: target.model,
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "hi" },
+      ],
+    });
     t.is(completion.object, "chat.completion");
     t.is(completion.model, target.model);
     t.is(completion.choices[0]!.message.content, "Hello there.");
@@ -91,10 +111,19 @@ for (const target of targets) {
   test.serial(`${target.model}: image as a data: URL reaches the vendor`, async (t) => {
     await client().chat.completions.create({
       model: target.model,
-      messages: [{ role: "user", content: [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } }] }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+          ],
+        },
+      ],
     });
     const sent = target.last().body;
-    if (target.model.startsWith("claude/")) t.deepEqual(sent.messages[0].content[1], { type: "image", source: { type: "base64", media_type: "image/png", data: png } });
+    if (target.model.startsWith("claude/"))
+      t.deepEqual(sent.messages[0].content[1], { type: "image", source: { type: "base64", media_type: "image/png", data: png } });
     else t.deepEqual(sent.contents[0].parts[1], { inlineData: { mimeType: "image/png", data: png } });
   });
 }
@@ -102,7 +131,9 @@ for (const target of targets) {
 test.serial("claude: a streamed tool call reassembles in the SDK, and the tool result goes back as tool_result", async (t) => {
   anthropic.enqueue({ toolUses: [{ id: "toolu_01A", name: "get_weather", input: { city: "Oslo" } }] }, { content: "4°C and cloudy." });
   const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Oslo?" }];
-  const final = await client().chat.completions.stream({ model: "claude/claude-sonnet-4-5", messages, tools: [weatherTool] }).finalChatCompletion();
+  const final = await client()
+    .chat.completions.stream({ model: "claude/claude-sonnet-4-5", messages, tools: [weatherTool] })
+    .finalChatCompletion();
   const call = final.choices[0]!.message.tool_calls![0]!;
   t.is(final.choices[0]!.finish_reason, "tool_calls");
   t.is(call.id, "toolu_01A");
@@ -132,7 +163,9 @@ test.serial("gemini: a tool call gets a synthesized id, and the result goes back
 
 test.serial("a vendor 400 reaches the client as an OpenAI error with the vendor's message", async (t) => {
   anthropic.enqueue({ status: 400, errorBody: { type: "error", error: { type: "invalid_request_error", message: "messages: too many images" } } });
-  const error = await t.throwsAsync(client().chat.completions.create({ model: "claude/claude-sonnet-4-5", messages: [{ role: "user", content: "x" }] }), { instanceOf: OpenAI.BadRequestError });
+  const error = await t.throwsAsync(client().chat.completions.create({ model: "claude/claude-sonnet-4-5", messages: [{ role: "user", content: "x" }] }), {
+    instanceOf: OpenAI.BadRequestError,
+  });
   t.is(error!.message, "400 messages: too many images");
   t.is(error!.type, "invalid_request_error");
 });

@@ -1,10 +1,11 @@
 // `gw models` and `gw chat` as subprocesses against a stand-in gateway on port 0 that speaks the
 // gateway's wire format (spec: models list, chat completion, SSE chunks ending in [DONE]).
-import test from "ava";
+
 import { spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import test from "ava";
 import { editConfig } from "../src/config/config-file.js";
 import { initHome } from "../src/config/init-home.js";
 import { homePaths } from "../src/config/paths.js";
@@ -15,7 +16,13 @@ const API_KEY = "gw_testkey";
 const MODELS = {
   object: "list",
   data: [
-    { id: "openai/gpt-4o-mini", name: "GPT-4o mini", context_length: 128000, created: 1721172741, architecture: { input_modalities: ["text", "image"], output_modalities: ["text"] } },
+    {
+      id: "openai/gpt-4o-mini",
+      name: "GPT-4o mini",
+      context_length: 128000,
+      created: 1721172741,
+      architecture: { input_modalities: ["text", "image"], output_modalities: ["text"] },
+    },
   ],
 };
 
@@ -50,7 +57,8 @@ async function startGateway(): Promise<Gateway> {
     request.on("end", async () => {
       const body = JSON.parse(text) as Record<string, unknown>;
       bodies.push(body);
-      if (body.model === "missing") return send(404, { error: { message: "The model `missing` does not exist.", type: "invalid_request_error", code: "model_not_found" } });
+      if (body.model === "missing")
+        return send(404, { error: { message: "The model `missing` does not exist.", type: "invalid_request_error", code: "model_not_found" } });
       if (!body.stream) {
         return send(200, {
           id: "chatcmpl-1",
@@ -71,7 +79,9 @@ async function startGateway(): Promise<Gateway> {
       if (body.model === "hold") await held;
       response.write(chunk({ content: "lo" }));
       response.write(chunk({}, "stop"));
-      response.write(`data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "openai/gpt-4o-mini", choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })}\n\n`);
+      response.write(
+        `data: ${JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "openai/gpt-4o-mini", choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })}\n\n`,
+      );
       response.end("data: [DONE]\n\n");
     });
   });
@@ -124,7 +134,10 @@ test("endpoint commands fail with the server's message, or a clear one when ther
 
 test("gw chat streams deltas to stdout as they arrive", async (t) => {
   const bin = fileURLToPath(new URL("../bin/run.js", import.meta.url));
-  const child = spawn(process.execPath, [bin, "chat", "say hello", "--model", "hold"], { env: { ...process.env, NODE_ENV: undefined, ...env() }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, "chat", "say hello", "--model", "hold"], {
+    env: { ...process.env, NODE_ENV: undefined, ...env() },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   let sawFirstDelta = false;
@@ -156,11 +169,23 @@ test("gw chat --json prints exactly the completion; - reads the prompt from stdi
   t.like(json(asJson), { object: "chat.completion", choices: [{ message: { content: "Hello there" } }], usage: { total_tokens: 5 } });
   t.like(
     gateway.bodies.find((body) => JSON.stringify(body).includes("json please")),
-    { model: "auto", stream: false, temperature: 0.5, max_tokens: 64, messages: [{ role: "system", content: "be brief" }, { role: "user", content: "json please" }] },
+    {
+      model: "auto",
+      stream: false,
+      temperature: 0.5,
+      max_tokens: 64,
+      messages: [
+        { role: "system", content: "be brief" },
+        { role: "user", content: "json please" },
+      ],
+    },
   );
   t.is(fromStdin.code, 0, fromStdin.stderr);
   t.is(fromStdin.stdout, "Hello there\n");
-  t.like(gateway.bodies.find((body) => JSON.stringify(body).includes("from stdin")), { model: "openai/gpt-4o-mini", stream: false, messages: [{ role: "user", content: "from stdin" }] });
+  t.like(
+    gateway.bodies.find((body) => JSON.stringify(body).includes("from stdin")),
+    { model: "openai/gpt-4o-mini", stream: false, messages: [{ role: "user", content: "from stdin" }] },
+  );
 });
 
 test("gw chat errors: the server's message on stderr, exit 1, also mid-stream and under --json", async (t) => {

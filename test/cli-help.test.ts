@@ -2,7 +2,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import test from "ava";
-import { gw, type GwResult } from "./_gw-cli.js";
+import { type GwResult, gw } from "./_gw-cli.js";
 
 const bin = fileURLToPath(new URL("../bin/run.js", import.meta.url));
 
@@ -51,7 +51,12 @@ test("gw help storage shows the storage commands", async (t) => {
 });
 
 test("gw help image, gw image --help and gw --help show real help", async (t) => {
-  const [helpImage, imageHelp, rootHelp, commandHelp] = await Promise.all([gw(["help", "image"]), gw(["image", "--help"]), gw(["--help"]), gw(["help", "image", "generate"])]);
+  const [helpImage, imageHelp, rootHelp, commandHelp] = await Promise.all([
+    gw(["help", "image"]),
+    gw(["image", "--help"]),
+    gw(["--help"]),
+    gw(["help", "image", "generate"]),
+  ]);
   for (const result of [helpImage, imageHelp]) {
     t.is(result.code, 0, result.stderr);
     for (const command of ["generate", "edit", "upscale", "remove-background", "describe"]) t.regex(result.stdout, new RegExp(`image ${command}\\b`), command);

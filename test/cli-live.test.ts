@@ -3,7 +3,7 @@
 // and reading `gw usage` — all against the fake OpenAI-compatible upstream.
 import test from "ava";
 import OpenAI from "openai";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { gw, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let fake: FakeOpenAI;
@@ -54,11 +54,17 @@ test.serial("provision with gw while the server runs, chat with gw, read usage w
   t.true(body.usage.total_tokens > 0);
   t.is(fake.requests.at(-1)!.headers.authorization, "Bearer sk-live-secret");
 
-  const streamed = await gw(["chat", "-", "--model", "fake/gpt-x", "--system", "be brief", "--max-tokens", "50", "--temperature", "0.5"], { env: env(key), input: "piped prompt" });
+  const streamed = await gw(["chat", "-", "--model", "fake/gpt-x", "--system", "be brief", "--max-tokens", "50", "--temperature", "0.5"], {
+    env: env(key),
+    input: "piped prompt",
+  });
   t.is(streamed.code, 0, streamed.stderr);
   t.is(streamed.stdout.trim(), "echo: piped prompt");
   const sent = fake.requests.at(-1)!.body;
-  t.deepEqual(sent.messages, [{ role: "system", content: "be brief" }, { role: "user", content: "piped prompt" }]);
+  t.deepEqual(sent.messages, [
+    { role: "system", content: "be brief" },
+    { role: "user", content: "piped prompt" },
+  ]);
   t.is(sent.max_tokens, 50);
   t.is(sent.temperature, 0.5);
 
@@ -68,7 +74,10 @@ test.serial("provision with gw while the server runs, chat with gw, read usage w
   t.is(report.rows.length, 2);
   t.true(report.rows.every((row) => row.model === "fake/gpt-x" && row.credits > 0));
   const carol = report.agents.find((entry) => entry.agent === "carol")!;
-  t.is(carol.used, report.rows.reduce((sum, row) => sum + row.credits, 0));
+  t.is(
+    carol.used,
+    report.rows.reduce((sum, row) => sum + row.credits, 0),
+  );
   t.is(carol.balance, 20_000_000 - carol.used);
 
   // Secrets never come back from the CLI.
@@ -78,7 +87,10 @@ test.serial("provision with gw while the server runs, chat with gw, read usage w
 
 test.serial("gw models lists what the server serves, as the exact API body with --json", async (t) => {
   const created = json<{ key: string }>(await gw(["keys", "create", "--agent", "dave", "--json", "--home", home]));
-  const models = await eventually(() => gw(["models", "--json"], { env: env(created.key) }), (result) => result.code === 0);
+  const models = await eventually(
+    () => gw(["models", "--json"], { env: env(created.key) }),
+    (result) => result.code === 0,
+  );
   t.is(models.code, 0, models.stderr);
   const direct = await fetch(`${gateway.v1}/models`, { headers: { authorization: `Bearer ${created.key}` } });
   t.deepEqual(json(models), await direct.json());
@@ -88,13 +100,21 @@ test.serial("a key revoked with gw stops working in the running server", async (
   const { key } = json<{ key: string }>(await gw(["keys", "create", "--agent", "erin", "--plan", "pro", "--json", "--home", home]));
   const client = new OpenAI({ baseURL: gateway.v1, apiKey: key, maxRetries: 0 });
   await eventually(
-    () => client.models.list().then(() => true, () => false),
+    () =>
+      client.models.list().then(
+        () => true,
+        () => false,
+      ),
     (ok) => ok,
   );
   const revoked = await gw(["keys", "revoke", key.slice(0, 11), "--home", home]);
   t.is(revoked.code, 0, revoked.stderr);
   const status = await eventually(
-    () => client.models.list().then(() => 200, (error: { status?: number }) => error.status ?? 0),
+    () =>
+      client.models.list().then(
+        () => 200,
+        (error: { status?: number }) => error.status ?? 0,
+      ),
     (value) => value === 401,
   );
   t.is(status, 401);
@@ -102,7 +122,10 @@ test.serial("a key revoked with gw stops working in the running server", async (
 
 test.serial("a free key cannot reach a paid route from the CLI: the server's message, exit 1", async (t) => {
   const { key } = json<{ key: string }>(await gw(["keys", "create", "--agent", "frank", "--plan", "free", "--json", "--home", home]));
-  const result = await eventually(() => gw(["chat", "hi", "--model", "fake/gpt-x"], { env: env(key) }), (value) => /upgrade/.test(value.stderr));
+  const result = await eventually(
+    () => gw(["chat", "hi", "--model", "fake/gpt-x"], { env: env(key) }),
+    (value) => /upgrade/.test(value.stderr),
+  );
   t.is(result.code, 1);
   t.regex(result.stderr, /not available on the free plan/);
   t.is(result.stdout, "");

@@ -1,7 +1,8 @@
 // `gw plans set` refusing unknown names (new plans take --create) and `gw plans remove`, run as
 // subprocesses of the built CLI against a temp GW_HOME.
-import test from "ava";
+
 import { readFileSync, writeFileSync } from "node:fs";
+import test from "ava";
 import { initHome } from "../src/config/init-home.js";
 import { homePaths } from "../src/config/paths.js";
 import { gw, json, removeTempHomes, tempHome } from "./_gw-cli.js";
@@ -106,7 +107,10 @@ test("plans remove deletes an unused plan and the aliases that named it", async 
 test("plans remove refuses a plan agents use, naming them, and the built-in plans, saying why", async (t) => {
   const home = await initialisedHome();
   t.is((await gw(["plans", "set", "gold", "--create"], { home })).code, 0);
-  const [carol, dave] = await Promise.all([gw(["agents", "create", "carol", "--plan", "gold"], { home }), gw(["agents", "create", "dave", "--plan", "gold"], { home })]);
+  const [carol, dave] = await Promise.all([
+    gw(["agents", "create", "carol", "--plan", "gold"], { home }),
+    gw(["agents", "create", "dave", "--plan", "gold"], { home }),
+  ]);
   t.is(carol.code, 0, carol.stderr);
   t.is(dave.code, 0, dave.stderr);
   const before = configText(home);

@@ -2,15 +2,16 @@
 // remove and set say how to pick one), run as subprocesses against real homes; then both `set`
 // commands against a running gateway, which follows them without a restart. Last, provisioning
 // commands on a damaged metadata file: worded for a command, not for the server's start.
-import test from "ava";
+
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import test from "ava";
 import { initHome } from "../src/config/init-home.js";
 import { homePaths } from "../src/config/paths.js";
 import { MetadataStore } from "../src/store/metadata-store.js";
+import { gw, json, removeTempHomes, tempHome } from "./_gw-cli.js";
+import { eventually } from "./_storage.js";
 import { startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, startTestGateway } from "./helpers/gateway-harness.js";
-import { eventually } from "./_storage.js";
-import { gw, json, removeTempHomes, tempHome } from "./_gw-cli.js";
 
 test.after.always(() => removeTempHomes());
 
@@ -51,21 +52,55 @@ test("providers set changes only what is given and never prints a secret; an unk
   const home = await initialisedHome();
   const secret = "sk-live-first-secret-1234567890";
   const newSecret = "sk-live-second-secret-0987654321";
-  const added = await gw(["providers", "add", "groq", "--type", "openai", "--base-url", "https://api.groq.com/openai/v1", "--api-key", secret, "--header", "X-Title=gw", "--header", "X-Team=blue"], { home });
+  const added = await gw(
+    [
+      "providers",
+      "add",
+      "groq",
+      "--type",
+      "openai",
+      "--base-url",
+      "https://api.groq.com/openai/v1",
+      "--api-key",
+      secret,
+      "--header",
+      "X-Title=gw",
+      "--header",
+      "X-Team=blue",
+    ],
+    { home },
+  );
   t.is(added.code, 0, added.stderr);
 
   const baseUrl = await gw(["providers", "set", "groq", "--base-url", "https://proxy.example/v1", "--json"], { home });
   t.is(baseUrl.code, 0, baseUrl.stderr);
-  t.deepEqual(json(baseUrl), { name: "groq", type: "openai", baseUrl: "https://proxy.example/v1", apiKey: "****", headers: { "X-Title": "****", "X-Team": "****" } });
-  t.deepEqual(rawConfig(home).providers.groq, { type: "openai", baseUrl: "https://proxy.example/v1", apiKey: secret, headers: { "X-Title": "gw", "X-Team": "blue" } }, "only the base URL changed");
+  t.deepEqual(json(baseUrl), {
+    name: "groq",
+    type: "openai",
+    baseUrl: "https://proxy.example/v1",
+    apiKey: "****",
+    headers: { "X-Title": "****", "X-Team": "****" },
+  });
+  t.deepEqual(
+    rawConfig(home).providers.groq,
+    { type: "openai", baseUrl: "https://proxy.example/v1", apiKey: secret, headers: { "X-Title": "gw", "X-Team": "blue" } },
+    "only the base URL changed",
+  );
 
   const keyAndHeaders = await gw(["providers", "set", "groq", "--api-key", newSecret, "--header", "x-title=trial", "--header", "X-Team="], { home });
   t.is(keyAndHeaders.code, 0, keyAndHeaders.stderr);
   t.regex(keyAndHeaders.stdout, /changed provider "groq": apiKey, header x-title, header X-Team removed/);
   t.regex(keyAndHeaders.stderr, /stored literally/);
-  t.deepEqual(rawConfig(home).providers.groq, { type: "openai", baseUrl: "https://proxy.example/v1", apiKey: newSecret, headers: { "x-title": "trial" } }, "header names match case-insensitively; name= removes");
+  t.deepEqual(
+    rawConfig(home).providers.groq,
+    { type: "openai", baseUrl: "https://proxy.example/v1", apiKey: newSecret, headers: { "x-title": "trial" } },
+    "header names match case-insensitively; name= removes",
+  );
 
-  const byEnv = await gw(["providers", "set", "groq", "--api-key", "${GROQ_API_KEY}", "--base-url", "", "--json"], { home, env: { GROQ_API_KEY: "gsk-from-env" } });
+  const byEnv = await gw(["providers", "set", "groq", "--api-key", "${GROQ_API_KEY}", "--base-url", "", "--json"], {
+    home,
+    env: { GROQ_API_KEY: "gsk-from-env" },
+  });
   t.is(byEnv.code, 0, byEnv.stderr);
   t.deepEqual(json(byEnv), { name: "groq", type: "openai", apiKey: "${GROQ_API_KEY}", headers: { "x-title": "****" } });
   t.deepEqual(rawConfig(home).providers.groq, { type: "openai", apiKey: "${GROQ_API_KEY}", headers: { "x-title": "trial" } }, "--base-url '' removes it");
@@ -74,7 +109,10 @@ test("providers set changes only what is given and never prints a secret; an unk
   t.is(rawConfig(home).providers.groq?.type, "anthropic");
   for (const result of [added, baseUrl, keyAndHeaders, byEnv, retyped]) {
     const output = `${result.stdout}${result.stderr}`;
-    t.false(output.includes(secret) || output.includes(newSecret) || output.includes("gsk-from-env") || output.includes("trial"), "no secret or header value printed back");
+    t.false(
+      output.includes(secret) || output.includes(newSecret) || output.includes("gsk-from-env") || output.includes("trial"),
+      "no secret or header value printed back",
+    );
   }
 
   const before = configText(home);
@@ -117,7 +155,9 @@ test("routes add refuses a second route with the same prefix and provider, and a
   t.regex(autoByProvider.stderr, /auto route picks among weighted upstreams/);
   t.is(configText(home), before, "nothing was added");
 
-  const replacedAuto = await gw(["routes", "add", "auto", "--upstream", "anthropic:claude-haiku-4-5:1", "--upstream", "openai:gpt-4o-mini:2", "--replace"], { home });
+  const replacedAuto = await gw(["routes", "add", "auto", "--upstream", "anthropic:claude-haiku-4-5:1", "--upstream", "openai:gpt-4o-mini:2", "--replace"], {
+    home,
+  });
   t.is(replacedAuto.code, 0, replacedAuto.stderr);
   t.regex(replacedAuto.stdout, /^replaced routes\[2\]: "auto"/);
   const replacedOpenai = await gw(["routes", "add", "openai/", "--provider", "openai", "--priority", "3", "--replace", "--json"], { home });
@@ -126,7 +166,13 @@ test("routes add refuses a second route with the same prefix and provider, and a
   t.deepEqual(rawConfig(home).routes, [
     { prefix: "openai/", provider: "openai", priority: 3 },
     { prefix: "anthropic/", provider: "anthropic", priority: 10 },
-    { prefix: "auto", upstreams: [{ provider: "anthropic", model: "claude-haiku-4-5", weight: 1 }, { provider: "openai", model: "gpt-4o-mini", weight: 2 }] },
+    {
+      prefix: "auto",
+      upstreams: [
+        { provider: "anthropic", model: "claude-haiku-4-5", weight: 1 },
+        { provider: "openai", model: "gpt-4o-mini", weight: 2 },
+      ],
+    },
   ]);
 
   const otherProvider = await gw(["routes", "add", "openai/", "--provider", "local"], { home });
@@ -138,12 +184,21 @@ test("routes remove takes the one match, and names the candidates and how to pic
   const single = await initialisedHome();
   const removed = await gw(["routes", "remove", "auto"], { home: single });
   t.is(removed.code, 0, removed.stderr);
-  t.deepEqual(rawConfig(single).routes.map((route) => route.prefix), ["openai/", "anthropic/"]);
+  t.deepEqual(
+    rawConfig(single).routes.map((route) => route.prefix),
+    ["openai/", "anthropic/"],
+  );
 
   // What the old `routes add auto` left behind: a second auto route at the same priority.
   const home = await initialisedHome();
   editRaw(home, (config) => {
-    config.routes.push({ prefix: "auto", upstreams: [{ provider: "anthropic", model: "claude-haiku-4-5", weight: 1 }, { provider: "openai", model: "gpt-4o", weight: 1 }] });
+    config.routes.push({
+      prefix: "auto",
+      upstreams: [
+        { provider: "anthropic", model: "claude-haiku-4-5", weight: 1 },
+        { provider: "openai", model: "gpt-4o", weight: 1 },
+      ],
+    });
     config.routes.push({ prefix: "auto", upstreams: [{ provider: "openai", model: "gpt-4o-mini", weight: 1 }], priority: 5 });
     config.routes.push({ prefix: "fast/", provider: "openai" }, { prefix: "fast/", provider: "local" });
   });
@@ -160,7 +215,12 @@ test("routes remove takes the one match, and names the candidates and how to pic
   t.regex(fast.stderr, /routes\[6\] -> local \(priority 0\): --provider local/);
   t.is(configText(home), before, "nothing removed while the choice is open");
 
-  for (const args of [["auto", "--priority", "5"], ["auto", "--provider", "anthropic"], ["fast/", "--provider", "local"], ["auto", "--index", "2"]]) {
+  for (const args of [
+    ["auto", "--priority", "5"],
+    ["auto", "--provider", "anthropic"],
+    ["fast/", "--provider", "local"],
+    ["auto", "--index", "2"],
+  ]) {
     const picked = await gw(["routes", "remove", ...args], { home });
     t.is(picked.code, 0, picked.stderr);
   }
@@ -238,23 +298,27 @@ test("providers set and routes set reach a running gateway without a restart", a
 
   const moved = await gw(["providers", "set", "fake", "--base-url", second.url, "--header", "X-Trial=yes"], { home });
   t.is(moved.code, 0, moved.stderr);
-  t.true(
-    await eventually(async () => (await chat()).status === 200 && second.requests.length > 0),
-    "the next calls go to the new base URL",
-  );
+  t.true(await eventually(async () => (await chat()).status === 200 && second.requests.length > 0), "the next calls go to the new base URL");
   t.is(second.requests.at(-1)?.headers["x-trial"], "yes");
   t.is(second.requests.at(-1)?.body.model, "gpt-4o-mini");
 
   const pinned = await gw(["routes", "set", "fake/", "--model", "pinned-model"], { home });
   t.is(pinned.code, 0, pinned.stderr);
-  t.true(await eventually(async () => (await chat()).status === 200 && second.requests.at(-1)?.body.model === "pinned-model"), "the route's new model is sent upstream");
+  t.true(
+    await eventually(async () => (await chat()).status === 200 && second.requests.at(-1)?.body.model === "pinned-model"),
+    "the route's new model is sent upstream",
+  );
 });
 
 test("keys and agents commands on a damaged metadata file name the file and how to recover; the server's wording stays", async (t) => {
   const home = await initialisedHome();
   const file = homePaths(home).metadata;
   writeFileSync(file, '{"agents": [ {"name": "alice"');
-  const corrupt = await Promise.all([gw(["keys", "list"], { home }), gw(["agents", "list", "--json"], { home }), gw(["keys", "create", "--agent", "bob"], { home })]);
+  const corrupt = await Promise.all([
+    gw(["keys", "list"], { home }),
+    gw(["agents", "list", "--json"], { home }),
+    gw(["keys", "create", "--agent", "bob"], { home }),
+  ]);
   for (const result of corrupt) {
     t.is(result.code, 1);
     t.is(result.stdout, "");

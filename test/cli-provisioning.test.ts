@@ -1,7 +1,8 @@
 // Provisioning commands run as subprocesses against real files in a temp GW_HOME.
-import test from "ava";
+
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import test from "ava";
 import { initHome } from "../src/config/init-home.js";
 import { homePaths } from "../src/config/paths.js";
 import { MetadataStore } from "../src/store/metadata-store.js";
@@ -88,7 +89,10 @@ test("keys create prints the key once; list never shows it; revoke by prefix", a
   t.is(listed.code, 0, listed.stderr);
   const keys = json<KeyView[]>(listed);
   t.is(keys.length, 2);
-  t.deepEqual(keys.map((entry) => entry.agent), ["alice", "alice"]);
+  t.deepEqual(
+    keys.map((entry) => entry.agent),
+    ["alice", "alice"],
+  );
   t.true(key.startsWith(keys[0]!.prefix));
   t.true(keys[0]!.prefix.length < key.length);
   for (const output of [listed.stdout, table.stdout]) {
@@ -124,7 +128,10 @@ test("20 concurrent `keys create` on a fresh home all land in the metadata", asy
   t.is(listed.length, 20);
   t.is(new Set(listed.map((entry) => entry.id)).size, 20);
   t.deepEqual(listed.map((entry) => entry.prefix).sort(), created.map((entry) => entry.key.slice(0, listed[0]!.prefix.length)).sort());
-  const metadata = JSON.parse(readFileSync(homePaths(home).metadata, "utf8")) as { agents: Array<{ id: string; name: string }>; keys: Array<{ agentId: string }> };
+  const metadata = JSON.parse(readFileSync(homePaths(home).metadata, "utf8")) as {
+    agents: Array<{ id: string; name: string }>;
+    keys: Array<{ agentId: string }>;
+  };
   t.deepEqual(metadata.agents.map((agent) => agent.name).sort(), ["bot0", "bot1", "bot2"], "one agent per name, however many raced to create it");
   t.is(metadata.keys.length, 20);
   t.true(metadata.keys.every((key) => metadata.agents.some((agent) => agent.id === key.agentId)));
@@ -132,7 +139,10 @@ test("20 concurrent `keys create` on a fresh home all land in the metadata", asy
 
 test("agents create and list; plans are validated, aliases accepted", async (t) => {
   const home = await initialisedHome();
-  const [engineer, plain] = await Promise.all([gw(["agents", "create", "eve", "--plan", "Engineer", "--json"], { home }), gw(["agents", "create", "bob"], { home })]);
+  const [engineer, plain] = await Promise.all([
+    gw(["agents", "create", "eve", "--plan", "Engineer", "--json"], { home }),
+    gw(["agents", "create", "bob"], { home }),
+  ]);
   t.is(engineer.code, 0, engineer.stderr);
   t.is(json<AgentView>(engineer).plan, "max");
   t.is(plain.code, 0, plain.stderr);
@@ -147,7 +157,10 @@ test("agents create and list; plans are validated, aliases accepted", async (t) 
 
   const [listed, table] = await Promise.all([gw(["agents", "list", "--json"], { home }), gw(["agents", "list"], { home })]);
   const agents = json<AgentView[]>(listed);
-  t.deepEqual(agents.map((agent) => [agent.name, agent.plan]).sort(), [["bob", "free"], ["eve", "max"]]);
+  t.deepEqual(agents.map((agent) => [agent.name, agent.plan]).sort(), [
+    ["bob", "free"],
+    ["eve", "max"],
+  ]);
   t.regex(table.stdout, /^eve\s+agt_\S+\s+max\s+0\s/m);
 });
 
@@ -156,7 +169,10 @@ test("plans list shows resolved limits; plans set edits config.json and moves ag
   const listed = await gw(["plans", "list", "--json"], { home });
   t.is(listed.code, 0, listed.stderr);
   const plans = json<PlanView[]>(listed);
-  t.deepEqual(plans.map((plan) => plan.name), ["free", "pro", "max"]);
+  t.deepEqual(
+    plans.map((plan) => plan.name),
+    ["free", "pro", "max"],
+  );
   t.like(plans[0], { monthlyCredits: 1_000_000, freeTierOnly: true, imageMaxResolution: "1K" });
   t.deepEqual(plans[1]?.aliases, ["assistant"]);
 
@@ -266,12 +282,18 @@ test("routes add, list and remove; a route to an unknown provider is refused", a
   t.is(readFileSync(homePaths(home).config, "utf8"), before);
 
   const [listed, table] = await Promise.all([gw(["routes", "list", "--json"], { home }), gw(["routes", "list"], { home })]);
-  t.deepEqual(json<RouteView[]>(listed).map((route) => route.prefix), ["openai/", "anthropic/", "auto", "fast/", "mix"]);
+  t.deepEqual(
+    json<RouteView[]>(listed).map((route) => route.prefix),
+    ["openai/", "anthropic/", "auto", "fast/", "mix"],
+  );
   t.regex(table.stdout, /^3\s+fast\/\s+openai\s+gpt-4o-mini\s+20\s+yes$/m);
 
   const removed = await gw(["routes", "remove", "fast/"], { home });
   t.is(removed.code, 0, removed.stderr);
-  t.deepEqual(rawConfig(home).routes.map((route) => (route as { prefix: string }).prefix), ["openai/", "anthropic/", "auto", "mix"]);
+  t.deepEqual(
+    rawConfig(home).routes.map((route) => (route as { prefix: string }).prefix),
+    ["openai/", "anthropic/", "auto", "mix"],
+  );
   const missing = await gw(["routes", "remove", "fast/"], { home });
   t.is(missing.code, 1);
   t.regex(missing.stderr, /no route with prefix "fast\/"/);
@@ -301,7 +323,10 @@ test("usage on an empty home, then with rows of the period", async (t) => {
     requestId: `req_${credits}`,
   });
   mkdirSync(homePaths(home).usageDir, { recursive: true });
-  appendFileSync(path.join(homePaths(home).usageDir, `${period}.jsonl`), `${JSON.stringify(row(1500, `${period}-01T00:00:00.000Z`))}\n${JSON.stringify(row(500, `${period}-01T00:00:01.000Z`))}\n`);
+  appendFileSync(
+    path.join(homePaths(home).usageDir, `${period}.jsonl`),
+    `${JSON.stringify(row(1500, `${period}-01T00:00:00.000Z`))}\n${JSON.stringify(row(500, `${period}-01T00:00:01.000Z`))}\n`,
+  );
   appendFileSync(path.join(homePaths(home).usageDir, "2020-01.jsonl"), `${JSON.stringify(row(7, "2020-01-05T00:00:00.000Z"))}\n`);
 
   const [current, old, table, unknownAgent, badPeriod] = await Promise.all([
@@ -350,7 +375,9 @@ test("doctor --json reports engines, config and data dir; broken config exits no
     gw(["doctor"], { home: broken }),
   ]);
   t.is(healthy.code, 0, healthy.stderr);
-  const report = json<{ ok: boolean; checks: Array<{ name: string; status: string; detail: string; version?: string; source?: string; path?: string }> }>(healthy);
+  const report = json<{ ok: boolean; checks: Array<{ name: string; status: string; detail: string; version?: string; source?: string; path?: string }> }>(
+    healthy,
+  );
   t.true(report.ok);
   const byName = new Map(report.checks.map((check) => [check.name, check]));
   t.is(byName.get("node")?.status, "ok");

@@ -10,20 +10,29 @@ import sharp from "sharp";
 import type { z } from "zod";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatMessage, Modality, ModelEntry, Usage } from "../src/client/api-types.js";
 import { GwClient } from "../src/client/gw-client.js";
-import type { ImageCatalogBody, ImageCatalogModel, ImageEditRequest, ImageGenerationRequest, ImageResultBody, ImageResultItem, ImageRole, ProjectBody } from "../src/client/image-types.js";
+import type {
+  ImageCatalogBody,
+  ImageCatalogModel,
+  ImageEditRequest,
+  ImageGenerationRequest,
+  ImageResultBody,
+  ImageResultItem,
+  ImageRole,
+  ProjectBody,
+} from "../src/client/image-types.js";
 import type { FileListBody, FileUrlBody, PresignedUploadBody, StorageQuotaBody, StoredFile, UploadSource } from "../src/client/storage-types.js";
-import { TransformClient, type ImageUpscaleRequest } from "../src/client/transform-client.js";
-import { VisionClient, type DescribeImageBody, type DescribeImageRequest } from "../src/client/vision-client.js";
+import { type ImageUpscaleRequest, TransformClient } from "../src/client/transform-client.js";
+import { type DescribeImageBody, type DescribeImageRequest, VisionClient } from "../src/client/vision-client.js";
 import type { chatRequestSchema } from "../src/gateway/chat/chat-request.js";
 import type { imageGenerationSchema } from "../src/gateway/images/image-request.js";
 import type { ImageResultBody as ServerImageResultBody } from "../src/gateway/images/image-results.js";
 import type { StoredFile as ServerStoredFile } from "../src/gateway/storage/stored-file.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, projectRoot, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 // ---- compile time ------------------------------------------------------------------------
 
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
 /** A list of T's keys that compiles only when it names every one of them. */
 type AllKeys<T, List extends readonly PropertyKey[]> = [Exclude<keyof T, List[number]>] extends [never] ? List : { missing: Exclude<keyof T, List[number]> };
@@ -81,7 +90,13 @@ const USAGE_REQUIRED: ReadonlyArray<RequiredKeys<Usage>> = ["prompt_tokens", "co
 // ---- run time ----------------------------------------------------------------------------
 
 /** The answer names no field the type leaves out, and every field the type requires. */
-function sameFields<T extends object>(t: ExecutionContext, what: string, value: T, keys: readonly (keyof T & string)[], optional: readonly string[] = []): void {
+function sameFields<T extends object>(
+  t: ExecutionContext,
+  what: string,
+  value: T,
+  keys: readonly (keyof T & string)[],
+  optional: readonly string[] = [],
+): void {
   const sent = Object.keys(value);
   t.deepEqual(
     sent.filter((key) => !keys.includes(key as keyof T & string)),
@@ -122,7 +137,13 @@ test("src/client imports the gateway for types only, so the client never loads i
   const directory = path.join(projectRoot, "src/client");
   const imports = readdirSync(directory)
     .filter((file) => file.endsWith(".ts"))
-    .flatMap((file) => [...readFileSync(path.join(directory, file), "utf8").matchAll(/^import\s[^;]*?from\s+"([^"]+)";/gms)].map((match) => ({ file, statement: match[0], from: match[1]! })));
+    .flatMap((file) =>
+      [...readFileSync(path.join(directory, file), "utf8").matchAll(/^import\s[^;]*?from\s+"([^"]+)";/gms)].map((match) => ({
+        file,
+        statement: match[0],
+        from: match[1]!,
+      })),
+    );
   const fromGateway = imports.filter((entry) => entry.from.includes("/gateway/"));
   t.true(fromGateway.length > 0);
   t.deepEqual(
@@ -136,7 +157,10 @@ test("models and chat: the answers have the fields the client's types name", asy
   t.is(models.object, "list");
   for (const entry of models.data) {
     sameFields(t, "model entry", entry, MODEL_ENTRY);
-    t.deepEqual(entry.architecture.input_modalities.filter((modality) => !(MODALITIES as readonly string[]).includes(modality)), []);
+    t.deepEqual(
+      entry.architecture.input_modalities.filter((modality) => !(MODALITIES as readonly string[]).includes(modality)),
+      [],
+    );
   }
   t.deepEqual(models.data[0]?.architecture.input_modalities, ["text", "image"]);
 
@@ -181,7 +205,10 @@ test("storage and projects: each answer's fields are exactly the server's types'
   const project = await client.createProject("Typed");
   sameFields(t, "project", project, PROJECT);
   const projects = await client.listProjects();
-  t.deepEqual(projects.data.map((entry) => entry.isDefault), [true, false]);
+  t.deepEqual(
+    projects.data.map((entry) => entry.isDefault),
+    [true, false],
+  );
   for (const entry of projects.data) sameFields(t, "listed project", entry, PROJECT);
 });
 
@@ -191,7 +218,9 @@ test("images and vision: catalog, image result and description", async (t) => {
   t.true(catalog.models.length > 0);
   for (const model of catalog.models) sameFields(t, `catalog model ${model.id}`, model, CATALOG_MODEL, ["description"]);
 
-  const png = await sharp({ create: { width: 16, height: 12, channels: 3, background: "#3366cc" } }).png().toBuffer();
+  const png = await sharp({ create: { width: 16, height: 12, channels: 3, background: "#3366cc" } })
+    .png()
+    .toBuffer();
   const picture = `data:image/png;base64,${png.toString("base64")}`;
   const upscaled = await new TransformClient(client.transport).upscaleImage({ image: picture, scale: 2, output_format: "png" });
   sameFields(t, "image result", upscaled, IMAGE_RESULT, ["refusal", "enhanced_prompt"]);

@@ -2,9 +2,9 @@
 // variable (naming it and the config path that uses it), `gw doctor` fails naming it, and a set
 // variable is neither warned about nor ever printed.
 import test from "ava";
+import OpenAI from "openai";
 import { startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, editHomeConfig, gw, json, makeHome, quietLogger, startTestGateway } from "./helpers/gateway-harness.js";
-import OpenAI from "openai";
 
 const UNSET = "GW_TEST_UNSET_KEY";
 const SECRET = "sk-test-env-value-0123456789";

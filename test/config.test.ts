@@ -1,14 +1,15 @@
 // Config: validation with the JSON path of the bad field, ${ENV} interpolation, defaults, and
 // live reload in a running server (an invalid change is refused, the old config stays).
-import test from "ava";
+
 import { readFileSync, writeFileSync } from "node:fs";
+import test from "ava";
 import OpenAI from "openai";
 import { ConfigError } from "../src/config/config-error.js";
 import { editConfig, maskSecret } from "../src/config/config-file.js";
 import { parseConfigText } from "../src/config/load-config.js";
 import { homePaths } from "../src/config/paths.js";
 import { startFakeOpenAI } from "./fakes/openai.js";
-import { addKey, makeHome, startTestGateway, quietLogger } from "./helpers/gateway-harness.js";
+import { addKey, makeHome, quietLogger, startTestGateway } from "./helpers/gateway-harness.js";
 
 const parse = (value: unknown, env: NodeJS.ProcessEnv = {}) => parseConfigText(JSON.stringify(value), "config.json", env);
 

@@ -1,14 +1,13 @@
 // Pure converters between OpenAI chat completions and Anthropic Messages, with the edge cases
 // of reference/anthropic-messages.md §D, asserted by plain equality.
 import test from "ava";
-import type { ChatRequest } from "../src/providers/chat-types.js";
-import { UnsupportedContentError } from "../src/providers/provider-errors.js";
+import { fromAnthropicHttpError, fromAnthropicStreamError } from "../src/providers/anthropic/anthropic-error.js";
 import { hasFixedSampling } from "../src/providers/anthropic/anthropic-model-rules.js";
-import { AnthropicStreamConverter, convertFromAnthropicChat, convertAnthropicUsage } from "../src/providers/anthropic/convert-from-anthropic-chat.js";
+import { AnthropicStreamConverter, convertAnthropicUsage, convertFromAnthropicChat } from "../src/providers/anthropic/convert-from-anthropic-chat.js";
 import { convertToAnthropicChat } from "../src/providers/anthropic/convert-to-anthropic-chat.js";
 import { mapAnthropicFinishReason } from "../src/providers/anthropic/map-anthropic-finish-reason.js";
-import { fromAnthropicHttpError, fromAnthropicStreamError } from "../src/providers/anthropic/anthropic-error.js";
-import { UpstreamHttpError } from "../src/providers/provider-errors.js";
+import type { ChatRequest } from "../src/providers/chat-types.js";
+import { UnsupportedContentError, UpstreamHttpError } from "../src/providers/provider-errors.js";
 
 const model = "claude-sonnet-4-5";
 const chat = (messages: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): ChatRequest => ({ model, messages, ...extra });
@@ -21,7 +20,12 @@ test("system and developer messages are hoisted into `system`; max_tokens defaul
       { role: "developer", content: [{ type: "text", text: "Use metric units." }] },
     ]),
   );
-  t.deepEqual(body, { model, max_tokens: 4096, system: "Be brief.\n\nUse metric units.", messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] });
+  t.deepEqual(body, {
+    model,
+    max_tokens: 4096,
+    system: "Be brief.\n\nUse metric units.",
+    messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+  });
 });
 
 test("max_completion_tokens wins over max_tokens; a configured default applies when neither is sent", (t) => {
@@ -34,7 +38,13 @@ test("consecutive same-role messages merge; empty text is dropped; an empty assi
   const body = convertToAnthropicChat(
     chat([
       { role: "user", content: "one" },
-      { role: "user", content: [{ type: "text", text: "" }, { type: "text", text: "two" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "" },
+          { type: "text", text: "two" },
+        ],
+      },
       { role: "assistant", content: "" },
       { role: "user", content: "three" },
     ]),
@@ -105,7 +115,13 @@ test("an empty tool result leaves content out; content:null with tool_calls give
 
 test("invalid tool-call arguments are refused, not guessed", (t) => {
   const error = t.throws(
-    () => convertToAnthropicChat(chat([{ role: "user", content: "x" }, { role: "assistant", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{oops" } }] }])),
+    () =>
+      convertToAnthropicChat(
+        chat([
+          { role: "user", content: "x" },
+          { role: "assistant", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{oops" } }] },
+        ]),
+      ),
     { instanceOf: UnsupportedContentError },
   );
   t.is(error!.param, "messages[1].tool_calls[0].function.arguments");
@@ -127,11 +143,16 @@ test("images: data: URLs become base64 sources, https URLs url sources, other ty
     { type: "image", source: { type: "base64", media_type: "image/jpeg", data: "/9j/AAAA" } },
     { type: "image", source: { type: "url", url: "https://example.test/cat.png" } },
   ]);
-  const error = t.throws(() => convertToAnthropicChat(chat([{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/bmp;base64,Qk0=" } }] }])), {
+  const error = t.throws(
+    () => convertToAnthropicChat(chat([{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/bmp;base64,Qk0=" } }] }])),
+    {
+      instanceOf: UnsupportedContentError,
+    },
+  );
+  t.is(error!.param, "messages[0].content[0]");
+  t.throws(() => convertToAnthropicChat(chat([{ role: "user", content: [{ type: "input_audio", input_audio: { data: "x", format: "wav" } }] }])), {
     instanceOf: UnsupportedContentError,
   });
-  t.is(error!.param, "messages[0].content[0]");
-  t.throws(() => convertToAnthropicChat(chat([{ role: "user", content: [{ type: "input_audio", input_audio: { data: "x", format: "wav" } }] }])), { instanceOf: UnsupportedContentError });
 });
 
 test("stop becomes stop_sequences; whitespace-only sequences are left out", (t) => {
@@ -151,19 +172,29 @@ test("temperature is clamped to 1; top_p goes only without temperature; newer mo
 test("model rules: versions above 4.6 in the current naming have fixed sampling", (t) => {
   const fixed = ["claude-opus-4-7", "claude-sonnet-5", "claude-haiku-5-1-20270101", "claude-opus-4-10"];
   const classic = ["claude-opus-4-6", "claude-sonnet-4-5-20250929", "claude-sonnet-4-20250514", "claude-3-5-sonnet-20241022", "claude-opus-4-1", "gpt-4o"];
-  t.deepEqual(fixed.map(hasFixedSampling), fixed.map(() => true));
-  t.deepEqual(classic.map(hasFixedSampling), classic.map(() => false));
+  t.deepEqual(
+    fixed.map(hasFixedSampling),
+    fixed.map(() => true),
+  );
+  t.deepEqual(
+    classic.map(hasFixedSampling),
+    classic.map(() => false),
+  );
 });
 
 test("tools, tool_choice and parallel_tool_calls", (t) => {
-  const tools = [{ type: "function", function: { name: "f", description: "d", parameters: { type: "object", properties: { a: { type: "string" } } } } }, { type: "function", function: { name: "g" } }];
+  const tools = [
+    { type: "function", function: { name: "f", description: "d", parameters: { type: "object", properties: { a: { type: "string" } } } } },
+    { type: "function", function: { name: "g" } },
+  ];
   const body = convertToAnthropicChat(chat([{ role: "user", content: "x" }], { tools, tool_choice: "required", parallel_tool_calls: false }));
   t.deepEqual(body.tools, [
     { name: "f", description: "d", input_schema: { type: "object", properties: { a: { type: "string" } } } },
     { name: "g", input_schema: { type: "object", properties: {} } },
   ]);
   t.deepEqual(body.tool_choice, { type: "any", disable_parallel_tool_use: true });
-  const choice = (tool_choice: unknown, parallel?: boolean) => convertToAnthropicChat(chat([{ role: "user", content: "x" }], { tools, tool_choice, parallel_tool_calls: parallel })).tool_choice;
+  const choice = (tool_choice: unknown, parallel?: boolean) =>
+    convertToAnthropicChat(chat([{ role: "user", content: "x" }], { tools, tool_choice, parallel_tool_calls: parallel })).tool_choice;
   t.deepEqual(choice("auto"), { type: "auto" });
   t.deepEqual(choice("none"), { type: "none" });
   t.deepEqual(choice({ type: "function", function: { name: "g" } }), { type: "tool", name: "g" });
@@ -173,26 +204,62 @@ test("tools, tool_choice and parallel_tool_calls", (t) => {
 });
 
 test("leading assistant gets a user turn before it; trailing assistant is prefill, trimmed or dropped for newer models", (t) => {
-  const leading = convertToAnthropicChat(chat([{ role: "assistant", content: "Hello! How can I help?" }, { role: "user", content: "hi" }]));
-  t.deepEqual(leading.messages.map((message) => message.role), ["user", "assistant", "user"]);
-  const prefill = convertToAnthropicChat(chat([{ role: "user", content: "JSON please" }, { role: "assistant", content: "{ " }]));
+  const leading = convertToAnthropicChat(
+    chat([
+      { role: "assistant", content: "Hello! How can I help?" },
+      { role: "user", content: "hi" },
+    ]),
+  );
+  t.deepEqual(
+    leading.messages.map((message) => message.role),
+    ["user", "assistant", "user"],
+  );
+  const prefill = convertToAnthropicChat(
+    chat([
+      { role: "user", content: "JSON please" },
+      { role: "assistant", content: "{ " },
+    ]),
+  );
   t.deepEqual(prefill.messages[1], { role: "assistant", content: [{ type: "text", text: "{" }] });
-  const newer = convertToAnthropicChat({ model: "claude-sonnet-5", messages: [{ role: "user", content: "JSON please" }, { role: "assistant", content: "{" }] });
-  t.deepEqual(newer.messages.map((message) => message.role), ["user"]);
+  const newer = convertToAnthropicChat({
+    model: "claude-sonnet-5",
+    messages: [
+      { role: "user", content: "JSON please" },
+      { role: "assistant", content: "{" },
+    ],
+  });
+  t.deepEqual(
+    newer.messages.map((message) => message.role),
+    ["user"],
+  );
 });
 
 test("refusals: system-only requests, n > 1, json_schema, non-function tools", (t) => {
   t.throws(() => convertToAnthropicChat(chat([{ role: "system", content: "only this" }])), { instanceOf: UnsupportedContentError });
   t.throws(() => convertToAnthropicChat(chat([{ role: "user", content: "x" }], { n: 2 })), { instanceOf: UnsupportedContentError });
-  t.throws(() => convertToAnthropicChat(chat([{ role: "user", content: "x" }], { response_format: { type: "json_schema", json_schema: { name: "a", schema: {} } } })), {
+  t.throws(
+    () => convertToAnthropicChat(chat([{ role: "user", content: "x" }], { response_format: { type: "json_schema", json_schema: { name: "a", schema: {} } } })),
+    {
+      instanceOf: UnsupportedContentError,
+    },
+  );
+  t.throws(() => convertToAnthropicChat(chat([{ role: "user", content: "x" }], { tools: [{ type: "custom", custom: { name: "x" } }] })), {
     instanceOf: UnsupportedContentError,
   });
-  t.throws(() => convertToAnthropicChat(chat([{ role: "user", content: "x" }], { tools: [{ type: "custom", custom: { name: "x" } }] })), { instanceOf: UnsupportedContentError });
 });
 
 test("OpenAI-only parameters are not sent; user becomes metadata.user_id", (t) => {
   const body = convertToAnthropicChat(
-    chat([{ role: "user", content: "x" }], { seed: 1, presence_penalty: 0.5, frequency_penalty: 0.5, logprobs: true, logit_bias: {}, stream_options: { include_usage: true }, user: "u-1", response_format: { type: "json_object" } }),
+    chat([{ role: "user", content: "x" }], {
+      seed: 1,
+      presence_penalty: 0.5,
+      frequency_penalty: 0.5,
+      logprobs: true,
+      logit_bias: {},
+      stream_options: { include_usage: true },
+      user: "u-1",
+      response_format: { type: "json_object" },
+    }),
   );
   t.deepEqual(body, { model, max_tokens: 4096, messages: [{ role: "user", content: [{ type: "text", text: "x" }] }], metadata: { user_id: "u-1" } });
 });
@@ -222,7 +289,12 @@ test("response: text and tool_use blocks, thinking dropped, usage with cache tok
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content: "Let me check.", refusal: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] },
+        message: {
+          role: "assistant",
+          content: "Let me check.",
+          refusal: null,
+          tool_calls: [{ id: "toolu_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }],
+        },
         logprobs: null,
         finish_reason: "tool_calls",
       },
@@ -245,7 +317,10 @@ test("finish reasons and null usage fields", (t) => {
 test("stream converter: the reference's text and tool-use sequences", (t) => {
   const converter = new AnthropicStreamConverter(model, 7);
   const events = [
-    { type: "message_start", message: { id: "msg_01AB", model: "claude-sonnet-4-5", usage: { input_tokens: 21, output_tokens: 1, cache_read_input_tokens: 4 } } },
+    {
+      type: "message_start",
+      message: { id: "msg_01AB", model: "claude-sonnet-4-5", usage: { input_tokens: 21, output_tokens: 1, cache_read_input_tokens: 4 } },
+    },
     { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
     { type: "ping" },
     { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hel" } },
@@ -263,7 +338,10 @@ test("stream converter: the reference's text and tool-use sequences", (t) => {
   ];
   const chunks = events.flatMap((event) => converter.push(event));
   const base = { id: "msg_01AB", object: "chat.completion.chunk", created: 7, model: "claude-sonnet-4-5" };
-  const delta = (value: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta: value, logprobs: null, finish_reason: finish }] });
+  const delta = (value: Record<string, unknown>, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta: value, logprobs: null, finish_reason: finish }],
+  });
   t.deepEqual(chunks, [
     delta({ role: "assistant", content: "" }),
     delta({ content: "Hel" }),
@@ -283,7 +361,9 @@ test("errors: the vendor body becomes an OpenAI envelope and stays as vendorBody
   t.deepEqual([converted.status, converted.retryAfterMs, converted.vendorBody, converted.contentType], [429, 5000, vendorBody, "application/json"]);
   t.deepEqual(JSON.parse(converted.body), { error: { message: "Slow down", type: "rate_limit_error", param: null, code: "rate_limit_error" } });
   const html = fromAnthropicHttpError(new UpstreamHttpError("claude", 413, "<html>too large</html>", "text/html", undefined));
-  t.deepEqual(JSON.parse(html.body), { error: { message: "Anthropic answered HTTP 413.", type: "invalid_request_error", param: null, code: "request_too_large" } });
+  t.deepEqual(JSON.parse(html.body), {
+    error: { message: "Anthropic answered HTTP 413.", type: "invalid_request_error", param: null, code: "request_too_large" },
+  });
   const overloaded = fromAnthropicStreamError("claude", JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }));
   t.is(overloaded.status, 529);
   t.deepEqual(JSON.parse(overloaded.body), { error: { message: "Overloaded", type: "server_error", param: null, code: "overloaded_error" } });

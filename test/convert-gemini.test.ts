@@ -2,11 +2,11 @@
 // (reference/gemini.md §6), asserted by plain equality.
 import test from "ava";
 import type { ChatRequest } from "../src/providers/chat-types.js";
-import { UnsupportedContentError, UpstreamHttpError } from "../src/providers/provider-errors.js";
 import { convertFromGeminiChat, convertGeminiUsage, GeminiStreamConverter } from "../src/providers/gemini/convert-from-gemini-chat.js";
 import { convertToGeminiChat } from "../src/providers/gemini/convert-to-gemini-chat.js";
 import { fromGeminiHttpError, fromGeminiStreamError } from "../src/providers/gemini/gemini-error.js";
 import { mapGeminiFinishReason } from "../src/providers/gemini/map-gemini-finish-reason.js";
+import { UnsupportedContentError, UpstreamHttpError } from "../src/providers/provider-errors.js";
 
 const model = "gemini-2.5-flash";
 const chat = (messages: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): ChatRequest => ({ model, messages, ...extra });
@@ -21,7 +21,13 @@ test("system -> systemInstruction, assistant -> model, consecutive roles merge, 
       { role: "system", content: "Be brief." },
       { role: "developer", content: "Metric units." },
       { role: "user", content: "one" },
-      { role: "user", content: [{ type: "text", text: "" }, { type: "text", text: "two" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "" },
+          { type: "text", text: "two" },
+        ],
+      },
       { role: "assistant", content: "ok" },
       { role: "assistant", content: "" },
       { role: "user", content: "three" },
@@ -65,7 +71,9 @@ test("generation config: max tokens, sampling, stop, n, seed, JSON output; penal
     responseJsonSchema: { type: "object", additionalProperties: false },
   });
   t.false("generationConfig" in convertToGeminiChat(chat([{ role: "user", content: "x" }], { temperature: null, stop: null })));
-  t.deepEqual(convertToGeminiChat(chat([{ role: "user", content: "x" }], { response_format: { type: "json_object" } })).generationConfig, { responseMimeType: "application/json" });
+  t.deepEqual(convertToGeminiChat(chat([{ role: "user", content: "x" }], { response_format: { type: "json_object" } })).generationConfig, {
+    responseMimeType: "application/json",
+  });
 });
 
 test("tool calls -> functionCall parts, tool messages -> functionResponse parts named by call id", (t) => {
@@ -76,7 +84,12 @@ test("tool calls -> functionCall parts, tool messages -> functionResponse parts 
         role: "assistant",
         content: null,
         tool_calls: [
-          { id: "call_a", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' }, extra_content: { google: { thought_signature: "sig1" } } },
+          {
+            id: "call_a",
+            type: "function",
+            function: { name: "get_weather", arguments: '{"city":"Oslo"}' },
+            extra_content: { google: { thought_signature: "sig1" } },
+          },
           { id: "call_b", type: "function", function: { name: "get_time", arguments: '{"city":"Bergen"}' } },
         ],
       },
@@ -105,18 +118,40 @@ test("tool calls -> functionCall parts, tool messages -> functionResponse parts 
 });
 
 test("a tool message without a matching earlier call is refused", (t) => {
-  const error = t.throws(() => convertToGeminiChat(chat([{ role: "user", content: "x" }, { role: "tool", tool_call_id: "nope", content: "1" }])), {
-    instanceOf: UnsupportedContentError,
-  });
+  const error = t.throws(
+    () =>
+      convertToGeminiChat(
+        chat([
+          { role: "user", content: "x" },
+          { role: "tool", tool_call_id: "nope", content: "1" },
+        ]),
+      ),
+    {
+      instanceOf: UnsupportedContentError,
+    },
+  );
   t.is(error!.param, "messages[1].tool_call_id");
 });
 
 test("tools and tool_choice", (t) => {
-  const tools = [{ type: "function", function: { name: "f", description: "d", parameters: { type: "object", properties: {}, additionalProperties: false } } }, { type: "function", function: { name: "g" } }];
-  const body = convertToGeminiChat(chat([{ role: "user", content: "x" }], { tools, tool_choice: { type: "function", function: { name: "g" } }, parallel_tool_calls: false }));
-  t.deepEqual(body.tools, [{ functionDeclarations: [{ name: "f", description: "d", parametersJsonSchema: { type: "object", properties: {}, additionalProperties: false } }, { name: "g" }] }]);
+  const tools = [
+    { type: "function", function: { name: "f", description: "d", parameters: { type: "object", properties: {}, additionalProperties: false } } },
+    { type: "function", function: { name: "g" } },
+  ];
+  const body = convertToGeminiChat(
+    chat([{ role: "user", content: "x" }], { tools, tool_choice: { type: "function", function: { name: "g" } }, parallel_tool_calls: false }),
+  );
+  t.deepEqual(body.tools, [
+    {
+      functionDeclarations: [
+        { name: "f", description: "d", parametersJsonSchema: { type: "object", properties: {}, additionalProperties: false } },
+        { name: "g" },
+      ],
+    },
+  ]);
   t.deepEqual(body.toolConfig, { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["g"] } });
-  const mode = (choice: unknown) => convertToGeminiChat(chat([{ role: "user", content: "x" }], { tools, tool_choice: choice })).toolConfig?.functionCallingConfig.mode;
+  const mode = (choice: unknown) =>
+    convertToGeminiChat(chat([{ role: "user", content: "x" }], { tools, tool_choice: choice })).toolConfig?.functionCallingConfig.mode;
   t.deepEqual([mode("auto"), mode("none"), mode("required"), mode(undefined)], ["AUTO", "NONE", "ANY", undefined]);
 });
 
@@ -138,9 +173,12 @@ test("images: data: URLs -> inlineData; by URL refused; audio and PDF files inli
     { inlineData: { mimeType: "audio/wav", data: "UklGRgAA" } },
     { inlineData: { mimeType: "application/pdf", data: "JVBERi0=" } },
   ]);
-  const error = t.throws(() => convertToGeminiChat(chat([{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.test/cat.png" } }] }])), {
-    instanceOf: UnsupportedContentError,
-  });
+  const error = t.throws(
+    () => convertToGeminiChat(chat([{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.test/cat.png" } }] }])),
+    {
+      instanceOf: UnsupportedContentError,
+    },
+  );
   t.is(error!.param, "messages[0].content[0]");
   t.regex(error!.message, /data: URLs/);
 });
@@ -152,7 +190,11 @@ test("response: text, function calls with synthesized ids and signatures, though
         {
           content: {
             role: "model",
-            parts: [{ text: "thinking...", thought: true }, { text: "Checking." }, { functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "sig" }],
+            parts: [
+              { text: "thinking...", thought: true },
+              { text: "Checking." },
+              { functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "sig" },
+            ],
           },
           finishReason: "STOP",
           index: 0,
@@ -176,13 +218,26 @@ test("response: text, function calls with synthesized ids and signatures, though
           role: "assistant",
           content: "Checking.",
           refusal: null,
-          tool_calls: [{ id: "call_0", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' }, extra_content: { google: { thought_signature: "sig" } } }],
+          tool_calls: [
+            {
+              id: "call_0",
+              type: "function",
+              function: { name: "get_weather", arguments: '{"city":"Oslo"}' },
+              extra_content: { google: { thought_signature: "sig" } },
+            },
+          ],
         },
         logprobs: null,
         finish_reason: "tool_calls",
       },
     ],
-    usage: { prompt_tokens: 10, completion_tokens: 8, total_tokens: 18, prompt_tokens_details: { cached_tokens: 4 }, completion_tokens_details: { reasoning_tokens: 3 } },
+    usage: {
+      prompt_tokens: 10,
+      completion_tokens: 8,
+      total_tokens: 18,
+      prompt_tokens_details: { cached_tokens: 4 },
+      completion_tokens_details: { reasoning_tokens: 3 },
+    },
   });
 });
 
@@ -190,15 +245,28 @@ test("a blocked prompt is a content_filter choice; several candidates are severa
   const blocked = convertFromGeminiChat({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 3 } }, { model, created: 1 });
   t.deepEqual(blocked.choices, [{ index: 0, message: { role: "assistant", content: null, refusal: null }, logprobs: null, finish_reason: "content_filter" }]);
   const two = convertFromGeminiChat(
-    { candidates: [{ content: { parts: [{ text: "a" }] }, finishReason: "STOP", index: 0 }, { content: { parts: [{ text: "b" }] }, finishReason: "MAX_TOKENS", index: 1 }] },
+    {
+      candidates: [
+        { content: { parts: [{ text: "a" }] }, finishReason: "STOP", index: 0 },
+        { content: { parts: [{ text: "b" }] }, finishReason: "MAX_TOKENS", index: 1 },
+      ],
+    },
     { model, created: 1 },
   );
-  t.deepEqual(two.choices.map((choice) => [choice.index, (choice.message as { content: string }).content, choice.finish_reason]), [[0, "a", "stop"], [1, "b", "length"]]);
+  t.deepEqual(
+    two.choices.map((choice) => [choice.index, (choice.message as { content: string }).content, choice.finish_reason]),
+    [
+      [0, "a", "stop"],
+      [1, "b", "length"],
+    ],
+  );
 });
 
 test("finish reasons and usage", (t) => {
   t.deepEqual(
-    ["STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "PROHIBITED_CONTENT", "OTHER", "MALFORMED_FUNCTION_CALL", undefined].map((reason) => mapGeminiFinishReason(reason, false)),
+    ["STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "PROHIBITED_CONTENT", "OTHER", "MALFORMED_FUNCTION_CALL", undefined].map((reason) =>
+      mapGeminiFinishReason(reason, false),
+    ),
     ["stop", "length", "content_filter", "content_filter", "content_filter", "stop", "stop", "stop"],
   );
   t.is(mapGeminiFinishReason("STOP", true), "tool_calls");
@@ -210,40 +278,74 @@ test("stream converter: role first, text pieces, whole function calls as fragmen
   const converter = new GeminiStreamConverter({ model, created: 5, newToolCallId: ids() });
   const chunks = [
     { candidates: [{ content: { role: "model", parts: [{ text: "Hello" }] } }], modelVersion: "gemini-2.5-flash", responseId: "r1" },
-    { candidates: [{ content: { role: "model", parts: [{ text: "thought", thought: true }, { text: " there" }] } }], usageMetadata: { promptTokenCount: 3 }, responseId: "r1" },
+    {
+      candidates: [{ content: { role: "model", parts: [{ text: "thought", thought: true }, { text: " there" }] } }],
+      usageMetadata: { promptTokenCount: 3 },
+      responseId: "r1",
+    },
     { candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "f", args: { a: 1 } } }] } }], responseId: "r1" },
-    { candidates: [{ content: { role: "model", parts: [{ text: "", thoughtSignature: "x" }] }, finishReason: "STOP" }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 }, responseId: "r1" },
+    {
+      candidates: [{ content: { role: "model", parts: [{ text: "", thoughtSignature: "x" }] }, finishReason: "STOP" }],
+      usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 },
+      responseId: "r1",
+    },
   ].flatMap((chunk) => converter.push(chunk));
   t.true(converter.finished);
   const base = { id: "r1", object: "chat.completion.chunk", created: 5, model: "gemini-2.5-flash" };
-  const delta = (value: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta: value, logprobs: null, finish_reason: finish }] });
-  t.deepEqual([...chunks, ...converter.end()], [
-    delta({ role: "assistant", content: "" }),
-    delta({ content: "Hello" }),
-    delta({ content: " there" }),
-    delta({ tool_calls: [{ index: 0, id: "call_0", type: "function", function: { name: "f", arguments: "" } }] }),
-    delta({ tool_calls: [{ index: 0, function: { arguments: '{"a":1}' } }] }),
-    delta({}, "tool_calls"),
-    { ...base, choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } } },
-  ]);
+  const delta = (value: Record<string, unknown>, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta: value, logprobs: null, finish_reason: finish }],
+  });
+  t.deepEqual(
+    [...chunks, ...converter.end()],
+    [
+      delta({ role: "assistant", content: "" }),
+      delta({ content: "Hello" }),
+      delta({ content: " there" }),
+      delta({ tool_calls: [{ index: 0, id: "call_0", type: "function", function: { name: "f", arguments: "" } }] }),
+      delta({ tool_calls: [{ index: 0, function: { arguments: '{"a":1}' } }] }),
+      delta({}, "tool_calls"),
+      { ...base, choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } } },
+    ],
+  );
 });
 
 test("stream converter: a blocked prompt still opens with the role and finishes content_filter", (t) => {
   const converter = new GeminiStreamConverter({ model, created: 5 });
   const chunks = converter.push({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 2 }, responseId: "r" });
-  t.deepEqual(chunks.map((chunk) => [chunk.choices![0]!.delta, chunk.choices![0]!.finish_reason]), [[{ role: "assistant", content: "" }, null], [{}, "content_filter"]]);
+  t.deepEqual(
+    chunks.map((chunk) => [chunk.choices![0]!.delta, chunk.choices![0]!.finish_reason]),
+    [
+      [{ role: "assistant", content: "" }, null],
+      [{}, "content_filter"],
+    ],
+  );
   t.true(converter.finished);
 });
 
 test("errors: Google bodies become OpenAI envelopes; a bad key is 401; RetryInfo gives the retry delay", (t) => {
   const badKey = JSON.stringify({
-    error: { code: 400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT", details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID" }] },
+    error: {
+      code: 400,
+      message: "API key not valid. Please pass a valid API key.",
+      status: "INVALID_ARGUMENT",
+      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID" }],
+    },
   });
   const converted = fromGeminiHttpError(new UpstreamHttpError("gemini", 400, badKey, "application/json", undefined));
   t.is(converted.status, 401);
   t.is(converted.vendorBody, badKey);
-  t.deepEqual(JSON.parse(converted.body), { error: { message: "API key not valid. Please pass a valid API key.", type: "authentication_error", param: null, code: "invalid_api_key" } });
-  const quota = JSON.stringify({ error: { code: 429, message: "Quota", status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1.5s" }] } });
+  t.deepEqual(JSON.parse(converted.body), {
+    error: { message: "API key not valid. Please pass a valid API key.", type: "authentication_error", param: null, code: "invalid_api_key" },
+  });
+  const quota = JSON.stringify({
+    error: {
+      code: 429,
+      message: "Quota",
+      status: "RESOURCE_EXHAUSTED",
+      details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1.5s" }],
+    },
+  });
   const limited = fromGeminiHttpError(new UpstreamHttpError("gemini", 429, quota, "application/json", undefined));
   t.is(limited.retryAfterMs, 1500);
   t.deepEqual(JSON.parse(limited.body).error, { message: "Quota", type: "rate_limit_error", param: null, code: "resource_exhausted" });

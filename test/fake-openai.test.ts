@@ -1,6 +1,6 @@
 import test from "ava";
 import OpenAI from "openai";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 
 function client(fake: FakeOpenAI): OpenAI {
   return new OpenAI({ baseURL: fake.url, apiKey: "x", maxRetries: 0, timeout: 5_000 });
@@ -28,9 +28,7 @@ const messages = [{ role: "user" as const, content: "hello there world" }];
 
 test("non-stream completion echoes the last user message with usage", async (t) => {
   await withFake(async (fake) => {
-    const { data, request_id } = await client(fake)
-      .chat.completions.create({ model: "gpt-4o-mini", messages })
-      .withResponse();
+    const { data, request_id } = await client(fake).chat.completions.create({ model: "gpt-4o-mini", messages }).withResponse();
     t.is(data.object, "chat.completion");
     t.is(data.model, "gpt-4o-mini");
     t.regex(data.id, /^chatcmpl-\d+$/);
@@ -145,10 +143,7 @@ test("client abort is counted and releases the active stream", async (t) => {
   await withFake(async (fake) => {
     fake.set({ chunkDelayMs: 30, content: "a b c d e f g h i j" });
     const ac = new AbortController();
-    const stream = await client(fake).chat.completions.create(
-      { model: "m", messages, stream: true },
-      { signal: ac.signal },
-    );
+    const stream = await client(fake).chat.completions.create({ model: "m", messages, stream: true }, { signal: ac.signal });
     t.is(fake.activeStreams(), 1);
     // the SDK ends iteration quietly (or throws, depending on timing) once aborted
     let seen = 0;
@@ -176,8 +171,7 @@ test("dropConnection, validation errors, models and 404 routes", async (t) => {
     t.true(models.data.length > 0);
     t.is(models.data[0]?.object, "model");
 
-    const post = (body: string) =>
-      fetch(`${fake.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const post = (body: string) => fetch(`${fake.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });
     for (const body of ["{not json", JSON.stringify({ messages }), JSON.stringify({ model: "m" }), JSON.stringify({ model: "m", messages: [] })]) {
       const r = await post(body);
       t.is(r.status, 400, body);
@@ -194,12 +188,7 @@ test("dropConnection, validation errors, models and 404 routes", async (t) => {
     // every request recorded, including the dropped one and non-chat routes
     t.deepEqual(
       fake.requests.map((r) => `${r.method} ${r.path}`),
-      [
-        "POST /v1/chat/completions",
-        "GET /v1/models",
-        ...Array(4).fill("POST /v1/chat/completions"),
-        "GET /v1/nope",
-      ],
+      ["POST /v1/chat/completions", "GET /v1/models", ...Array(4).fill("POST /v1/chat/completions"), "GET /v1/nope"],
     );
     t.is(fake.requests[2]?.body, "{not json");
     fake.reset();

@@ -1,7 +1,7 @@
 // Bad input at the HTTP edge: clear 4xx in the documented envelope, never a 500; every
 // response carries X-Request-Id.
 import test from "ava";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let fake: FakeOpenAI;

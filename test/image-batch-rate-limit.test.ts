@@ -48,21 +48,28 @@ test("a rate-limited line waits the Retry-After and is sent again", async (t) =>
 
 test("other errors, waits over a minute and an interrupted batch are not retried", async (t) => {
   let calls = 0;
-  await t.throwsAsync(sendRespectingRateLimit(async () => {
-    calls += 1;
-    throw new GwApiError("bad", 400, "invalid_request_error", "invalid_parameter");
-  }, undefined));
+  await t.throwsAsync(
+    sendRespectingRateLimit(async () => {
+      calls += 1;
+      throw new GwApiError("bad", 400, "invalid_request_error", "invalid_parameter");
+    }, undefined),
+  );
   t.is(calls, 1);
-  await t.throwsAsync(sendRespectingRateLimit(async () => {
-    calls += 1;
-    throw limited(3600);
-  }, undefined), { message: "Rate limit exceeded" });
+  await t.throwsAsync(
+    sendRespectingRateLimit(async () => {
+      calls += 1;
+      throw limited(3600);
+    }, undefined),
+    { message: "Rate limit exceeded" },
+  );
   t.is(calls, 2);
   const interrupted = new AbortController();
   interrupted.abort();
-  await t.throwsAsync(sendRespectingRateLimit(async () => {
-    calls += 1;
-    throw limited(1);
-  }, interrupted.signal));
+  await t.throwsAsync(
+    sendRespectingRateLimit(async () => {
+      calls += 1;
+      throw limited(1);
+    }, interrupted.signal),
+  );
   t.is(calls, 3);
 });

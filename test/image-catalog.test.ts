@@ -1,8 +1,8 @@
 // The image catalog: its schema in the config, the built-in entries, and the pure helpers the
 // image endpoints use (lookup, sizes, prices, the public catalog), with plain equality.
 import test from "ava";
+import { type ImageModelInput, imageModelSchema } from "../src/config/catalog-schema.js";
 import { configSchema, DEFAULT_PLANS } from "../src/config/config-schema.js";
-import { imageModelSchema, type ImageModelInput } from "../src/config/catalog-schema.js";
 import {
   DEFAULT_IMAGE_MODELS,
   defaultImageRole,
@@ -39,7 +39,19 @@ test("the config's catalog defaults to the built-in image models", (t) => {
 
 test("a config's own image list replaces the built-in one and is completed with defaults", (t) => {
   const config = configSchema.parse({
-    catalog: { image: [{ id: "local/lanczos", provider: "local", model: "lanczos", name: "Lanczos", operations: ["upscale"], constraints: { upscaleFactors: [2, 4], transformFormats: ["png", "webp"] }, pricing: { perImage: 0 } }] },
+    catalog: {
+      image: [
+        {
+          id: "local/lanczos",
+          provider: "local",
+          model: "lanczos",
+          name: "Lanczos",
+          operations: ["upscale"],
+          constraints: { upscaleFactors: [2, 4], transformFormats: ["png", "webp"] },
+          pricing: { perImage: 0 },
+        },
+      ],
+    },
   });
   t.deepEqual(config.catalog.image, [
     {
@@ -85,16 +97,27 @@ test("broken entries are refused with the path of the bad field", (t) => {
   };
   t.deepEqual(issues([base]), []);
   t.deepEqual(issues([base, base]), ['catalog.image.1.id: the image model "openai/x" is listed twice']);
-  t.deepEqual(issues([{ ...base, constraints: { ...base.constraints, defaultAspectRatio: "16:9" } }]), ["catalog.image.0.constraints.defaultAspectRatio: 16:9 is not one of aspectRatios"]);
-  t.deepEqual(issues([{ ...base, constraints: { ...base.constraints, resolutions: { "2K": { "4:3": "2048x1536" } } } }]), ["catalog.image.0.constraints.resolutions.2K.4:3: 4:3 is not one of aspectRatios"]);
+  t.deepEqual(issues([{ ...base, constraints: { ...base.constraints, defaultAspectRatio: "16:9" } }]), [
+    "catalog.image.0.constraints.defaultAspectRatio: 16:9 is not one of aspectRatios",
+  ]);
+  t.deepEqual(issues([{ ...base, constraints: { ...base.constraints, resolutions: { "2K": { "4:3": "2048x1536" } } } }]), [
+    "catalog.image.0.constraints.resolutions.2K.4:3: 4:3 is not one of aspectRatios",
+  ]);
   t.deepEqual(issues([{ ...base, operations: ["generate", "edit"] }]), [
     "catalog.image.0.constraints.referenceRoles: a model that edits names its roles, and only such a model",
     "catalog.image.0.constraints.maxReferences: a model that edits takes at least one picture",
   ]);
-  t.deepEqual(issues([{ ...base, constraints: { ...base.constraints, cfgScale: { accepted: true, min: 1, max: 10, default: 12 } } }]), ["catalog.image.0.constraints.cfgScale.default: the default is out of range"]);
-  t.deepEqual(issues([{ ...base, pricing: { perImage: 1, byQuality: { high: 2 } } }]), ["catalog.image.0.pricing.byQuality.high: the model does not take quality high"]);
+  t.deepEqual(issues([{ ...base, constraints: { ...base.constraints, cfgScale: { accepted: true, min: 1, max: 10, default: 12 } } }]), [
+    "catalog.image.0.constraints.cfgScale.default: the default is out of range",
+  ]);
+  t.deepEqual(issues([{ ...base, pricing: { perImage: 1, byQuality: { high: 2 } } }]), [
+    "catalog.image.0.pricing.byQuality.high: the model does not take quality high",
+  ]);
   t.deepEqual(issues([{ ...base, id: "no-slash" }]), ["catalog.image.0.id: an image model id is <provider>/<model>"]);
-  t.true(issues([{ ...base, constraints: { ...base.constraints, negativePrompt: { accepted: false, maxLength: 10 } } }]).length > 0, "a knob not accepted has no range");
+  t.true(
+    issues([{ ...base, constraints: { ...base.constraints, negativePrompt: { accepted: false, maxLength: 10 } } }]).length > 0,
+    "a knob not accepted has no range",
+  );
   t.true(issues([{ ...base, pricing: { perImage: 0.5 } }]).length > 0, "credits are integers");
   t.true(imageModelSchema.safeParse(base).success);
 });
@@ -119,11 +142,17 @@ test("resolveImageSize: defaults, aspect ratio and resolution, explicit sizes", 
 
 test("resolveImageSize: each refusal names its parameter", (t) => {
   const gpt = model("openai/gpt-image-1");
-  t.deepEqual(resolveImageSize(gpt, { aspectRatio: "16:9" }), { error: { param: "aspect_ratio", message: "openai/gpt-image-1 draws the aspect ratios 1:1, 3:2, 2:3; not 16:9." } });
+  t.deepEqual(resolveImageSize(gpt, { aspectRatio: "16:9" }), {
+    error: { param: "aspect_ratio", message: "openai/gpt-image-1 draws the aspect ratios 1:1, 3:2, 2:3; not 16:9." },
+  });
   t.deepEqual(resolveImageSize(gpt, { resolution: "2K" }), { error: { param: "resolution", message: "openai/gpt-image-1 draws at 1K; not 2K." } });
-  t.deepEqual(resolveImageSize(gpt, { size: "800x600" }), { error: { param: "size", message: "openai/gpt-image-1 draws the sizes 1024x1024, 1536x1024, 1024x1536; not 800x600." } });
+  t.deepEqual(resolveImageSize(gpt, { size: "800x600" }), {
+    error: { param: "size", message: "openai/gpt-image-1 draws the sizes 1024x1024, 1536x1024, 1024x1536; not 800x600." },
+  });
   t.deepEqual(resolveImageSize(gpt, { size: "big" }), { error: { param: "size", message: 'size is WIDTHxHEIGHT in pixels (1024x1024); not "big".' } });
-  t.deepEqual(resolveImageSize(gpt, { size: "1536x1024", aspectRatio: "1:1" }), { error: { param: "aspect_ratio", message: "size 1536x1024 is 3:2, which contradicts aspect_ratio 1:1." } });
+  t.deepEqual(resolveImageSize(gpt, { size: "1536x1024", aspectRatio: "1:1" }), {
+    error: { param: "aspect_ratio", message: "size 1536x1024 is 3:2, which contradicts aspect_ratio 1:1." },
+  });
   t.deepEqual(resolveImageSize(model("stability/core"), { size: "1024x1024" }), {
     error: { param: "size", message: "stability/core does not take an explicit size; send aspect_ratio and resolution instead." },
   });
@@ -146,8 +175,15 @@ test("imagePriceCredits: per picture or per megapixel, times n, at the quality's
 
 test("publicImageCatalog: models without provider internals, plan limits per plan", (t) => {
   const body = publicImageCatalog(catalog, DEFAULT_PLANS, { include: (entry) => entry.provider === "stability" && entry.operations.includes("generate") });
-  t.deepEqual(body.planLimits, { free: { maxImages: 1, maxResolution: "1K" }, pro: { maxImages: 4, maxResolution: "2K" }, max: { maxImages: 10, maxResolution: "4K" } });
-  t.deepEqual(body.models.map((entry) => entry.id), ["stability/core", "stability/ultra", "stability/sd3"]);
+  t.deepEqual(body.planLimits, {
+    free: { maxImages: 1, maxResolution: "1K" },
+    pro: { maxImages: 4, maxResolution: "2K" },
+    max: { maxImages: 10, maxResolution: "4K" },
+  });
+  t.deepEqual(
+    body.models.map((entry) => entry.id),
+    ["stability/core", "stability/ultra", "stability/sd3"],
+  );
   const sd3 = body.models[2]!;
   t.deepEqual(Object.keys(sd3).sort(), ["constraints", "description", "freeTier", "id", "name", "operations", "pricing"]);
   t.deepEqual(sd3.constraints.cfgScale, { accepted: true, min: 1, max: 10, default: 4 });

@@ -8,7 +8,7 @@ import path from "node:path";
 import test from "ava";
 import sharp from "sharp";
 import type { BatchResult } from "../src/cli/image-batch.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { addKey, gw, gwBin, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { startUpstreamGate, type UpstreamGate } from "./helpers/upstream-gate.js";
 
@@ -161,7 +161,10 @@ test.serial("an `output` with a directory or a format that disagrees fails that 
   const result = await gw(["image", "generate", "--batch", "-", "-o", "."], { env: env(), cwd, input });
   t.is(result.code, 1);
   const lines = resultLines(result.stdout);
-  t.deepEqual(lines.map((line) => line.status), ["error", "error", "ok"]);
+  t.deepEqual(
+    lines.map((line) => line.status),
+    ["error", "error", "ok"],
+  );
   t.regex(lines[0]!.error ?? "", /without a directory/);
   t.regex(lines[1]!.error ?? "", /make them agree/);
   t.is(openai.requests.length, requestsBefore + 1);

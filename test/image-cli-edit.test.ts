@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import test from "ava";
 import sharp from "sharp";
-import { startFakeOpenAIImages, type FakeOpenAIImages, type RecordedImagesRequest } from "./fakes/openai-images.js";
+import { type FakeOpenAIImages, type RecordedImagesRequest, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { addKey, gw, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let openai: FakeOpenAIImages;
@@ -43,15 +43,20 @@ interface ResultBody {
 async function workDir(): Promise<string> {
   const directory = mkdtempSync(path.join(os.tmpdir(), "gw-image-edit-"));
   directories.push(directory);
-  await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 20, b: 20 } } }).png().toFile(path.join(directory, "photo.png"));
-  await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 20, g: 200, b: 20 } } }).jpeg().toFile(path.join(directory, "style.jpg"));
+  await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 20, b: 20 } } })
+    .png()
+    .toFile(path.join(directory, "photo.png"));
+  await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 20, g: 200, b: 20 } } })
+    .jpeg()
+    .toFile(path.join(directory, "style.jpg"));
   writeFileSync(path.join(directory, "not-a-picture.txt"), "hello");
   return directory;
 }
 
 const edits = (): RecordedImagesRequest[] => openai.requests.filter((request) => request.path === "/v1/images/edits");
 const promptSent = (request: RecordedImagesRequest | undefined): string => request?.form?.fields.prompt?.[0] ?? "";
-const picturesSent = (request: RecordedImagesRequest | undefined) => request?.form?.files.filter((file) => file.field === "image" || file.field === "image[]") ?? [];
+const picturesSent = (request: RecordedImagesRequest | undefined) =>
+  request?.form?.files.filter((file) => file.field === "image" || file.field === "image[]") ?? [];
 
 test.serial("a local file is sent as a picture; - reads the prompt from stdin; -o FILE gets the result", async (t) => {
   const cwd = await workDir();
@@ -78,7 +83,10 @@ test.serial("asset:ID:edit edits a library picture; roles of every entry reach t
   const assetId = json<ResultBody>(generated).data[0]!.asset_id!;
   t.regex(assetId, /^file_/);
 
-  const result = await gw(["image", "edit", "give the cat a hat", "--image", `asset:${assetId}:edit`, "-i", "style.jpg:reference", "--image", "photo.png:subject", "--json"], { env: env(), cwd });
+  const result = await gw(
+    ["image", "edit", "give the cat a hat", "--image", `asset:${assetId}:edit`, "-i", "style.jpg:reference", "--image", "photo.png:subject", "--json"],
+    { env: env(), cwd },
+  );
   t.is(result.code, 0, result.stderr);
   const body = json<ResultBody>(result);
   t.is(body.model, "openai/gpt-image-1");

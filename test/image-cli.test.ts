@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import test from "ava";
 import sharp from "sharp";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { addKey, gw, gwBin, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let openai: FakeOpenAIImages;
@@ -87,11 +87,14 @@ test.serial("--json prints exactly the API body; - reads the prompt from stdin; 
   t.is(project.name, "Foxes");
   t.false(project.isDefault);
 
-  const result = await gw(["image", "generate", "-", "--json", "--format", "png", "--quality", "low", "--background", "transparent", "--project", project.project_id], {
-    env: env(),
-    input: "a fox from stdin\n",
-    cwd,
-  });
+  const result = await gw(
+    ["image", "generate", "-", "--json", "--format", "png", "--quality", "low", "--background", "transparent", "--project", project.project_id],
+    {
+      env: env(),
+      input: "a fox from stdin\n",
+      cwd,
+    },
+  );
   t.is(result.code, 0, result.stderr);
   const body = json<ResultBody>(result);
   t.is(body.model, "openai/gpt-image-1");
@@ -112,8 +115,11 @@ test.serial("-o - writes the picture's bytes to stdout", async (t) => {
   const bytes = await new Promise<Buffer>((resolve, reject) => {
     const environment: NodeJS.ProcessEnv = { ...process.env, ...env() };
     delete environment.NODE_ENV;
-    execFile(process.execPath, [gwBin, "image", "generate", "a fox on stdout", "--format", "webp", "-o", "-"], { env: environment, encoding: "buffer", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr.toString()}`)) : resolve(stdout),
+    execFile(
+      process.execPath,
+      [gwBin, "image", "generate", "a fox on stdout", "--format", "webp", "-o", "-"],
+      { env: environment, encoding: "buffer", maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr.toString()}`)) : resolve(stdout)),
     );
   });
   const meta = await sharp(bytes).metadata();

@@ -3,21 +3,29 @@
 import zlib from "node:zlib";
 import test from "ava";
 import sharp from "sharp";
-import { decodeImageInput, probeImage, InvalidImageError, type DecodeImageOptions } from "../src/media/image-input.js";
 import { encodeImage } from "../src/media/image-encode.js";
-import { UrlNotAllowedError, type FetchedResource } from "../src/net/safe-fetch.js";
+import { type DecodeImageOptions, decodeImageInput, InvalidImageError, probeImage } from "../src/media/image-input.js";
+import { type FetchedResource, UrlNotAllowedError } from "../src/net/safe-fetch.js";
 
 const limits: DecodeImageOptions = { maxBytes: 1_000_000, maxPixels: 4_000_000 };
 
 const halfRed = { r: 255, g: 0, b: 0, alpha: 0.5 };
 const pngWithAlpha = (): Promise<Buffer> =>
-  sharp({ create: { width: 30, height: 20, channels: 4, background: halfRed } }).png().toBuffer();
+  sharp({ create: { width: 30, height: 20, channels: 4, background: halfRed } })
+    .png()
+    .toBuffer();
 const jpeg = (): Promise<Buffer> =>
-  sharp({ create: { width: 40, height: 30, channels: 3, background: "#3366cc" } }).jpeg().toBuffer();
+  sharp({ create: { width: 40, height: 30, channels: 3, background: "#3366cc" } })
+    .jpeg()
+    .toBuffer();
 const webpWithAlpha = (): Promise<Buffer> =>
-  sharp({ create: { width: 16, height: 12, channels: 4, background: halfRed } }).webp().toBuffer();
+  sharp({ create: { width: 16, height: 12, channels: 4, background: halfRed } })
+    .webp()
+    .toBuffer();
 const gif = (): Promise<Buffer> =>
-  sharp({ create: { width: 9, height: 7, channels: 3, background: "#00ff00" } }).gif().toBuffer();
+  sharp({ create: { width: 9, height: 7, channels: 3, background: "#00ff00" } })
+    .gif()
+    .toBuffer();
 
 async function refused(
   t: import("ava").ExecutionContext,
@@ -63,10 +71,14 @@ test("an opaque PNG with an alpha channel reports the channel and that it is opa
 test("an animated GIF reports one frame's size and its frame count", async (t) => {
   const frames = await Promise.all(
     ["#ff0000", "#00ff00", "#0000ff"].map((colour) =>
-      sharp({ create: { width: 10, height: 8, channels: 3, background: colour } }).png().toBuffer(),
+      sharp({ create: { width: 10, height: 8, channels: 3, background: colour } })
+        .png()
+        .toBuffer(),
     ),
   );
-  const animated = await sharp(frames, { join: { animated: true } }).gif().toBuffer();
+  const animated = await sharp(frames, { join: { animated: true } })
+    .gif()
+    .toBuffer();
   t.like(await decodeImageInput(animated, limits), { mediaType: "image/gif", width: 10, height: 8, frames: 3 });
 });
 
@@ -145,7 +157,9 @@ test("probeImage checks bytes already in hand", async (t) => {
 // ---- refused inputs ------------------------------------------------------------------------------
 
 test("a PNG whose header declares 30000x30000 is refused as too many pixels", async (t) => {
-  const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: "#000" } }).png().toBuffer();
+  const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: "#000" } })
+    .png()
+    .toBuffer();
   const bomb = withPngDimensions(tiny, 30000, 30000);
   t.true(bomb.length < 200);
   await refused(t, bomb, "too_many_pixels", /^the image has more than the 4000000 pixels allowed$/);
@@ -180,7 +194,9 @@ test("truncated PNG, JPEG, WebP and GIF files are refused as corrupt", async (t)
 test("a PNG with damaged pixel data is refused as corrupt", async (t) => {
   const pixels = Buffer.alloc(64 * 64 * 3);
   for (let index = 0; index < pixels.length; index += 1) pixels[index] = (index * 7 + (index >> 5) * 13) % 251;
-  const png = await sharp(pixels, { raw: { width: 64, height: 64, channels: 3 } }).png().toBuffer();
+  const png = await sharp(pixels, { raw: { width: 64, height: 64, channels: 3 } })
+    .png()
+    .toBuffer();
   const idat = png.indexOf("IDAT");
   const damaged = Buffer.from(png);
   for (let index = idat + 100; index < idat + 140; index += 1) damaged[index] = damaged[index]! ^ 0xff;
@@ -213,7 +229,9 @@ test("SVG is refused explicitly, as a file and as a data: URL", async (t) => {
 });
 
 test("image types outside PNG, JPEG, WebP and GIF are refused by name", async (t) => {
-  const tiff = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#123456" } }).tiff().toBuffer();
+  const tiff = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#123456" } })
+    .tiff()
+    .toBuffer();
   await refused(t, tiff, "unsupported_type", /^image\/tiff images are not supported/);
 });
 
@@ -264,7 +282,9 @@ test("encodeImage applies the EXIF orientation and refuses corrupt input", async
   t.like(await encodeImage(rotated, { format: "png" }), { width: 20, height: 40 });
   const error = await t.throwsAsync(encodeImage(Buffer.from("nope"), { format: "png" }), { instanceOf: InvalidImageError });
   t.is(error?.reason, "corrupt");
-  const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: "#000" } }).png().toBuffer();
+  const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: "#000" } })
+    .png()
+    .toBuffer();
   const bomb = await t.throwsAsync(encodeImage(withPngDimensions(tiny, 30000, 30000), { format: "webp", maxPixels: 1_000_000 }), {
     instanceOf: InvalidImageError,
   });

@@ -5,15 +5,15 @@ import test from "ava";
 import sharp from "sharp";
 import {
   ANTHROPIC_MAX_IMAGE_TOKENS,
+  anthropicImageTokens,
   GEMINI_3_IMAGE_TOKENS,
   GEMINI_MAX_TILED_TOKENS,
+  geminiImageTokens,
+  type ImageSize,
+  imageTokens,
   OPENAI_MAX_PATCHES,
   OPENAI_MAX_TILES,
-  anthropicImageTokens,
-  geminiImageTokens,
-  imageTokens,
   openaiImageTokens,
-  type ImageSize,
 } from "../src/gateway/billing/image-tokens.js";
 import { imageDimensionsOf } from "../src/media/image-dimensions.js";
 
@@ -169,10 +169,8 @@ test("no known size ever costs more than the unknown-size value", (t) => {
 
 // ---- image dimensions from headers ----
 
-const solid = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, background: "#3366cc" } });
-const dataUrl = (mediaType: string, bytes: Uint8Array): string =>
-  `data:${mediaType};base64,${Buffer.from(bytes).toString("base64")}`;
+const solid = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: "#3366cc" } });
+const dataUrl = (mediaType: string, bytes: Uint8Array): string => `data:${mediaType};base64,${Buffer.from(bytes).toString("base64")}`;
 
 /** The byte offset of the first SOF0-2 marker of a JPEG (walking its segments). */
 function sofOffset(jpeg: Buffer): number {
@@ -217,7 +215,9 @@ test("dimensions: PNG, JPEG, WebP and GIF as bytes, bare base64 and data: URLs",
 
 test("dimensions: an animated GIF is its logical screen, one frame", async (t) => {
   const frames = await Promise.all(["#ff0000", "#00ff00", "#0000ff"].map((colour) => solid(20, 15).tint(colour).png().toBuffer()));
-  const gif = await sharp(frames, { join: { animated: true } }).gif().toBuffer();
+  const gif = await sharp(frames, { join: { animated: true } })
+    .gif()
+    .toBuffer();
   t.is((await sharp(gif).metadata()).pages, 3);
   t.deepEqual(imageDimensionsOf(dataUrl("image/gif", gif)), size(20, 15));
 });

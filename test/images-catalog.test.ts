@@ -21,12 +21,17 @@ test("default-like config: no image provider, empty catalog and styles", async (
 
 test("lists only allowlisted models of configured providers; styles follow the default model", async (t) => {
   const home = await makeHome((config) => {
-    config.providers = { openai: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "k" }, stability: { type: "stability", baseUrl: "http://127.0.0.1:9", apiKey: "k" } };
+    config.providers = {
+      openai: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "k" },
+      stability: { type: "stability", baseUrl: "http://127.0.0.1:9", apiKey: "k" },
+    };
     config.tools.image = { default: "stability/core", allow: ["openai/gpt-image-1", "stability/ultra", "openai/not-in-catalog"] };
   });
   const gateway = await startTestGateway(home);
   try {
-    const body = (await (await fetch(`${gateway.url}/v1/public/image-models`)).json()) as { models: Array<{ id: string; constraints: Record<string, unknown> }> };
+    const body = (await (await fetch(`${gateway.url}/v1/public/image-models`)).json()) as {
+      models: Array<{ id: string; constraints: Record<string, unknown> }>;
+    };
     t.deepEqual(body.models.map((model) => model.id).sort(), ["openai/gpt-image-1", "stability/core", "stability/ultra"]);
     const gpt = body.models.find((model) => model.id === "openai/gpt-image-1")!;
     t.deepEqual(gpt.constraints.negativePrompt, { accepted: false });
@@ -50,7 +55,10 @@ test("a model whose provider is not configured is not listed", async (t) => {
   const gateway = await startTestGateway(home);
   try {
     const body = (await (await fetch(`${gateway.url}/v1/public/image-models`)).json()) as { models: Array<{ id: string }> };
-    t.deepEqual(body.models.map((model) => model.id), ["openai/gpt-image-1"]);
+    t.deepEqual(
+      body.models.map((model) => model.id),
+      ["openai/gpt-image-1"],
+    );
     const styles = (await (await fetch(`${gateway.url}/v1/image/styles`)).json()) as { styles: string[] };
     t.deepEqual(styles.styles, []);
   } finally {

@@ -4,10 +4,10 @@
 import test from "ava";
 import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
-import { UsageLog, periodOf } from "../src/store/usage-log.js";
-import { field } from "./fakes/multipart-form.js";
+import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { pngFile } from "./fakes/image-files.js";
-import { startFakeStability, type FakeStability } from "./fakes/stability.js";
+import { field } from "./fakes/multipart-form.js";
+import { type FakeStability, startFakeStability } from "./fakes/stability.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 interface Setup {
@@ -46,7 +46,13 @@ const dataUrl = `data:image/png;base64,${landscape.toString("base64")}`;
 
 test("sd3 edits by image-to-image: mode, strength and the picture sent, no aspect_ratio, the shape kept, billed", async (t) => {
   await withSetup(async ({ gateway, stability, key }) => {
-    const { status, body } = await edit(gateway, key, { prompt: "as a watercolour", images: [dataUrl], negative_prompt: "blur", seed: 7, style_preset: "anime" });
+    const { status, body } = await edit(gateway, key, {
+      prompt: "as a watercolour",
+      images: [dataUrl],
+      negative_prompt: "blur",
+      seed: 7,
+      style_preset: "anime",
+    });
     t.is(status, 200, JSON.stringify(body));
     const sent = stability.requests.at(-1)!;
     t.is(sent.path, "/v2beta/stable-image/generate/sd3");
@@ -69,7 +75,13 @@ test("sd3 edits by image-to-image: mode, strength and the picture sent, no aspec
 
 test("ultra edits with `image` and `strength` only; n pictures are n calls", async (t) => {
   await withSetup(async ({ gateway, stability, key }) => {
-    const { status, body } = await edit(gateway, key, { prompt: "at dawn", model: "stability/ultra", images: [{ url: dataUrl, role: "edit" }], n: 2, output_format: "png" });
+    const { status, body } = await edit(gateway, key, {
+      prompt: "at dawn",
+      model: "stability/ultra",
+      images: [{ url: dataUrl, role: "edit" }],
+      n: 2,
+      output_format: "png",
+    });
     t.is(status, 200, JSON.stringify(body));
     t.is(body.data.length, 2);
     t.is(stability.requests.length, 2);

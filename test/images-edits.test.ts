@@ -7,14 +7,14 @@ import path from "node:path";
 import test from "ava";
 import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
-import { UsageLog, periodOf, type UsageRow } from "../src/store/usage-log.js";
 import type { FileRecord } from "../src/store/file-records.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
-import { field } from "./fakes/multipart-form.js";
+import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { jpegFile, pngFile } from "./fakes/image-files.js";
-import { addKey, makeHome, startTestGateway, type RawConfig, type TestGateway } from "./helpers/gateway-harness.js";
-import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js";
+import { field } from "./fakes/multipart-form.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
+import { addKey, makeHome, type RawConfig, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { type PictureHosts, startPictureHosts } from "./helpers/picture-hosts.js";
 
 interface Setup {
   gateway: TestGateway;
@@ -87,8 +87,7 @@ async function assetRecord(gateway: TestGateway, assetId: string): Promise<FileR
   for (const agent of await fs.readdir(records)) {
     try {
       return JSON.parse(await fs.readFile(path.join(records, agent, `${assetId}.json`), "utf8")) as FileRecord;
-    } catch {
-    }
+    } catch {}
   }
   throw new Error(`no record for ${assetId}`);
 }
@@ -165,7 +164,9 @@ test("a downloaded URL with role edit, generation parameters applied, enhance_pr
 
 test("a GIF is sent to the vendor as a PNG of its first frame (image vendors take PNG, JPEG and WebP)", async (t) => {
   await withSetup(async ({ gateway, images, keys }) => {
-    const gif = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#884422" } }).gif().toBuffer();
+    const gif = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#884422" } })
+      .gif()
+      .toBuffer();
     const { status, body } = await edit(gateway, keys.pro, { prompt: "x", images: [dataUrl(gif, "image/gif")] });
     t.is(status, 200, JSON.stringify(body));
     const part = images.requests.at(-1)!.form!.files[0]!;
@@ -245,7 +246,10 @@ test("multipart form: repeated image[] parts take the default role, scalars pars
     t.is(field(sent, "n"), "2");
     t.is(field(sent, "output_compression"), "60");
     // The sniffed types are sent, not the declared ones.
-    t.deepEqual(sent.files.map((file) => file.contentType), ["image/png", "image/jpeg"]);
+    t.deepEqual(
+      sent.files.map((file) => file.contentType),
+      ["image/png", "image/jpeg"],
+    );
     t.regex(field(sent, "prompt")!, /Image 1: a reference[^\n]*\nImage 2: a reference/);
 
     const bad = new FormData();
@@ -450,7 +454,9 @@ test("no image model configured: edits answer 503 provider_not_configured", asyn
 
 test("an upstream error about an accepted value comes back verbatim, nothing billed; a refusal is a billed 200", async (t) => {
   await withSetup(async ({ gateway, images, keys }) => {
-    const vendorError = { error: { message: "Invalid image file or mode for image 1", type: "invalid_request_error", param: "image", code: "invalid_image_format" } };
+    const vendorError = {
+      error: { message: "Invalid image file or mode for image 1", type: "invalid_request_error", param: "image", code: "invalid_image_format" },
+    };
     images.set({ status: 400, errorBody: vendorError });
     const failed = await edit(gateway, keys.pro, { prompt: "x", images: [dataUrl(picture)] });
     t.is(failed.status, 400);

@@ -2,9 +2,9 @@
 // rewrites the prompt (body + X-Service-Enhanced-Prompt, two usage rows), and it fails open.
 import test from "ava";
 import { homePaths } from "../src/config/paths.js";
-import { UsageLog, periodOf } from "../src/store/usage-log.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
+import { periodOf, UsageLog } from "../src/store/usage-log.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let images: FakeOpenAIImages;
@@ -52,7 +52,12 @@ test.serial("the rewrite is drawn, returned in the body and the header, and bill
   t.is(response.headers.get("x-service-enhanced-prompt"), "A red fox in deep snow at dawn, soft light, caf style");
   t.is(images.requests.at(-1)!.json.prompt, body.enhanced_prompt);
   t.is(chat.requests.at(-1)!.body.messages.at(-1).content, "a fox");
-  t.deepEqual(rowsFor(body.id).map((row) => row.endpoint).sort(), ["image.enhance", "image.generations"]);
+  t.deepEqual(
+    rowsFor(body.id)
+      .map((row) => row.endpoint)
+      .sort(),
+    ["image.enhance", "image.generations"],
+  );
 });
 
 test.serial("the header is capped at 512 characters; the body keeps the whole rewrite", async (t) => {
@@ -72,7 +77,10 @@ test.serial("fails open: a failed rewrite draws the original prompt, bills nothi
   t.is(body.enhanced_prompt, undefined);
   t.is(response.headers.get("x-service-enhanced-prompt"), null);
   t.is(images.requests.at(-1)!.json.prompt, "a quiet lake");
-  t.deepEqual(rowsFor(body.id).map((row) => row.endpoint), ["image.generations"]);
+  t.deepEqual(
+    rowsFor(body.id).map((row) => row.endpoint),
+    ["image.generations"],
+  );
 });
 
 test.serial("without enhance_prompt no chat call is made", async (t) => {

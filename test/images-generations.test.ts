@@ -3,10 +3,10 @@
 import test from "ava";
 import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
-import { UsageLog, periodOf, type UsageRow } from "../src/store/usage-log.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
-import { startFakeStability, type FakeStability } from "./fakes/stability.js";
-import { addKey, makeHome, quietLogger, startTestGateway, type RawConfig, type TestGateway } from "./helpers/gateway-harness.js";
+import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
+import { type FakeStability, startFakeStability } from "./fakes/stability.js";
+import { addKey, makeHome, quietLogger, type RawConfig, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 interface Setup {
   gateway: TestGateway;
@@ -104,7 +104,9 @@ test("default output is webp at the model's default size, stored, billed, with t
     t.is(rows[0]!.units.images, 1);
     t.true(rows[0]!.credits > 0);
 
-    const files = (await (await fetch(`${gateway.url}/v1/storage/files`, { headers: { authorization: `Bearer ${keys.pro}` } })).json()) as { data: Array<{ id: string; contentType?: string }> };
+    const files = (await (await fetch(`${gateway.url}/v1/storage/files`, { headers: { authorization: `Bearer ${keys.pro}` } })).json()) as {
+      data: Array<{ id: string; contentType?: string }>;
+    };
     t.true(files.data.some((file) => file.id === item.asset_id));
   });
 });

@@ -6,10 +6,10 @@ import test from "ava";
 import OpenAI, { toFile } from "openai";
 import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
-import { UsageLog, periodOf } from "../src/store/usage-log.js";
-import { field } from "./fakes/multipart-form.js";
+import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { pngFile } from "./fakes/image-files.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
+import { field } from "./fakes/multipart-form.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let images: FakeOpenAIImages;

@@ -6,7 +6,7 @@ import path from "node:path";
 import test from "ava";
 import { homePaths } from "../src/config/paths.js";
 import type { FileRecord } from "../src/store/file-records.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 interface Setup {
@@ -55,7 +55,11 @@ async function listProjects(gateway: TestGateway, key: string): Promise<Project[
   return (body as { data: Project[] }).data;
 }
 
-async function generate(gateway: TestGateway, key: string, body: Record<string, unknown>): Promise<{ status: number; body: { data?: Array<{ asset_id?: string }>; error?: ErrorEnvelope["error"] } }> {
+async function generate(
+  gateway: TestGateway,
+  key: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; body: { data?: Array<{ asset_id?: string }>; error?: ErrorEnvelope["error"] } }> {
   const result = await call(gateway, key, "POST", "/v1/image/generations", body);
   return result as { status: number; body: { data?: Array<{ asset_id?: string }>; error?: ErrorEnvelope["error"] } };
 }
@@ -67,8 +71,7 @@ async function assetRecord(gateway: TestGateway, assetId: string): Promise<FileR
     const file = path.join(records, agent, `${assetId}.json`);
     try {
       return JSON.parse(await fs.readFile(file, "utf8")) as FileRecord;
-    } catch {
-    }
+    } catch {}
   }
   throw new Error(`no record for ${assetId}`);
 }
@@ -90,7 +93,10 @@ test("GET /v1/projects creates the default project once; POST adds named project
     t.regex(project.project_id, /^proj_/);
 
     const after = await listProjects(gateway, keys.a);
-    t.deepEqual(after.map((entry) => entry.project_id), [first[0]!.project_id, project.project_id]);
+    t.deepEqual(
+      after.map((entry) => entry.project_id),
+      [first[0]!.project_id, project.project_id],
+    );
 
     // Another agent sees only its own default.
     const other = await listProjects(gateway, keys.b);
@@ -102,7 +108,9 @@ test("GET /v1/projects creates the default project once; POST adds named project
     const directory = path.join(homePaths(gateway.home).dataDir, "projects");
     const files = (await fs.readdir(directory)).filter((name) => name.endsWith(".json"));
     t.is(files.length, 2);
-    const documents = await Promise.all(files.map(async (name) => JSON.parse(await fs.readFile(path.join(directory, name), "utf8")) as { projects: Project[] }));
+    const documents = await Promise.all(
+      files.map(async (name) => JSON.parse(await fs.readFile(path.join(directory, name), "utf8")) as { projects: Project[] }),
+    );
     t.true(documents.some((document) => JSON.stringify(document.projects) === JSON.stringify(after)));
   });
 });
@@ -187,7 +195,13 @@ test("concurrent POST /v1/projects lose no project and create one default", asyn
     t.true(results.every((result) => result.status === 201));
     const listed = await listProjects(gateway, keys.a);
     t.is(listed.filter((project) => project.isDefault).length, 1);
-    t.deepEqual(listed.filter((project) => !project.isDefault).map((project) => project.name).sort(), [...names].sort());
+    t.deepEqual(
+      listed
+        .filter((project) => !project.isDefault)
+        .map((project) => project.name)
+        .sort(),
+      [...names].sort(),
+    );
     t.is(new Set(listed.map((project) => project.project_id)).size, listed.length);
   });
 });

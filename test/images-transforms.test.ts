@@ -9,11 +9,11 @@ import sharp from "sharp";
 import { DEFAULT_IMAGE_MODEL_INPUTS } from "../src/config/default-image-models.js";
 import { homePaths } from "../src/config/paths.js";
 import type { FileRecord } from "../src/store/file-records.js";
-import { UsageLog, periodOf, type UsageRow } from "../src/store/usage-log.js";
+import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { field } from "./fakes/multipart-form.js";
-import { startFakeStability, type FakeStability } from "./fakes/stability.js";
-import { addKey, gw, makeHome, startTestGateway, type RawConfig, type TestGateway } from "./helpers/gateway-harness.js";
-import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js";
+import { type FakeStability, startFakeStability } from "./fakes/stability.js";
+import { addKey, gw, makeHome, type RawConfig, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { type PictureHosts, startPictureHosts } from "./helpers/picture-hosts.js";
 
 interface Setup {
   gateway: TestGateway;
@@ -60,7 +60,12 @@ interface ResultBody {
 
 type Endpoint = "upscale" | "background-removal";
 
-async function call(gateway: TestGateway, key: string, endpoint: Endpoint, body: Record<string, unknown>): Promise<{ status: number; headers: Headers; body: ResultBody }> {
+async function call(
+  gateway: TestGateway,
+  key: string,
+  endpoint: Endpoint,
+  body: Record<string, unknown>,
+): Promise<{ status: number; headers: Headers; body: ResultBody }> {
   const response = await fetch(`${gateway.url}/v1/image/${endpoint}`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -70,7 +75,9 @@ async function call(gateway: TestGateway, key: string, endpoint: Endpoint, body:
 }
 
 async function pngDataUrl(width: number, height: number, colour = "#3366cc"): Promise<string> {
-  const bytes = await sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer();
+  const bytes = await sharp({ create: { width, height, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
   return `data:image/png;base64,${bytes.toString("base64")}`;
 }
 
@@ -143,7 +150,10 @@ test("no default model: 503 provider_not_configured until `gw tools enable`, the
 test("local/lanczos: exactly 2x and 4x a non-square picture, png or webp as asked, stored and billed at zero", async (t) => {
   await withSetup(async ({ gateway, keys }) => {
     const image = await pngDataUrl(30, 20);
-    for (const [scale, format] of [[2, "png"], [4, "webp"]] as const) {
+    for (const [scale, format] of [
+      [2, "png"],
+      [4, "webp"],
+    ] as const) {
       const { status, headers, body } = await call(gateway, keys.a, "upscale", { image, scale, output_format: format });
       t.is(status, 200, JSON.stringify(body));
       t.is(body.id, headers.get("x-request-id") ?? "");
@@ -210,7 +220,11 @@ test("model not allowlisted for the tool: 400 model_not_allowed", async (t) => {
   await withSetup(
     async ({ gateway, keys }) => {
       const image = await pngDataUrl(40, 40);
-      for (const [endpoint, model] of [["upscale", "stability/fast-upscale"], ["background-removal", "local/lanczos"], ["upscale", "nope/model"]] as const) {
+      for (const [endpoint, model] of [
+        ["upscale", "stability/fast-upscale"],
+        ["background-removal", "local/lanczos"],
+        ["upscale", "nope/model"],
+      ] as const) {
         const { status, body } = await call(gateway, keys.a, endpoint, { image, model });
         t.is(status, 400, JSON.stringify(body));
         t.is(body.error?.code, "model_not_allowed");
@@ -235,7 +249,13 @@ test("local/flat-background: transparent corners, opaque subject, png or webp wi
       t.deepEqual([result.format, result.width, result.height, result.hasAlpha], [format, 240, 160, true]);
       const { data, info } = await sharp(result.bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
       const alpha = (x: number, y: number) => data[(y * info.width + x) * 4 + 3];
-      for (const [x, y] of [[0, 0], [239, 0], [0, 159], [239, 159]] as const) t.is(alpha(x, y), 0);
+      for (const [x, y] of [
+        [0, 0],
+        [239, 0],
+        [0, 159],
+        [239, 159],
+      ] as const)
+        t.is(alpha(x, y), 0);
       t.is(alpha(120, 80), 255);
     }
     const rows = usageRows(gateway, "image.background-removal");
@@ -244,7 +264,11 @@ test("local/flat-background: transparent corners, opaque subject, png or webp wi
     t.is(rows[0]!.credits, 0);
 
     // A picture with no flat background is refused (400 naming the provider), not mangled.
-    const noise = await sharp(Buffer.from(Array.from({ length: 64 * 48 * 3 }, (_, index) => (index * 7919) % 251)), { raw: { width: 64, height: 48, channels: 3 } }).png().toBuffer();
+    const noise = await sharp(Buffer.from(Array.from({ length: 64 * 48 * 3 }, (_, index) => (index * 7919) % 251)), {
+      raw: { width: 64, height: 48, channels: 3 },
+    })
+      .png()
+      .toBuffer();
     const refused = await call(gateway, keys.a, "background-removal", { image: noise.toString("base64") });
     t.is(refused.status, 400);
     t.is(refused.body.error?.param, "image");
@@ -291,7 +315,11 @@ test("image URLs: downloaded from a public host; private and internal addresses 
     t.deepEqual(hosts.publicHits, ["/disc.png"]);
 
     hosts.redirect("/hop.png", `http://127.0.0.1:${hosts.internal.port}/secret.png`);
-    for (const image of [`http://intranet.test:${hosts.internal.port}/x.png`, `http://metadata.test:${hosts.internal.port}/latest`, `${hosts.publicBase}/hop.png`]) {
+    for (const image of [
+      `http://intranet.test:${hosts.internal.port}/x.png`,
+      `http://metadata.test:${hosts.internal.port}/latest`,
+      `${hosts.publicBase}/hop.png`,
+    ]) {
       for (const endpoint of ["upscale", "background-removal"] as const) {
         const { status, body } = await call(gateway, keys.a, endpoint, { image });
         t.is(status, 400, JSON.stringify(body));
@@ -327,11 +355,19 @@ test("Stability's fast upscaler and remover through the fake: the vendor's wire 
     t.is(stability.requests.at(-1)!.path, "/v2beta/stable-image/edit/remove-background");
     t.is(field(stability.requests.at(-1)!.form, "output_format"), "webp");
 
-    t.deepEqual(usageRows(gateway, "image.upscale").map((row) => [row.model, row.provider, row.credits, row.units.images]), [["stability/fast-upscale", "stability", 20_000, 1]]);
-    t.deepEqual(usageRows(gateway, "image.background-removal").map((row) => [row.model, row.credits]), [["stability/remove-background", 50_000]]);
+    t.deepEqual(
+      usageRows(gateway, "image.upscale").map((row) => [row.model, row.provider, row.credits, row.units.images]),
+      [["stability/fast-upscale", "stability", 20_000, 1]],
+    );
+    t.deepEqual(
+      usageRows(gateway, "image.background-removal").map((row) => [row.model, row.credits]),
+      [["stability/remove-background", 50_000]],
+    );
 
     // Stability takes PNG, JPEG and WebP: a GIF goes as a PNG of its first frame.
-    const gif = await sharp({ create: { width: 40, height: 40, channels: 3, background: "#336699" } }).gif().toBuffer();
+    const gif = await sharp({ create: { width: 40, height: 40, channels: 3, background: "#336699" } })
+      .gif()
+      .toBuffer();
     const fromGif = await call(gateway, keys.a, "upscale", { image: `data:image/gif;base64,${gif.toString("base64")}`, model: "stability/fast-upscale" });
     t.is(fromGif.status, 200, JSON.stringify(fromGif.body));
     t.is(stability.requests.at(-1)!.form.files[0]!.contentType, "image/png");
@@ -342,7 +378,11 @@ test("Stability's fast upscaler and remover through the fake: the vendor's wire 
 test("a format the model does not produce is converted with sharp (never asked of the vendor)", async (t) => {
   await withSetup(
     async ({ gateway, stability, keys }) => {
-      const { status, body } = await call(gateway, keys.a, "background-removal", { image: await pngDataUrl(64, 48), model: "stability/remove-background", output_format: "webp" });
+      const { status, body } = await call(gateway, keys.a, "background-removal", {
+        image: await pngDataUrl(64, 48),
+        model: "stability/remove-background",
+        output_format: "webp",
+      });
       t.is(status, 200, JSON.stringify(body));
       t.is(field(stability.requests.at(-1)!.form, "output_format"), undefined);
       t.is(body.data[0]!.media_type, "image/webp");
@@ -351,7 +391,9 @@ test("a format the model does not produce is converted with sharp (never asked o
     },
     (config) => {
       config.catalog = {
-        image: DEFAULT_IMAGE_MODEL_INPUTS.map((model) => (model.id === "stability/remove-background" ? { ...model, constraints: { transformFormats: ["png"] } } : model)),
+        image: DEFAULT_IMAGE_MODEL_INPUTS.map((model) =>
+          model.id === "stability/remove-background" ? { ...model, constraints: { transformFormats: ["png"] } } : model,
+        ),
       };
       ALL_ENABLED(config);
     },

@@ -1,18 +1,19 @@
 // The MCP server at /mcp through the official SDK's own client over Streamable HTTP: tools
 // listed, each image tool called with real pictures (decoded with sharp), asset ids present in the
 // caller's storage, errors as tool errors with the HTTP codes (the envelope as JSON text), Bearer auth.
-import test from "ava";
-import sharp from "sharp";
+
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import test from "ava";
+import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
-import { UsageLog, periodOf } from "../src/store/usage-log.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
-import { field } from "./fakes/multipart-form.js";
+import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { pngFile } from "./fakes/image-files.js";
-import { addKey, gw, json, makeHome, startTestGateway, type RawConfig, type TestGateway } from "./helpers/gateway-harness.js";
-import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js";
+import { field } from "./fakes/multipart-form.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
+import { addKey, gw, json, makeHome, type RawConfig, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { type PictureHosts, startPictureHosts } from "./helpers/picture-hosts.js";
 
 interface Setup {
   gateway: TestGateway;
@@ -223,7 +224,12 @@ test("errors are tool errors carrying the HTTP codes", async (t) => {
     t.falsy(capped.structuredContent, "a tool error has no structured content to fail the outputSchema");
     t.regex(errorOf(capped)?.message ?? "", /\S/);
 
-    const role = await call(client, "image_edit", { prompt: "x", model: "openai/dall-e-2", images: [`data:image/png;base64,${pngFile(8, 8).toString("base64")}`], image_roles: ["reference"] });
+    const role = await call(client, "image_edit", {
+      prompt: "x",
+      model: "openai/dall-e-2",
+      images: [`data:image/png;base64,${pngFile(8, 8).toString("base64")}`],
+      image_roles: ["reference"],
+    });
     t.is(errorOf(role)?.code, "image_reference_unsupported");
 
     const ssrf = await call(client, "image_edit", { prompt: "x", images: [`http://127.0.0.1:${hosts.internal.port}/a.png`] });
@@ -258,7 +264,9 @@ test("/mcp needs a valid key: 401 in the gateway envelope", async (t) => {
 test("gw mcp prints the endpoint and a client config whose URL and header connect", async (t) => {
   await withSetup(async ({ gateway, keys }) => {
     const env = { GW_BASE_URL: gateway.url, GW_API_KEY: keys.pro };
-    const placeholder = json<{ endpoint: string; config: { mcpServers: Record<string, { url: string; headers: Record<string, string> }> } }>(await gw(["mcp", "--json"], { env }));
+    const placeholder = json<{ endpoint: string; config: { mcpServers: Record<string, { url: string; headers: Record<string, string> }> } }>(
+      await gw(["mcp", "--json"], { env }),
+    );
     t.is(placeholder.endpoint, `${gateway.url}/mcp`);
     t.is(placeholder.config.mcpServers.gw!.headers.Authorization, "Bearer ${GW_API_KEY}");
     const text = await gw(["mcp"], { env });

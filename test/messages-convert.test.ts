@@ -2,12 +2,12 @@
 // Messages request -> chat request, chat completion -> Messages response, chat chunks -> the
 // native event sequence. Plain equality.
 import test from "ava";
-import type { ChatChunk } from "../src/providers/chat-types.js";
-import { UnsupportedContentError } from "../src/providers/provider-errors.js";
 import { ChatStreamToMessagesEvents, messagesErrorEvent, messagesErrorType } from "../src/gateway/messages/chat-stream-to-messages-events.js";
 import { convertChatToMessages, mapFinishReasonToStopReason } from "../src/gateway/messages/convert-chat-to-messages.js";
 import { convertMessagesToChat } from "../src/gateway/messages/convert-messages-to-chat.js";
 import type { MessagesRequest } from "../src/gateway/messages/messages-types.js";
+import type { ChatChunk } from "../src/providers/chat-types.js";
+import { UnsupportedContentError } from "../src/providers/provider-errors.js";
 
 const base = { model: "anthropic/claude", max_tokens: 256 };
 
@@ -106,7 +106,19 @@ test("request: an image returned by a tool follows the tool messages as a user i
     messages: [
       { role: "user", content: "Screenshot?" },
       { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "screenshot", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "done" }, { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }] }] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "t1",
+            content: [
+              { type: "text", text: "done" },
+              { type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } },
+            ],
+          },
+        ],
+      },
     ],
   });
   t.deepEqual(chat.messages.slice(1), [
@@ -129,7 +141,8 @@ test("request: tools and tool_choice; server tools refused", (t) => {
   ]);
   t.deepEqual(chat.tool_choice, { type: "function", function: { name: "get_weather" } });
   t.is(chat.parallel_tool_calls, false);
-  const choice = (type: string) => convertMessagesToChat({ ...base, messages: [{ role: "user", content: "x" }], tools: [{ name: "a" }], tool_choice: { type } }).tool_choice;
+  const choice = (type: string) =>
+    convertMessagesToChat({ ...base, messages: [{ role: "user", content: "x" }], tools: [{ name: "a" }], tool_choice: { type } }).tool_choice;
   t.deepEqual([choice("auto"), choice("any"), choice("none")], ["auto", "required", "none"]);
   t.throws(() => convertMessagesToChat({ ...base, messages: [{ role: "user", content: "x" }], tools: [{ type: "web_search_20250305", name: "web_search" }] }), {
     instanceOf: UnsupportedContentError,
@@ -141,10 +154,15 @@ test("request: documents become file parts; unknown blocks are refused with thei
     ...base,
     messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } }] }],
   });
-  t.deepEqual(chat.messages, [{ role: "user", content: [{ type: "file", file: { filename: "document.pdf", file_data: "data:application/pdf;base64,JVBERi0=" } }] }]);
-  const error = t.throws(() => convertMessagesToChat({ ...base, messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "search_result" }] }] }), {
-    instanceOf: UnsupportedContentError,
-  });
+  t.deepEqual(chat.messages, [
+    { role: "user", content: [{ type: "file", file: { filename: "document.pdf", file_data: "data:application/pdf;base64,JVBERi0=" } }] },
+  ]);
+  const error = t.throws(
+    () => convertMessagesToChat({ ...base, messages: [{ role: "user", content: [{ type: "text", text: "a" }, { type: "search_result" }] }] }),
+    {
+      instanceOf: UnsupportedContentError,
+    },
+  );
   t.is(error!.param, "messages[0].content[1]");
 });
 
@@ -156,7 +174,11 @@ test("response: text and tool_use blocks, stop_reason, usage split into input an
       choices: [
         {
           index: 0,
-          message: { role: "assistant", content: "Let me check.", tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] },
+          message: {
+            role: "assistant",
+            content: "Let me check.",
+            tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }],
+          },
           finish_reason: "tool_calls",
         },
       ],
@@ -177,13 +199,24 @@ test("response: text and tool_use blocks, stop_reason, usage split into input an
     stop_sequence: null,
     usage: { input_tokens: 20, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 100 },
   });
-  t.deepEqual(["stop", "length", "tool_calls", "function_call", "content_filter", null].map(mapFinishReasonToStopReason), ["end_turn", "max_tokens", "tool_use", "tool_use", "refusal", "end_turn"]);
+  t.deepEqual(["stop", "length", "tool_calls", "function_call", "content_filter", null].map(mapFinishReasonToStopReason), [
+    "end_turn",
+    "max_tokens",
+    "tool_use",
+    "tool_use",
+    "refusal",
+    "end_turn",
+  ]);
   t.is(convertChatToMessages({ id: "msg_keep", model: "m", choices: [{ message: { content: "" }, finish_reason: "stop" }] }, { model: "m" }).id, "msg_keep");
 });
 
 test("stream: text then a tool call, as the native event sequence", (t) => {
   const converter = new ChatStreamToMessagesEvents({ model: "anthropic/claude", inputTokens: 12 });
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null): ChatChunk => ({ id: "chatcmpl-1", model: "m", choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): ChatChunk => ({
+    id: "chatcmpl-1",
+    model: "m",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
   const events = [
     chunk({ role: "assistant", content: "" }),
     chunk({ content: "Let me " }),
@@ -192,7 +225,12 @@ test("stream: text then a tool call, as the native event sequence", (t) => {
     chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }),
     chunk({}, "tool_calls"),
-    { id: "chatcmpl-1", model: "m", choices: [], usage: { prompt_tokens: 30, completion_tokens: 8, total_tokens: 38, prompt_tokens_details: { cached_tokens: 10 } } },
+    {
+      id: "chatcmpl-1",
+      model: "m",
+      choices: [],
+      usage: { prompt_tokens: 30, completion_tokens: 8, total_tokens: 38, prompt_tokens_details: { cached_tokens: 10 } },
+    },
   ].flatMap((value) => converter.push(value));
   events.push(...converter.finish());
   t.deepEqual(events, [
@@ -200,7 +238,16 @@ test("stream: text then a tool call, as the native event sequence", (t) => {
       event: "message_start",
       data: {
         type: "message_start",
-        message: { id: "msg_1", type: "message", role: "assistant", model: "anthropic/claude", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 0 } },
+        message: {
+          id: "msg_1",
+          type: "message",
+          role: "assistant",
+          model: "anthropic/claude",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 12, output_tokens: 0 },
+        },
       },
     },
     { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
@@ -208,13 +255,20 @@ test("stream: text then a tool call, as the native event sequence", (t) => {
     { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Let me " } } },
     { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "check." } } },
     { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
-    { event: "content_block_start", data: { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "call_1", name: "get_weather", input: {} } } },
+    {
+      event: "content_block_start",
+      data: { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "call_1", name: "get_weather", input: {} } },
+    },
     { event: "content_block_delta", data: { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"city":' } } },
     { event: "content_block_delta", data: { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '"Oslo"}' } } },
     { event: "content_block_stop", data: { type: "content_block_stop", index: 1 } },
     {
       event: "message_delta",
-      data: { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { input_tokens: 20, output_tokens: 8, cache_creation_input_tokens: 0, cache_read_input_tokens: 10 } },
+      data: {
+        type: "message_delta",
+        delta: { stop_reason: "tool_use", stop_sequence: null },
+        usage: { input_tokens: 20, output_tokens: 8, cache_creation_input_tokens: 0, cache_read_input_tokens: 10 },
+      },
     },
     { event: "message_stop", data: { type: "message_stop" } },
   ]);
@@ -242,12 +296,18 @@ test("stream: two parallel tool calls are two blocks; an empty stream still star
     "message_stop",
   ]);
   const empty = new ChatStreamToMessagesEvents({ model: "m" }).finish();
-  t.deepEqual(empty.map((event) => event.event), ["message_start", "message_delta", "message_stop"]);
+  t.deepEqual(
+    empty.map((event) => event.event),
+    ["message_start", "message_delta", "message_stop"],
+  );
   t.is((empty[1]!.data.delta as { stop_reason: string }).stop_reason, "end_turn");
 });
 
 test("error event and error types by status", (t) => {
-  t.deepEqual(messagesErrorEvent("overloaded_error", "Overloaded"), { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } });
+  t.deepEqual(messagesErrorEvent("overloaded_error", "Overloaded"), {
+    event: "error",
+    data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+  });
   t.deepEqual([400, 401, 403, 404, 413, 429, 500, 502, 529, 422].map(messagesErrorType), [
     "invalid_request_error",
     "authentication_error",

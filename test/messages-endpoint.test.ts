@@ -1,13 +1,14 @@
 // The official @anthropic-ai/sdk pointed at gw (baseURL = gw + /anthropic): native to an
 // Anthropic upstream, converted to OpenAI-compatible and Gemini upstreams, streams included;
 // every error in Anthropic's shape; billed like chat completions.
-import test from "ava";
+
 import Anthropic from "@anthropic-ai/sdk";
+import test from "ava";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
-import { startFakeAnthropic, type FakeAnthropic } from "./fakes/anthropic.js";
-import { startFakeGemini, type FakeGemini } from "./fakes/gemini.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
+import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let anthropic: FakeAnthropic;
@@ -17,7 +18,11 @@ let gateway: TestGateway;
 let key: string;
 let freeKey: string;
 
-const weatherTool = { name: "get_weather", description: "Weather by city", input_schema: { type: "object" as const, properties: { city: { type: "string" } }, required: ["city"] } };
+const weatherTool = {
+  name: "get_weather",
+  description: "Weather by city",
+  input_schema: { type: "object" as const, properties: { city: { type: "string" } }, required: ["city"] },
+};
 
 test.before(async () => {
   anthropic = await startFakeAnthropic();
@@ -116,9 +121,21 @@ test.serial("native stream: messages.stream() and finalMessage(), events relayed
 });
 
 for (const target of [
-  { name: "native anthropic", model: "claude/claude-sonnet-4-5", reply: () => anthropic.enqueue({ toolUses: [{ id: "toolu_1", name: "get_weather", input: { city: "Oslo" } }] }) },
-  { name: "openai-compatible", model: "compat/gpt-x", reply: () => openai.enqueue({ toolCalls: [{ id: "toolu_1", name: "get_weather", arguments: '{"city":"Oslo"}' }] }) },
-  { name: "gemini", model: "google/gemini-2.5-flash", reply: () => gemini.enqueue({ functionCalls: [{ name: "get_weather", args: { city: "Oslo" } }] } as never) },
+  {
+    name: "native anthropic",
+    model: "claude/claude-sonnet-4-5",
+    reply: () => anthropic.enqueue({ toolUses: [{ id: "toolu_1", name: "get_weather", input: { city: "Oslo" } }] }),
+  },
+  {
+    name: "openai-compatible",
+    model: "compat/gpt-x",
+    reply: () => openai.enqueue({ toolCalls: [{ id: "toolu_1", name: "get_weather", arguments: '{"city":"Oslo"}' }] }),
+  },
+  {
+    name: "gemini",
+    model: "google/gemini-2.5-flash",
+    reply: () => gemini.enqueue({ functionCalls: [{ name: "get_weather", args: { city: "Oslo" } }] } as never),
+  },
 ]) {
   test.serial(`${target.name}: a tool-use round trip through messages.stream()`, async (t) => {
     target.reply();
@@ -150,7 +167,12 @@ for (const target of [
   { name: "gemini", model: "google/gemini-2.5-flash", last: () => gemini.requests.at(-1)!.body },
 ]) {
   test.serial(`${target.name}: create and stream are converted both ways`, async (t) => {
-    const message = await sdk().messages.create({ model: target.model, max_tokens: 64, system: "Be brief.", messages: [{ role: "user", content: "hello world" }] });
+    const message = await sdk().messages.create({
+      model: target.model,
+      max_tokens: 64,
+      system: "Be brief.",
+      messages: [{ role: "user", content: "hello world" }],
+    });
     t.is(message.type, "message");
     t.is(message.model, target.model);
     t.is((message.content[0] as { text: string }).text, "echo: hello world");
@@ -196,7 +218,13 @@ test.serial("billing is the same whichever upstream kind served the call", async
   await sdk().messages.create({ model: "compat/gpt-x", max_tokens: 10, messages: [{ role: "user", content: "a" }] });
   const added = rows().slice(before);
   t.is(added.length, 2);
-  t.deepEqual(added.map((row) => row.units), [{ prompt_tokens: 10, completion_tokens: 4 }, { prompt_tokens: 10, completion_tokens: 4 }]);
+  t.deepEqual(
+    added.map((row) => row.units),
+    [
+      { prompt_tokens: 10, completion_tokens: 4 },
+      { prompt_tokens: 10, completion_tokens: 4 },
+    ],
+  );
   t.is(added[0]!.credits, added[1]!.credits);
   t.is(added[0]!.credits, 10 * 3 + 4 * 15);
 });
@@ -232,7 +260,11 @@ test.serial("every gateway error uses Anthropic's shape and usual status", async
   t.is(errorType(missing), "not_found_error");
   const upgrade = await t.throwsAsync(ask(freeKey, "claude/claude-sonnet-4-5"), { instanceOf: Anthropic.PermissionDeniedError });
   t.is(errorType(upgrade), "permission_error");
-  const notJson = await fetch(`${gateway.url}/anthropic/v1/messages`, { method: "POST", headers: { "x-api-key": key, "content-type": "text/plain" }, body: "hi" });
+  const notJson = await fetch(`${gateway.url}/anthropic/v1/messages`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "text/plain" },
+    body: "hi",
+  });
   t.is(notJson.status, 415);
   t.is(((await notJson.json()) as { type: string }).type, "error");
   const nowhere = await fetch(`${gateway.url}/anthropic/v1/nothing`, { method: "POST" });

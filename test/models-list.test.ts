@@ -3,7 +3,7 @@
 // say which routable models are billed at billing.defaultChatPricing.
 import test from "ava";
 import OpenAI from "openai";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, editHomeConfig, gw, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let fake: FakeOpenAI;
@@ -12,7 +12,13 @@ let home: string;
 let proKey: string;
 let freeKey: string;
 
-const entry = (id: string, pricing?: { input_per_mtok: number; output_per_mtok: number }) => ({ id, name: `Model ${id}`, context_length: 8192, created: 1700000000, ...(pricing ? { pricing } : {}) });
+const entry = (id: string, pricing?: { input_per_mtok: number; output_per_mtok: number }) => ({
+  id,
+  name: `Model ${id}`,
+  context_length: 8192,
+  created: 1700000000,
+  ...(pricing ? { pricing } : {}),
+});
 
 test.before(async () => {
   fake = await startFakeOpenAI();
@@ -24,7 +30,13 @@ test.before(async () => {
     config.routes = [
       { prefix: "fake/", provider: "fake", priority: 10 },
       { prefix: "free/", provider: "fake", freeTier: true },
-      { prefix: "auto", upstreams: [{ provider: "backup", model: "large" }, { provider: "backup", model: "nameless" }] },
+      {
+        prefix: "auto",
+        upstreams: [
+          { provider: "backup", model: "large" },
+          { provider: "backup", model: "nameless" },
+        ],
+      },
       { prefix: "auto", freeTier: true, upstreams: [{ provider: "backup", model: "tiny" }] },
     ];
     config.models = [
@@ -53,7 +65,16 @@ const listedIds = async (key: string) => (await client(key).models.list()).data.
 test.serial("a pro key sees the models a prefix route serves; never unrouted ones, auto, or models only auto answers with", async (t) => {
   // backup/large and backup/tiny are only reached through auto: asked for by name they would be 404.
   t.deepEqual(await listedIds(proKey), ["fake/gpt-test", "free/llama"]);
-  t.is((await fetch(`${gateway.v1}/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${proKey}`, "content-type": "application/json" }, body: JSON.stringify({ model: "backup/large", messages: [{ role: "user", content: "x" }] }) })).status, 404);
+  t.is(
+    (
+      await fetch(`${gateway.v1}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${proKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "backup/large", messages: [{ role: "user", content: "x" }] }),
+      })
+    ).status,
+    404,
+  );
 });
 
 test.serial("a free key sees only models on free-tier routes", async (t) => {

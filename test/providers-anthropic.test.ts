@@ -1,13 +1,14 @@
 // The anthropic provider against its fake, for what the shared conformance suite does not cover:
 // headers, per-model sampling rules, stream failures, refusals before any upstream call.
-import { providerHooks } from "./helpers/provider-hooks.js";
+
 import test from "ava";
 import { upstreamSchema } from "../src/config/config-schema.js";
 import { UpstreamHttp } from "../src/net/upstream-http.js";
 import type { ChatCapability, ChatChunk, ChatRequest } from "../src/providers/chat-types.js";
 import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../src/providers/provider-errors.js";
 import { providerTypes } from "../src/providers/registry.js";
-import { startFakeAnthropic, type FakeAnthropic } from "./fakes/anthropic.js";
+import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
+import { providerHooks } from "./helpers/provider-hooks.js";
 
 const http = new UpstreamHttp();
 const settings = { ...upstreamSchema.parse({}), retries: 0 };
@@ -17,7 +18,13 @@ test.after.always(() => http.close());
 
 async function withFake(run: (chat: ChatCapability, fake: FakeAnthropic) => Promise<void>, baseSuffix = ""): Promise<void> {
   const fake = await startFakeAnthropic();
-  const provider = providerTypes.get("anthropic")!.create({ name: "claude", config: { type: "anthropic", baseUrl: `${fake.url}${baseSuffix}`, apiKey: "sk-ant-test", headers: { "anthropic-beta": "x" } }, upstream: settings, http, ...providerHooks });
+  const provider = providerTypes.get("anthropic")!.create({
+    name: "claude",
+    config: { type: "anthropic", baseUrl: `${fake.url}${baseSuffix}`, apiKey: "sk-ant-test", headers: { "anthropic-beta": "x" } },
+    upstream: settings,
+    http,
+    ...providerHooks,
+  });
   try {
     await run(provider.chat!, fake);
   } finally {
@@ -91,7 +98,14 @@ test("a conversation with merged roles, tool results and an image passes the fak
           { role: "assistant", content: "Hello! How can I help?" },
           { role: "user", content: "Weather?" },
           { role: "user", content: [{ type: "image_url", image_url: { url: "https://example.test/sky.jpg" } }] },
-          { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "w", arguments: "{}" } }, { id: "call_2", type: "function", function: { name: "w", arguments: "{}" } }] },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { id: "call_1", type: "function", function: { name: "w", arguments: "{}" } },
+              { id: "call_2", type: "function", function: { name: "w", arguments: "{}" } },
+            ],
+          },
           { role: "tool", tool_call_id: "call_1", content: "sunny" },
           { role: "tool", tool_call_id: "call_2", content: "" },
           { role: "user", content: "thanks" },
@@ -100,7 +114,10 @@ test("a conversation with merged roles, tool results and an image passes the fak
       },
       options(),
     );
-    t.deepEqual(fake.requests[0]!.body.messages.map((message: { role: string }) => message.role), ["user", "assistant", "user", "assistant", "user"]);
+    t.deepEqual(
+      fake.requests[0]!.body.messages.map((message: { role: string }) => message.role),
+      ["user", "assistant", "user", "assistant", "user"],
+    );
   });
 });
 
@@ -117,7 +134,9 @@ test("thinking blocks never reach the client", async (t) => {
 test("an `error` event mid-stream is thrown from the chunks as the HTTP error it stands for", async (t) => {
   await withFake(async (chat, fake) => {
     fake.enqueue({ content: "one two three", streamError: { type: "overloaded_error", message: "Overloaded", afterChunks: 1 } });
-    const error = await t.throwsAsync(drain(chat, { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "q" }], stream: true }), { instanceOf: UpstreamHttpError });
+    const error = await t.throwsAsync(drain(chat, { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "q" }], stream: true }), {
+      instanceOf: UpstreamHttpError,
+    });
     t.is(error!.status, 529);
     t.is(JSON.parse(error!.vendorBody!).error.type, "overloaded_error");
   });
@@ -126,17 +145,27 @@ test("an `error` event mid-stream is thrown from the chunks as the HTTP error it
 test("a stream cut off before message_stop is a connection_lost network error", async (t) => {
   await withFake(async (chat, fake) => {
     fake.enqueue({ content: "one two three", dropAfterChunks: 2 });
-    const error = await t.throwsAsync(drain(chat, { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "q" }], stream: true }), { instanceOf: UpstreamNetworkError });
+    const error = await t.throwsAsync(drain(chat, { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "q" }], stream: true }), {
+      instanceOf: UpstreamNetworkError,
+    });
     t.is(error!.failure, "connection_lost");
   });
 });
 
 test("content Anthropic cannot take is refused before any upstream call", async (t) => {
   await withFake(async (chat, fake) => {
-    await t.throwsAsync(chat.stream({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }], n: 3, stream: true }, options()), { instanceOf: UnsupportedContentError });
-    await t.throwsAsync(chat.complete({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "ftp://x/y.png" } }] }] }, options()), {
+    await t.throwsAsync(chat.stream({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }], n: 3, stream: true }, options()), {
       instanceOf: UnsupportedContentError,
     });
+    await t.throwsAsync(
+      chat.complete(
+        { model: "claude-sonnet-4-5", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "ftp://x/y.png" } }] }] },
+        options(),
+      ),
+      {
+        instanceOf: UnsupportedContentError,
+      },
+    );
     t.is(fake.requests.length, 0);
   });
 });
@@ -144,11 +173,15 @@ test("content Anthropic cannot take is refused before any upstream call", async 
 test("401 and 529 keep their status with the vendor body beside the envelope", async (t) => {
   await withFake(async (chat, fake) => {
     fake.enqueue({ status: 401 }, { status: 529 });
-    const unauthorized = await t.throwsAsync(chat.complete({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }] }, options()), { instanceOf: UpstreamHttpError });
+    const unauthorized = await t.throwsAsync(chat.complete({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }] }, options()), {
+      instanceOf: UpstreamHttpError,
+    });
     t.is(unauthorized!.status, 401);
     t.is(JSON.parse(unauthorized!.body).error.type, "authentication_error");
     t.is(JSON.parse(unauthorized!.vendorBody!).type, "error");
-    const overloaded = await t.throwsAsync(chat.stream({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }], stream: true }, options()), { instanceOf: UpstreamHttpError });
+    const overloaded = await t.throwsAsync(chat.stream({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "x" }], stream: true }, options()), {
+      instanceOf: UpstreamHttpError,
+    });
     t.is(overloaded!.status, 529);
     t.is(JSON.parse(overloaded!.body).error.code, "overloaded_error");
   });
@@ -157,7 +190,13 @@ test("401 and 529 keep their status with the vendor body beside the envelope", a
 test("the provider's configured defaultMaxTokens is sent when the request names none", async (t) => {
   const fake = await startFakeAnthropic();
   try {
-    const provider = providerTypes.get("anthropic")!.create({ name: "claude", config: { type: "anthropic", baseUrl: fake.url, apiKey: "k", defaultMaxTokens: 777 }, upstream: settings, http, ...providerHooks });
+    const provider = providerTypes.get("anthropic")!.create({
+      name: "claude",
+      config: { type: "anthropic", baseUrl: fake.url, apiKey: "k", defaultMaxTokens: 777 },
+      upstream: settings,
+      http,
+      ...providerHooks,
+    });
     await provider.chat!.complete({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "hi" }] }, options());
     t.is(fake.requests[0]!.body.max_tokens, 777);
     await provider.chat!.complete({ model: "claude-sonnet-4-5", max_tokens: 12, messages: [{ role: "user", content: "hi" }] }, options());

@@ -1,7 +1,7 @@
 // One conformance suite every chat provider passes: each type from the registry, with the real
 // UpstreamHttp, against its fake vendor. What differs per vendor (how to make the fake answer,
 // where the image and the tool result land in the vendor's request) is in the `vendors` table.
-import { providerHooks } from "./helpers/provider-hooks.js";
+
 import test from "ava";
 import { upstreamSchema } from "../src/config/config-schema.js";
 import { UpstreamHttp } from "../src/net/upstream-http.js";
@@ -11,6 +11,7 @@ import { providerTypes } from "../src/providers/registry.js";
 import { startFakeAnthropic } from "./fakes/anthropic.js";
 import { startFakeGemini } from "./fakes/gemini.js";
 import { startFakeOpenAI } from "./fakes/openai.js";
+import { providerHooks } from "./helpers/provider-hooks.js";
 
 interface ToolCall {
   id: string;
@@ -122,13 +123,26 @@ const http = new UpstreamHttp();
 const settings = { ...upstreamSchema.parse({}), retries: 0 };
 /** Fresh options per call: one shared signal would collect an abort listener per request. */
 const callOptions = () => ({ signal: new AbortController().signal });
-const weatherTool = { type: "function", function: { name: "get_weather", description: "Weather by city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } };
+const weatherTool = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "Weather by city",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+};
 
 test.after.always(() => http.close());
 
 function chatFor(vendor: Vendor, fake: VendorFake): ChatCapability {
   const definition = providerTypes.get(vendor.type)!;
-  return definition.create({ name: vendor.type, config: { type: vendor.type, baseUrl: fake.baseUrl, apiKey: "test-key" }, upstream: settings, http, ...providerHooks }).chat!;
+  return definition.create({
+    name: vendor.type,
+    config: { type: vendor.type, baseUrl: fake.baseUrl, apiKey: "test-key" },
+    upstream: settings,
+    http,
+    ...providerHooks,
+  }).chat!;
 }
 
 async function withVendor(vendor: Vendor, run: (chat: ChatCapability, fake: VendorFake) => Promise<void>): Promise<void> {
@@ -176,7 +190,13 @@ for (const vendor of vendors) {
   test(`${vendor.type}: non-stream text completion`, async (t) => {
     await withVendor(vendor, async (chat, fake) => {
       fake.replyText("Hello from the fake.");
-      const { body } = await chat.complete(request([{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }]), callOptions());
+      const { body } = await chat.complete(
+        request([
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "hi" },
+        ]),
+        callOptions(),
+      );
       t.is(body.object, "chat.completion");
       t.truthy(body.id);
       t.is(typeof body.created, "number");
@@ -280,7 +300,9 @@ for (const vendor of vendors) {
       t.is(error!.status, 429);
       t.is(error!.retryAfterMs, 2000);
       fake.replyError(429, "3");
-      const streamError = await t.throwsAsync(chat.stream(request([{ role: "user", content: "x" }], { stream: true }), callOptions()), { instanceOf: UpstreamHttpError });
+      const streamError = await t.throwsAsync(chat.stream(request([{ role: "user", content: "x" }], { stream: true }), callOptions()), {
+        instanceOf: UpstreamHttpError,
+      });
       t.is(streamError!.retryAfterMs, 3000);
       t.is(JSON.parse(streamError!.body).error.type.length > 0, true);
     });

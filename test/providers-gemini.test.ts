@@ -1,13 +1,14 @@
 // The gemini provider against its fake, for what the shared conformance suite does not cover:
 // key header and paths, refusals, stream failures, thought signatures, several candidates.
-import { providerHooks } from "./helpers/provider-hooks.js";
+
 import test from "ava";
 import { upstreamSchema } from "../src/config/config-schema.js";
 import { UpstreamHttp } from "../src/net/upstream-http.js";
 import type { ChatCapability, ChatChunk, ChatRequest } from "../src/providers/chat-types.js";
 import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../src/providers/provider-errors.js";
 import { providerTypes } from "../src/providers/registry.js";
-import { startFakeGemini, type FakeGemini } from "./fakes/gemini.js";
+import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
+import { providerHooks } from "./helpers/provider-hooks.js";
 
 const http = new UpstreamHttp();
 const settings = { ...upstreamSchema.parse({}), retries: 0 };
@@ -18,7 +19,13 @@ test.after.always(() => http.close());
 
 async function withFake(run: (chat: ChatCapability, fake: FakeGemini) => Promise<void>, baseUrl?: (fake: FakeGemini) => string): Promise<void> {
   const fake = await startFakeGemini({}, { validKey: "AIza-test" });
-  const provider = providerTypes.get("gemini")!.create({ name: "gemini", config: { type: "gemini", baseUrl: baseUrl ? baseUrl(fake) : fake.url, apiKey: "AIza-test" }, upstream: settings, http, ...providerHooks });
+  const provider = providerTypes.get("gemini")!.create({
+    name: "gemini",
+    config: { type: "gemini", baseUrl: baseUrl ? baseUrl(fake) : fake.url, apiKey: "AIza-test" },
+    upstream: settings,
+    http,
+    ...providerHooks,
+  });
   try {
     await run(provider.chat!, fake);
   } finally {
@@ -61,7 +68,16 @@ test("a base URL without the API version gets /v1beta", async (t) => {
 test("OpenAI-only parameters never reach Gemini (it refuses unknown fields)", async (t) => {
   await withFake(async (chat, fake) => {
     const { body } = await chat.complete(
-      { model, messages: [{ role: "user", content: "hi" }], temperature: 0.4, presence_penalty: 1, logit_bias: { "1": 2 }, stream_options: { include_usage: true }, user: "u", parallel_tool_calls: true },
+      {
+        model,
+        messages: [{ role: "user", content: "hi" }],
+        temperature: 0.4,
+        presence_penalty: 1,
+        logit_bias: { "1": 2 },
+        stream_options: { include_usage: true },
+        user: "u",
+        parallel_tool_calls: true,
+      },
       options(),
     );
     t.is((body.choices[0]!.message as { content: string }).content, "echo: hi");
@@ -71,9 +87,12 @@ test("OpenAI-only parameters never reach Gemini (it refuses unknown fields)", as
 
 test("an image by URL is refused before any upstream call", async (t) => {
   await withFake(async (chat, fake) => {
-    const error = await t.throwsAsync(chat.complete({ model, messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.test/a.png" } }] }] }, options()), {
-      instanceOf: UnsupportedContentError,
-    });
+    const error = await t.throwsAsync(
+      chat.complete({ model, messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.test/a.png" } }] }] }, options()),
+      {
+        instanceOf: UnsupportedContentError,
+      },
+    );
     t.is(error!.param, "messages[0].content[0]");
     t.is(fake.requests.length, 0);
   });
@@ -82,7 +101,9 @@ test("an image by URL is refused before any upstream call", async (t) => {
 test("a wrong key (Gemini's 400 API_KEY_INVALID) is reported as 401", async (t) => {
   const fake = await startFakeGemini({}, { validKey: "right" });
   try {
-    const chat = providerTypes.get("gemini")!.create({ name: "gemini", config: { type: "gemini", baseUrl: fake.url, apiKey: "wrong" }, upstream: settings, http, ...providerHooks }).chat!;
+    const chat = providerTypes
+      .get("gemini")!
+      .create({ name: "gemini", config: { type: "gemini", baseUrl: fake.url, apiKey: "wrong" }, upstream: settings, http, ...providerHooks }).chat!;
     const error = await t.throwsAsync(chat.complete({ model, messages: [{ role: "user", content: "x" }] }, options()), { instanceOf: UpstreamHttpError });
     t.is(error!.status, 401);
     t.is(JSON.parse(error!.body).error.code, "invalid_api_key");
@@ -126,7 +147,18 @@ test("thought signatures ride out in extra_content and come back on the function
     const header = chunks.flatMap((chunk) => (chunk.choices?.[0]?.delta?.tool_calls as Array<Record<string, any>> | undefined) ?? []).find((call) => call.id)!;
     t.deepEqual(header.extra_content, { google: { thought_signature: "c2lnbmF0dXJl" } });
     const call = { id: header.id, type: "function", function: { name: "lookup", arguments: '{"q":"x"}' }, extra_content: header.extra_content };
-    await chat.complete({ model, messages: [{ role: "user", content: "find x" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: header.id, content: "found" }], tools }, options());
+    await chat.complete(
+      {
+        model,
+        messages: [
+          { role: "user", content: "find x" },
+          { role: "assistant", content: null, tool_calls: [call] },
+          { role: "tool", tool_call_id: header.id, content: "found" },
+        ],
+        tools,
+      },
+      options(),
+    );
     t.deepEqual(fake.requests[1]!.body.contents[1].parts[0], { functionCall: { name: "lookup", args: { q: "x" } }, thoughtSignature: "c2lnbmF0dXJl" });
   });
 });
@@ -136,7 +168,10 @@ test("n > 1 asks for candidates and returns one choice each", async (t) => {
     fake.enqueue({ content: "same" }, { content: "same" });
     const { body } = await chat.complete({ model, messages: [{ role: "user", content: "x" }], n: 2 }, options());
     t.is(fake.requests[0]!.body.generationConfig.candidateCount, 2);
-    t.deepEqual(body.choices.map((choice) => choice.index), [0, 1]);
+    t.deepEqual(
+      body.choices.map((choice) => choice.index),
+      [0, 1],
+    );
   });
 });
 

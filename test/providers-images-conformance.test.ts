@@ -1,7 +1,7 @@
 // One conformance suite every image provider passes: each type from the registry, with the real
 // UpstreamHttp, against its fake vendor. What differs per vendor (how to make the fake refuse or
 // fail, a model id) is in the `vendors` table; adding an image vendor adds a row here.
-import { providerHooks } from "./helpers/provider-hooks.js";
+
 import test from "ava";
 import { upstreamSchema } from "../src/config/config-schema.js";
 import { UpstreamHttp } from "../src/net/upstream-http.js";
@@ -11,6 +11,7 @@ import { UpstreamHttpError } from "../src/providers/provider-errors.js";
 import { providerTypes } from "../src/providers/registry.js";
 import { startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { startFakeStability } from "./fakes/stability.js";
+import { providerHooks } from "./helpers/provider-hooks.js";
 
 interface VendorFake {
   baseUrl: string;
@@ -66,7 +67,9 @@ test.after.always(() => http.close());
 async function withVendor(vendor: Vendor, run: (images: ImageCapability, fake: VendorFake) => Promise<void>): Promise<void> {
   const fake = await vendor.start();
   try {
-    const provider = providerTypes.get(vendor.type)!.create({ name: vendor.type, config: { type: vendor.type, baseUrl: fake.baseUrl, apiKey: "test-key" }, upstream: settings, http, ...providerHooks });
+    const provider = providerTypes
+      .get(vendor.type)!
+      .create({ name: vendor.type, config: { type: vendor.type, baseUrl: fake.baseUrl, apiKey: "test-key" }, upstream: settings, http, ...providerHooks });
     await run(provider.images!, fake);
   } finally {
     await fake.close();

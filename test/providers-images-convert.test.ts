@@ -5,10 +5,10 @@ import { drawInBatches, mergeImageResults } from "../src/providers/image-batches
 import { bareMediaType, imageFileName, sniffImageMediaType } from "../src/providers/image-bytes.js";
 import type { ImageResult } from "../src/providers/image-types.js";
 import { encodeMultipart } from "../src/providers/multipart-body.js";
-import { UpstreamHttpError } from "../src/providers/provider-errors.js";
 import { convertToOpenAIGeneration, openaiImageSize, promptWithRoles } from "../src/providers/openai/convert-to-openai-images.js";
 import { fromOpenAIHttpError, openaiImageRefusal } from "../src/providers/openai/openai-error.js";
 import { openaiImageModelRules } from "../src/providers/openai/openai-image-model-rules.js";
+import { UpstreamHttpError } from "../src/providers/provider-errors.js";
 import { convertFromStabilityImage } from "../src/providers/stability/convert-from-stability-images.js";
 import { convertToStabilityGeneration, stabilityAspectRatio } from "../src/providers/stability/convert-to-stability-images.js";
 import { fromStabilityHttpError, stabilityRefusal } from "../src/providers/stability/stability-error.js";
@@ -72,7 +72,12 @@ test("openaiImageSize: the resolved size, else the nearest fixed size for the ra
 });
 
 test("convertToOpenAIGeneration: per family", (t) => {
-  t.deepEqual(convertToOpenAIGeneration({ model: "gpt-image-1", prompt: "p", n: 4, quality: "auto" }, 4), { model: "gpt-image-1", prompt: "p", n: 4, quality: "auto" });
+  t.deepEqual(convertToOpenAIGeneration({ model: "gpt-image-1", prompt: "p", n: 4, quality: "auto" }, 4), {
+    model: "gpt-image-1",
+    prompt: "p",
+    n: 4,
+    quality: "auto",
+  });
   t.deepEqual(convertToOpenAIGeneration({ model: "dall-e-3", prompt: "p", n: 2, quality: "medium", outputFormat: "png", background: "opaque" }, 1), {
     model: "dall-e-3",
     prompt: "p",
@@ -80,18 +85,30 @@ test("convertToOpenAIGeneration: per family", (t) => {
     quality: "standard",
     response_format: "b64_json",
   });
-  t.deepEqual(convertToOpenAIGeneration({ model: "dall-e-3", prompt: "p", n: 1, quality: "auto" }, 1), { model: "dall-e-3", prompt: "p", n: 1, response_format: "b64_json" });
+  t.deepEqual(convertToOpenAIGeneration({ model: "dall-e-3", prompt: "p", n: 1, quality: "auto" }, 1), {
+    model: "dall-e-3",
+    prompt: "p",
+    n: 1,
+    response_format: "b64_json",
+  });
   t.is(openaiImageModelRules("gpt-image-2").family, "gpt-image");
   t.is(openaiImageModelRules("dall-e-2").maxImagesPerCall, 10);
 });
 
 test("openai errors: moderation codes are refusals; an envelope is kept; anything else gets one", (t) => {
-  const blocked = JSON.stringify({ error: { message: "Rejected by the safety system.", type: "image_generation_user_error", param: null, code: "moderation_blocked" } });
+  const blocked = JSON.stringify({
+    error: { message: "Rejected by the safety system.", type: "image_generation_user_error", param: null, code: "moderation_blocked" },
+  });
   t.is(openaiImageRefusal(httpError(400, blocked)), "Rejected by the safety system.");
-  t.is(openaiImageRefusal(httpError(400, JSON.stringify({ error: { code: "content_policy_violation", message: "" } }))), "The request was rejected by OpenAI's safety system.");
+  t.is(
+    openaiImageRefusal(httpError(400, JSON.stringify({ error: { code: "content_policy_violation", message: "" } }))),
+    "The request was rejected by OpenAI's safety system.",
+  );
   t.is(openaiImageRefusal(httpError(400, JSON.stringify({ error: { code: "invalid_value", message: "bad" } }))), undefined);
   t.is(openaiImageRefusal(httpError(500, blocked)), undefined);
-  const kept = fromOpenAIHttpError(httpError(401, '{"error":{"message":"Incorrect API key","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}', 5));
+  const kept = fromOpenAIHttpError(
+    httpError(401, '{"error":{"message":"Incorrect API key","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}', 5),
+  );
   t.is(kept.body, kept.vendorBody!);
   t.is(kept.retryAfterMs, 5);
   const built = fromOpenAIHttpError(httpError(429, "slow down"));
@@ -130,7 +147,9 @@ test("convertFromStabilityImage: bytes with headers, JSON answers, filtered answ
     upstreamRequestId: "r1",
   });
   const json = Buffer.from(JSON.stringify({ image: png.toString("base64"), finish_reason: "SUCCESS", seed: 5 }));
-  t.deepEqual(convertFromStabilityImage("stability", json, { "content-type": "application/json; type=image/png" }), { images: [{ bytes: png, mediaType: "image/png", seed: 5 }] });
+  t.deepEqual(convertFromStabilityImage("stability", json, { "content-type": "application/json; type=image/png" }), {
+    images: [{ bytes: png, mediaType: "image/png", seed: 5 }],
+  });
   const filtered = convertFromStabilityImage("stability", png, { "content-type": "image/png", "finish-reason": "CONTENT_FILTERED" });
   t.deepEqual(filtered.images, []);
   t.truthy(filtered.refusal);
@@ -142,12 +161,21 @@ test("stability errors: content_moderation is a refusal; others an envelope nami
   const moderation = JSON.stringify({ id: "abc", name: "content_moderation", errors: ["Flagged."] });
   t.deepEqual(stabilityRefusal(httpError(403, moderation)), { refusal: "Flagged.", id: "abc" });
   t.is(stabilityRefusal(httpError(403, JSON.stringify({ id: "abc", name: "forbidden", errors: ["no"] }))), undefined);
-  const invalid = fromStabilityHttpError(httpError(400, JSON.stringify({ id: "x", name: "bad_request", errors: ["aspect_ratio: must be one of 1:1", "seed: too big"] })));
+  const invalid = fromStabilityHttpError(
+    httpError(400, JSON.stringify({ id: "x", name: "bad_request", errors: ["aspect_ratio: must be one of 1:1", "seed: too big"] })),
+  );
   t.deepEqual(JSON.parse(invalid.body), {
     error: { message: "aspect_ratio: must be one of 1:1; seed: too big", type: "invalid_request_error", param: "aspect_ratio", code: "bad_request" },
   });
-  const language = fromStabilityHttpError(httpError(422, JSON.stringify({ id: "x", name: "invalid_language", errors: ["English is the only supported language for this service."] })));
-  t.deepEqual(JSON.parse(language.body).error, { message: "English is the only supported language for this service.", type: "invalid_request_error", param: null, code: "invalid_language" });
+  const language = fromStabilityHttpError(
+    httpError(422, JSON.stringify({ id: "x", name: "invalid_language", errors: ["English is the only supported language for this service."] })),
+  );
+  t.deepEqual(JSON.parse(language.body).error, {
+    message: "English is the only supported language for this service.",
+    type: "invalid_request_error",
+    param: null,
+    code: "invalid_language",
+  });
   const html = fromStabilityHttpError(httpError(502, "<html>"));
   t.deepEqual(JSON.parse(html.body).error, { message: "Stability answered HTTP 502.", type: "server_error", param: null, code: "http_502" });
   t.is(html.vendorBody, "<html>");
@@ -168,7 +196,10 @@ test("drawInBatches: n split into calls of at most perCall, at most 4 at once, m
   });
   t.is(peak, 4);
   t.deepEqual(counts, Array(10).fill(1));
-  t.deepEqual(result.images.map((image) => image.bytes[0]), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  t.deepEqual(
+    result.images.map((image) => image.bytes[0]),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+  );
   t.deepEqual(result.usage, { inputTokens: 0, outputTokens: 10 });
   const split: number[] = [];
   await drawInBatches(7, 3, new AbortController().signal, async ({ count }) => {
@@ -182,14 +213,18 @@ test("drawInBatches: the first failure aborts the calls still running and is wha
   const aborted: number[] = [];
   const failure = new Error("boom");
   const error = await t.throwsAsync(
-    drawInBatches(6, 1, new AbortController().signal, ({ index, signal }) =>
-      new Promise<ImageResult>((_resolve, reject) => {
-        if (index === 1) return setTimeout(() => reject(failure), 10);
-        signal.addEventListener("abort", () => {
-          aborted.push(index);
-          reject(new Error("aborted"));
-        });
-      }),
+    drawInBatches(
+      6,
+      1,
+      new AbortController().signal,
+      ({ index, signal }) =>
+        new Promise<ImageResult>((_resolve, reject) => {
+          if (index === 1) return setTimeout(() => reject(failure), 10);
+          signal.addEventListener("abort", () => {
+            aborted.push(index);
+            reject(new Error("aborted"));
+          });
+        }),
     ),
   );
   t.is(error, failure);

@@ -1,8 +1,8 @@
 // The image capability of each provider type, through the registry and the real UpstreamHttp,
 // against fakes speaking OpenAI Images and Stability v2beta: what went upstream and what came back.
-import { providerHooks } from "./helpers/provider-hooks.js";
+
 import test from "ava";
-import { upstreamSchema, type UpstreamSettings } from "../src/config/config-schema.js";
+import { type UpstreamSettings, upstreamSchema } from "../src/config/config-schema.js";
 import { UpstreamHttp } from "../src/net/upstream-http.js";
 import type { ImageCapability } from "../src/providers/image-types.js";
 import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../src/providers/provider-errors.js";
@@ -10,8 +10,9 @@ import { providerTypes } from "../src/providers/registry.js";
 import { CONTENT_FILTERED_REFUSAL } from "../src/providers/stability/convert-from-stability-images.js";
 import { DEFAULT_UPSCALE_PROMPT } from "../src/providers/stability/convert-to-stability-images.js";
 import { imageFile, imageSize } from "./fakes/image-files.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
-import { startFakeStability, type FakeStability } from "./fakes/stability.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
+import { type FakeStability, startFakeStability } from "./fakes/stability.js";
+import { providerHooks } from "./helpers/provider-hooks.js";
 
 const http = new UpstreamHttp();
 const settings: UpstreamSettings = { ...upstreamSchema.parse({}), retries: 0 };
@@ -54,7 +55,10 @@ test("registry: openai offers chat and images, stability images only", (t) => {
   t.is(stability.chat, undefined);
   t.is(typeof stability.images!.generate, "function");
   t.is(typeof stability.images!.edit, "function");
-  t.is(providerTypes.get("openai")!.create({ name: "openai", config: { type: "openai" }, upstream: settings, http, ...providerHooks }).images!.upscale, undefined);
+  t.is(
+    providerTypes.get("openai")!.create({ name: "openai", config: { type: "openai" }, upstream: settings, http, ...providerHooks }).images!.upscale,
+    undefined,
+  );
 });
 
 // ---- OpenAI ----
@@ -62,14 +66,33 @@ test("registry: openai offers chat and images, stability images only", (t) => {
 test("openai gpt-image-1: generations JSON with size and output options, base64 pictures back", async (t) => {
   await withOpenAI(async (images, fake) => {
     const result = await images.generate!(
-      { model: "gpt-image-1", prompt: "a red fox", n: 2, width: 1536, height: 1024, quality: "high", background: "opaque", outputFormat: "webp", outputCompression: 80 },
+      {
+        model: "gpt-image-1",
+        prompt: "a red fox",
+        n: 2,
+        width: 1536,
+        height: 1024,
+        quality: "high",
+        background: "opaque",
+        outputFormat: "webp",
+        outputCompression: 80,
+      },
       options(),
     );
     const sent = fake.requests[0]!;
     t.is(sent.path, "/v1/images/generations");
     t.is(sent.headers.authorization, "Bearer test-key");
     t.is(sent.headers["content-type"], "application/json");
-    t.deepEqual(sent.json, { model: "gpt-image-1", prompt: "a red fox", n: 2, size: "1536x1024", quality: "high", background: "opaque", output_format: "webp", output_compression: 80 });
+    t.deepEqual(sent.json, {
+      model: "gpt-image-1",
+      prompt: "a red fox",
+      n: 2,
+      size: "1536x1024",
+      quality: "high",
+      background: "opaque",
+      output_format: "webp",
+      output_compression: 80,
+    });
     t.is(result.images.length, 2);
     for (const image of result.images) {
       t.is(image.mediaType, "image/webp");
@@ -86,7 +109,10 @@ test("openai gpt-image-1: generations JSON with size and output options, base64 
 test("openai gpt-image-1: a transparent PNG keeps its alpha; auto quality reports the quality drawn", async (t) => {
   await withOpenAI(async (images, fake) => {
     fake.enqueue({ quality: "low" });
-    const result = await images.generate!({ model: "gpt-image-1", prompt: "a sticker", n: 1, aspectRatio: "2:3", background: "transparent", outputFormat: "png", quality: "auto" }, options());
+    const result = await images.generate!(
+      { model: "gpt-image-1", prompt: "a sticker", n: 1, aspectRatio: "2:3", background: "transparent", outputFormat: "png", quality: "auto" },
+      options(),
+    );
     t.is(fake.requests[0]!.json.size, "1024x1536");
     t.is(result.images[0]!.mediaType, "image/png");
     t.true(pngHasAlpha(result.images[0]!.bytes));
@@ -98,7 +124,10 @@ test("openai gpt-image-1: a transparent PNG keeps its alpha; auto quality report
 test("openai dall-e-3: one call per picture, base64 asked for, quality mapped, revised prompt kept", async (t) => {
   await withOpenAI(async (images, fake) => {
     fake.set({ revisedPrompt: "A watercolour lighthouse at dusk" });
-    const result = await images.generate!({ model: "dall-e-3", prompt: "lighthouse", n: 3, aspectRatio: "16:9", quality: "high", outputFormat: "png" }, options());
+    const result = await images.generate!(
+      { model: "dall-e-3", prompt: "lighthouse", n: 3, aspectRatio: "16:9", quality: "high", outputFormat: "png" },
+      options(),
+    );
     t.is(fake.requests.length, 3);
     for (const sent of fake.requests) {
       t.deepEqual(sent.json, { model: "dall-e-3", prompt: "lighthouse", n: 1, size: "1792x1024", quality: "hd", response_format: "b64_json" });
@@ -115,15 +144,26 @@ test("openai dall-e-3: one call per picture, base64 asked for, quality mapped, r
 
 test("openai: values the model cannot take are refused before any call", async (t) => {
   await withOpenAI(async (images, fake) => {
-    const webp = await t.throwsAsync(images.generate!({ model: "dall-e-3", prompt: "x", n: 1, outputFormat: "webp" }, options()), { instanceOf: UnsupportedContentError });
+    const webp = await t.throwsAsync(images.generate!({ model: "dall-e-3", prompt: "x", n: 1, outputFormat: "webp" }, options()), {
+      instanceOf: UnsupportedContentError,
+    });
     t.is(webp.param, "output_format");
-    const transparent = await t.throwsAsync(images.generate!({ model: "dall-e-3", prompt: "x", n: 1, background: "transparent" }, options()), { instanceOf: UnsupportedContentError });
+    const transparent = await t.throwsAsync(images.generate!({ model: "dall-e-3", prompt: "x", n: 1, background: "transparent" }, options()), {
+      instanceOf: UnsupportedContentError,
+    });
     t.is(transparent.param, "background");
-    const negative = await t.throwsAsync(images.generate!({ model: "gpt-image-1", prompt: "x", n: 1, negativePrompt: "blur" }, options()), { instanceOf: UnsupportedContentError });
+    const negative = await t.throwsAsync(images.generate!({ model: "gpt-image-1", prompt: "x", n: 1, negativePrompt: "blur" }, options()), {
+      instanceOf: UnsupportedContentError,
+    });
     t.is(negative.param, "negative_prompt");
-    const seed = await t.throwsAsync(images.generate!({ model: "gpt-image-1", prompt: "x", n: 1, seed: 3 }, options()), { instanceOf: UnsupportedContentError });
+    const seed = await t.throwsAsync(images.generate!({ model: "gpt-image-1", prompt: "x", n: 1, seed: 3 }, options()), {
+      instanceOf: UnsupportedContentError,
+    });
     t.is(seed.param, "seed");
-    const edit = await t.throwsAsync(images.edit!({ model: "dall-e-3", prompt: "x", n: 1, images: [{ bytes: imageFile("png", 8, 8), mediaType: "image/png", role: "edit" }] }, options()), { instanceOf: UnsupportedContentError });
+    const edit = await t.throwsAsync(
+      images.edit!({ model: "dall-e-3", prompt: "x", n: 1, images: [{ bytes: imageFile("png", 8, 8), mediaType: "image/png", role: "edit" }] }, options()),
+      { instanceOf: UnsupportedContentError },
+    );
     t.is(edit.param, "model");
     t.is(fake.requests.length, 0);
   });
@@ -180,7 +220,10 @@ test("openai gpt-image-1: edits go as multipart with repeated image[] parts, byt
 
 test("openai: one picture to edit goes with the prompt untouched", async (t) => {
   await withOpenAI(async (images, fake) => {
-    await images.edit!({ model: "gpt-image-1", prompt: "make the sky red", n: 1, images: [{ bytes: imageFile("webp", 8, 8), mediaType: "image/webp", role: "edit" }] }, options());
+    await images.edit!(
+      { model: "gpt-image-1", prompt: "make the sky red", n: 1, images: [{ bytes: imageFile("webp", 8, 8), mediaType: "image/webp", role: "edit" }] },
+      options(),
+    );
     t.deepEqual(fake.requests[0]!.form!.fields.prompt, ["make the sky red"]);
     t.is(fake.requests[0]!.form!.files[0]!.filename, "image-1.webp");
   });
@@ -215,7 +258,9 @@ test("openai: a 4xx keeps OpenAI's envelope as body and vendorBody; a non-JSON b
 
 test("openai: a validation error of the real API comes back verbatim", async (t) => {
   await withOpenAI(async (images) => {
-    const error = await t.throwsAsync(images.generate!({ model: "gpt-image-1", prompt: "x", n: 1, width: 640, height: 480 }, options()), { instanceOf: UpstreamHttpError });
+    const error = await t.throwsAsync(images.generate!({ model: "gpt-image-1", prompt: "x", n: 1, width: 640, height: 480 }, options()), {
+      instanceOf: UpstreamHttpError,
+    });
     t.is(error.status, 400);
     t.is(JSON.parse(error.body).error.param, "size");
   });
@@ -287,7 +332,10 @@ test("stability: n pictures are n calls with seeds seed, seed + 1 ...", async (t
   await withStability(async (images, fake) => {
     const result = await images.generate!({ model: "ultra", prompt: "a castle", n: 3, seed: 7, outputFormat: "png" }, options());
     t.deepEqual(fake.requests.map((request) => request.form.fields.seed![0]).sort(), ["7", "8", "9"]);
-    t.deepEqual(result.images.map((image) => image.seed), [7, 8, 9]);
+    t.deepEqual(
+      result.images.map((image) => image.seed),
+      [7, 8, 9],
+    );
     t.true(result.images.every((image) => image.mediaType === "image/png"));
   });
 });
@@ -296,9 +344,13 @@ test("stability: values the model cannot take are refused before any call", asyn
   await withStability(async (images, fake) => {
     const cfg = await t.throwsAsync(images.generate!({ model: "core", prompt: "x", n: 1, cfgScale: 4 }, options()), { instanceOf: UnsupportedContentError });
     t.is(cfg.param, "cfg_scale");
-    const ratio = await t.throwsAsync(images.generate!({ model: "core", prompt: "x", n: 1, aspectRatio: "4:3" }, options()), { instanceOf: UnsupportedContentError });
+    const ratio = await t.throwsAsync(images.generate!({ model: "core", prompt: "x", n: 1, aspectRatio: "4:3" }, options()), {
+      instanceOf: UnsupportedContentError,
+    });
     t.is(ratio.param, "aspect_ratio");
-    const transparent = await t.throwsAsync(images.generate!({ model: "ultra", prompt: "x", n: 1, background: "transparent" }, options()), { instanceOf: UnsupportedContentError });
+    const transparent = await t.throwsAsync(images.generate!({ model: "ultra", prompt: "x", n: 1, background: "transparent" }, options()), {
+      instanceOf: UnsupportedContentError,
+    });
     t.is(transparent.param, "background");
     const unknown = await t.throwsAsync(images.generate!({ model: "dall-e-3", prompt: "x", n: 1 }, options()), { instanceOf: UnsupportedContentError });
     t.is(unknown.param, "model");
@@ -328,7 +380,9 @@ test("stability: finish-reason CONTENT_FILTERED is a refusal; the blurred pictur
 
 test("stability: a 4xx becomes the OpenAI envelope naming the field, with Stability's body as vendorBody", async (t) => {
   await withStability(async (images) => {
-    const error = await t.throwsAsync(images.generate!({ model: "core", prompt: "x", n: 1, stylePreset: "watercolour" }, options()), { instanceOf: UpstreamHttpError });
+    const error = await t.throwsAsync(images.generate!({ model: "core", prompt: "x", n: 1, stylePreset: "watercolour" }, options()), {
+      instanceOf: UpstreamHttpError,
+    });
     t.is(error.status, 400);
     const body = JSON.parse(error.body);
     t.deepEqual(body.error.type, "invalid_request_error");
@@ -367,7 +421,9 @@ test("stability fast upscale: the picture goes as a file part, 4x its size comes
     t.true(sent.form.files[0]!.bytes.equals(input));
     t.is(result.images[0]!.mediaType, "image/webp");
     t.deepEqual(imageSize(result.images[0]!.bytes), { width: 400, height: 320 });
-    const factor = await t.throwsAsync(images.upscale!({ model: "fast-upscale", image: { bytes: input, mediaType: "image/png" }, scale: 2 }, options()), { instanceOf: UnsupportedContentError });
+    const factor = await t.throwsAsync(images.upscale!({ model: "fast-upscale", image: { bytes: input, mediaType: "image/png" }, scale: 2 }, options()), {
+      instanceOf: UnsupportedContentError,
+    });
     t.is(factor.param, "scale");
   });
 });
@@ -389,11 +445,17 @@ test("stability remove-background: same size with transparency; jpeg refused", a
     t.is(png.images[0]!.mediaType, "image/png");
     t.true(pngHasAlpha(png.images[0]!.bytes));
     t.deepEqual(imageSize(png.images[0]!.bytes), { width: 120, height: 90 });
-    const webp = await images.removeBackground!({ model: "remove-background", image: { bytes: input, mediaType: "image/jpeg" }, outputFormat: "webp" }, options());
+    const webp = await images.removeBackground!(
+      { model: "remove-background", image: { bytes: input, mediaType: "image/jpeg" }, outputFormat: "webp" },
+      options(),
+    );
     t.is(webp.images[0]!.mediaType, "image/webp");
-    const jpeg = await t.throwsAsync(images.removeBackground!({ model: "remove-background", image: { bytes: input, mediaType: "image/jpeg" }, outputFormat: "jpeg" }, options()), {
-      instanceOf: UnsupportedContentError,
-    });
+    const jpeg = await t.throwsAsync(
+      images.removeBackground!({ model: "remove-background", image: { bytes: input, mediaType: "image/jpeg" }, outputFormat: "jpeg" }, options()),
+      {
+        instanceOf: UnsupportedContentError,
+      },
+    );
     t.is(jpeg.param, "output_format");
   });
 });

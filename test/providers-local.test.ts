@@ -2,14 +2,15 @@
 // displayed orientation, real resampling, refusals) and flat-background removal (transparent
 // background, an opaque subject that keeps its enclosed background-coloured parts, soft edges,
 // and a refusal when the border is not one colour).
-import { providerHooks } from "./helpers/provider-hooks.js";
+
 import test from "ava";
 import sharp from "sharp";
+import { upstreamSchema } from "../src/config/config-schema.js";
+import { UpstreamHttp } from "../src/net/upstream-http.js";
 import type { ImageBytes, ImageCapability } from "../src/providers/image-types.js";
 import { UnsupportedContentError } from "../src/providers/provider-errors.js";
 import { providerTypes } from "../src/providers/registry.js";
-import { UpstreamHttp } from "../src/net/upstream-http.js";
-import { upstreamSchema } from "../src/config/config-schema.js";
+import { providerHooks } from "./helpers/provider-hooks.js";
 
 const http = new UpstreamHttp();
 test.after.always(() => http.close());
@@ -22,7 +23,12 @@ function localImages(): ImageCapability {
 const options = () => ({ signal: new AbortController().signal });
 
 async function png(width: number, height: number, colour = "#3366cc"): Promise<ImageBytes> {
-  return { bytes: await sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer(), mediaType: "image/png" };
+  return {
+    bytes: await sharp({ create: { width, height, channels: 3, background: colour } })
+      .png()
+      .toBuffer(),
+    mediaType: "image/png",
+  };
 }
 
 /** A red disc with a white dot in its middle, on white: a flat background around a subject that encloses background colour. */
@@ -48,7 +54,10 @@ test("the local provider type is registered with upscale and background removal 
 test("lanczos upscales a non-square picture by exactly 2 and 4, in the format asked", async (t) => {
   const images = localImages();
   const input = await png(30, 20);
-  for (const [scale, format] of [[2, "png"], [4, "webp"]] as const) {
+  for (const [scale, format] of [
+    [2, "png"],
+    [4, "webp"],
+  ] as const) {
     const result = await images.upscale!({ model: "lanczos", image: input, scale, outputFormat: format }, options());
     t.is(result.images.length, 1);
     t.is(result.images[0]!.mediaType, `image/${format}`);
@@ -64,16 +73,29 @@ test("lanczos upscales a non-square picture by exactly 2 and 4, in the format as
 });
 
 test("lanczos sizes by the displayed orientation (EXIF rotation applied)", async (t) => {
-  const rotated = await sharp({ create: { width: 40, height: 20, channels: 3, background: "#abcdef" } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
-  const result = await localImages().upscale!({ model: "lanczos", image: { bytes: rotated, mediaType: "image/jpeg" }, scale: 2, outputFormat: "png" }, options());
+  const rotated = await sharp({ create: { width: 40, height: 20, channels: 3, background: "#abcdef" } })
+    .jpeg()
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
+  const result = await localImages().upscale!(
+    { model: "lanczos", image: { bytes: rotated, mediaType: "image/jpeg" }, scale: 2, outputFormat: "png" },
+    options(),
+  );
   const meta = await sharp(result.images[0]!.bytes).metadata();
   t.deepEqual([meta.width, meta.height], [40, 80]);
   t.true(meta.orientation === undefined || meta.orientation === 1);
 });
 
 test("lanczos resamples: a hard black and white edge gets intermediate values, unlike nearest neighbour", async (t) => {
-  const stripes = await sharp(Buffer.from([0, 0, 0, 255, 255, 255, 0, 0, 0, 255, 255, 255, 0, 0, 0, 255, 255, 255]), { raw: { width: 6, height: 1, channels: 3 } }).png().toBuffer();
-  const result = await localImages().upscale!({ model: "lanczos", image: { bytes: stripes, mediaType: "image/png" }, scale: 4, outputFormat: "png" }, options());
+  const stripes = await sharp(Buffer.from([0, 0, 0, 255, 255, 255, 0, 0, 0, 255, 255, 255, 0, 0, 0, 255, 255, 255]), {
+    raw: { width: 6, height: 1, channels: 3 },
+  })
+    .png()
+    .toBuffer();
+  const result = await localImages().upscale!(
+    { model: "lanczos", image: { bytes: stripes, mediaType: "image/png" }, scale: 4, outputFormat: "png" },
+    options(),
+  );
   const { data } = await sharp(result.images[0]!.bytes).raw().toBuffer({ resolveWithObject: true });
   const levels = new Set(data);
   t.true(levels.size > 4, `levels: ${[...levels].join(",")}`);
@@ -85,19 +107,25 @@ test("lanczos refuses factors it does not offer, jpeg, and outputs beyond its li
   const three = await t.throwsAsync(images.upscale!({ model: "lanczos", image: input, scale: 3 }, options()), { instanceOf: UnsupportedContentError });
   t.is(three.param, "scale");
   t.regex(three.message, /2 or 4/);
-  const jpeg = await t.throwsAsync(images.upscale!({ model: "lanczos", image: input, scale: 2, outputFormat: "jpeg" }, options()), { instanceOf: UnsupportedContentError });
+  const jpeg = await t.throwsAsync(images.upscale!({ model: "lanczos", image: input, scale: 2, outputFormat: "jpeg" }, options()), {
+    instanceOf: UnsupportedContentError,
+  });
   t.is(jpeg.param, "output_format");
   const model = await t.throwsAsync(images.upscale!({ model: "bicubic", image: input }, options()), { instanceOf: UnsupportedContentError });
   t.is(model.param, "model");
 
   // 4500 x 4000 is 18 MP: by 2 it would be 72 MP, over the 64 MP the engine makes.
   const large = await png(4500, 4000);
-  const tooMany = await t.throwsAsync(images.upscale!({ model: "lanczos", image: large, scale: 2, outputFormat: "png" }, options()), { instanceOf: UnsupportedContentError });
+  const tooMany = await t.throwsAsync(images.upscale!({ model: "lanczos", image: large, scale: 2, outputFormat: "png" }, options()), {
+    instanceOf: UnsupportedContentError,
+  });
   t.is(tooMany.param, "scale");
   t.regex(tooMany.message, /64 megapixels/);
   // webp holds at most 16383 pixels a side.
   const wide = await png(9000, 100);
-  const webp = await t.throwsAsync(images.upscale!({ model: "lanczos", image: wide, scale: 2, outputFormat: "webp" }, options()), { instanceOf: UnsupportedContentError });
+  const webp = await t.throwsAsync(images.upscale!({ model: "lanczos", image: wide, scale: 2, outputFormat: "webp" }, options()), {
+    instanceOf: UnsupportedContentError,
+  });
   t.is(webp.param, "output_format");
 });
 
@@ -111,21 +139,36 @@ test("flat-background clears a white background: transparent corners, an opaque 
     t.true(meta.hasAlpha);
     t.deepEqual([meta.width, meta.height], [300, 200]);
     const { alpha } = await rgba(result.images[0]!.bytes);
-    for (const [x, y] of [[0, 0], [299, 0], [0, 199], [299, 199], [20, 100]] as const) t.is(alpha(x, y), 0, `background at ${x},${y}`);
+    for (const [x, y] of [
+      [0, 0],
+      [299, 0],
+      [0, 199],
+      [299, 199],
+      [20, 100],
+    ] as const)
+      t.is(alpha(x, y), 0, `background at ${x},${y}`);
     // The disc (radius 66) and the white dot inside it (radius 16), which the border cannot reach.
     t.is(alpha(150, 100 - 40), 255);
     t.is(alpha(150 + 40, 100), 255);
     t.is(alpha(150, 100), 255, "the enclosed white dot is not holed");
     if (format === "png") {
       const edge = Array.from({ length: 12 }, (_, index) => alpha(150 + 60 + index, 100));
-      t.true(edge.some((value) => value > 0 && value < 255), `anti-aliased edge: ${edge.join(",")}`);
+      t.true(
+        edge.some((value) => value > 0 && value < 255),
+        `anti-aliased edge: ${edge.join(",")}`,
+      );
     }
   }
 });
 
 test("flat-background un-mixes edge colours (no white halo) and works on a noisy JPEG background", async (t) => {
-  const jpeg = await sharp((await discOnWhite(400, 300)).bytes).jpeg({ quality: 70 }).toBuffer();
-  const result = await localImages().removeBackground!({ model: "flat-background", image: { bytes: jpeg, mediaType: "image/jpeg" }, outputFormat: "png" }, options());
+  const jpeg = await sharp((await discOnWhite(400, 300)).bytes)
+    .jpeg({ quality: 70 })
+    .toBuffer();
+  const result = await localImages().removeBackground!(
+    { model: "flat-background", image: { bytes: jpeg, mediaType: "image/jpeg" }, outputFormat: "png" },
+    options(),
+  );
   const { data, info } = await sharp(result.images[0]!.bytes).raw().toBuffer({ resolveWithObject: true });
   const at = (x: number, y: number) => Array.from(data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 4));
   t.is(at(2, 2)[3], 0);
@@ -143,11 +186,19 @@ test("flat-background un-mixes edge colours (no white halo) and works on a noisy
 
 test("flat-background refuses a picture whose border is not one colour, and takes no scale", async (t) => {
   const images = localImages();
-  const noise = await sharp(Buffer.from(Array.from({ length: 64 * 48 * 3 }, (_, index) => (index * 7919) % 251)), { raw: { width: 64, height: 48, channels: 3 } }).png().toBuffer();
-  const refused = await t.throwsAsync(images.removeBackground!({ model: "flat-background", image: { bytes: noise, mediaType: "image/png" } }, options()), { instanceOf: UnsupportedContentError });
+  const noise = await sharp(Buffer.from(Array.from({ length: 64 * 48 * 3 }, (_, index) => (index * 7919) % 251)), {
+    raw: { width: 64, height: 48, channels: 3 },
+  })
+    .png()
+    .toBuffer();
+  const refused = await t.throwsAsync(images.removeBackground!({ model: "flat-background", image: { bytes: noise, mediaType: "image/png" } }, options()), {
+    instanceOf: UnsupportedContentError,
+  });
   t.is(refused.param, "image");
   t.regex(refused.message, /flat/);
-  const scaled = await t.throwsAsync(images.removeBackground!({ model: "flat-background", image: await png(20, 20), scale: 2 }, options()), { instanceOf: UnsupportedContentError });
+  const scaled = await t.throwsAsync(images.removeBackground!({ model: "flat-background", image: await png(20, 20), scale: 2 }, options()), {
+    instanceOf: UnsupportedContentError,
+  });
   t.is(scaled.param, "scale");
 });
 
@@ -156,12 +207,22 @@ test("flat-background clears large pictures on a worker thread with the same res
   const result = await localImages().removeBackground!({ model: "flat-background", image: await discOnWhite(1600, 1000), outputFormat: "png" }, options());
   const { alpha, width, height } = await rgba(result.images[0]!.bytes);
   t.deepEqual([width, height], [1600, 1000]);
-  for (const [x, y] of [[0, 0], [1599, 999], [100, 500]] as const) t.is(alpha(x, y), 0, `background at ${x},${y}`);
+  for (const [x, y] of [
+    [0, 0],
+    [1599, 999],
+    [100, 500],
+  ] as const)
+    t.is(alpha(x, y), 0, `background at ${x},${y}`);
   t.is(alpha(800, 500 - 250), 255);
   t.is(alpha(800, 500), 255, "the enclosed white dot is not holed");
   const noisy = Buffer.from(Array.from({ length: 1200 * 1000 * 3 }, (_, index) => (index * 7919) % 251));
-  const bytes = await sharp(noisy, { raw: { width: 1200, height: 1000, channels: 3 } }).png().toBuffer();
-  await t.throwsAsync(localImages().removeBackground!({ model: "flat-background", image: { bytes, mediaType: "image/png" } }, options()), { instanceOf: UnsupportedContentError, message: /flat/ });
+  const bytes = await sharp(noisy, { raw: { width: 1200, height: 1000, channels: 3 } })
+    .png()
+    .toBuffer();
+  await t.throwsAsync(localImages().removeBackground!({ model: "flat-background", image: { bytes, mediaType: "image/png" } }, options()), {
+    instanceOf: UnsupportedContentError,
+    message: /flat/,
+  });
 });
 
 test("flat-background leaves a picture whose border is already transparent as it is", async (t) => {

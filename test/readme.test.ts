@@ -30,11 +30,11 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import test from "ava";
-import { startFakeAnthropic, type FakeAnthropic } from "./fakes/anthropic.js";
-import { startFakeGemini, type FakeGemini } from "./fakes/gemini.js";
+import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
+import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
 import { jpegFile, pngFile } from "./fakes/image-files.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "./fakes/openai-images.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 
 const repo = path.resolve(import.meta.dirname, "..");
 const readmePath = process.env.GW_README ? path.resolve(process.env.GW_README) : path.join(repo, "README.md");
@@ -56,7 +56,8 @@ function runnableBlocks(markdown: string): ReadmeBlock[] {
     if (!line.includes("readme-test")) continue;
     const mark = /^<!-- readme-test(?: exit=(\d+))? -->$/.exec(line.trim());
     if (!mark) throw new Error(`README line ${index + 1}: malformed marker ${JSON.stringify(line)} (<!-- readme-test --> or <!-- readme-test exit=N -->)`);
-    if (!/^```(bash|sh)$/.test(lines[index + 1] ?? "")) throw new Error(`README line ${index + 1}: a readme-test marker must be followed by a \`\`\`bash fence`);
+    if (!/^```(bash|sh)$/.test(lines[index + 1] ?? ""))
+      throw new Error(`README line ${index + 1}: a readme-test marker must be followed by a \`\`\`bash fence`);
     const end = lines.indexOf("```", index + 2);
     if (end < 0) throw new Error(`README line ${index + 2}: unclosed fence`);
     blocks.push({ line: index + 2, code: lines.slice(index + 2, end).join("\n"), exit: mark[1] ? Number(mark[1]) : 0 });
@@ -69,16 +70,40 @@ const blocks = runnableBlocks(readFileSync(readmePath, "utf8"));
 
 /** What the walk-through must keep covering: unmarking a block must not quietly drop these. */
 const COVERED = [
-  "gw providers add", "gw providers set", "gw routes add auto", "gw routes set", "gw keys create", "gw agents create",
-  "gw plans set", "gw plans remove", "gw usage", "$GW/v1/chat/completions", "gw chat", "gw models", "gw storage upload",
-  "gw storage ls", "gw storage get", "gw storage url", "gw storage rm", "gw storage quota", "gw doctor", "gw help", "$GW/health",
-  "export GW=", "export GW_API_KEY=",
+  "gw providers add",
+  "gw providers set",
+  "gw routes add auto",
+  "gw routes set",
+  "gw keys create",
+  "gw agents create",
+  "gw plans set",
+  "gw plans remove",
+  "gw usage",
+  "$GW/v1/chat/completions",
+  "gw chat",
+  "gw models",
+  "gw storage upload",
+  "gw storage ls",
+  "gw storage get",
+  "gw storage url",
+  "gw storage rm",
+  "gw storage quota",
+  "gw doctor",
+  "gw help",
+  "$GW/health",
+  "export GW=",
+  "export GW_API_KEY=",
 ];
 
 // Variables that are a reader's business, never the test machine's: vendor keys and gw's own.
 const DROPPED_ENV = /^(?:NODE_ENV|NODE_OPTIONS|DEBUG|GW|GW_[A-Z_]+|[A-Z0-9_]*_API_KEY)$/;
 // The keys the README tells the reader to export before `gw serve`; placeholders stand in.
-const SERVER_KEYS = { OPENAI_API_KEY: "sk-readme-placeholder", ANTHROPIC_API_KEY: "sk-ant-readme-placeholder", OPENROUTER_API_KEY: "sk-or-readme-placeholder", GEMINI_API_KEY: "readme-placeholder" };
+const SERVER_KEYS = {
+  OPENAI_API_KEY: "sk-readme-placeholder",
+  ANTHROPIC_API_KEY: "sk-ant-readme-placeholder",
+  OPENROUTER_API_KEY: "sk-or-readme-placeholder",
+  GEMINI_API_KEY: "readme-placeholder",
+};
 // Set by bash itself; not something a block exported.
 const SHELL_ENV = new Set(["_", "PWD", "OLDPWD", "SHLVL"]);
 
@@ -181,7 +206,10 @@ async function pointProvidersAtFakes(w: Walk): Promise<void> {
   for (const [name, provider] of Object.entries(config.providers)) {
     if (provider.type === "local") continue;
     const fake = w.fakeUrls[provider.type];
-    if (!fake) throw new Error(`the README configures provider "${name}" of type ${provider.type}, which this test has no fake for: add one, or it would call the real vendor`);
+    if (!fake)
+      throw new Error(
+        `the README configures provider "${name}" of type ${provider.type}, which this test has no fake for: add one, or it would call the real vendor`,
+      );
     if (provider.baseUrl === fake) continue;
     const result = await run("gw", ["providers", "set", name, "--base-url", fake], w.env, w.work);
     if (result.code !== 0) throw new Error(`gw providers set ${name} --base-url ${fake} failed (${result.code}): ${result.stderr}`);
@@ -224,10 +252,13 @@ test.before(async () => {
   // One address for an `openai` provider: chat to the chat fake, pictures to the images fake.
   const openaiFront = http.createServer((request, response) => {
     const target = new URL((request.url ?? "").startsWith("/v1/images/") ? images.url : chat.url);
-    const forward = http.request({ host: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const forward = http.request(
+      { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     forward.on("error", () => response.destroy());
     request.pipe(forward);
   });
@@ -261,7 +292,24 @@ test.before(async () => {
   // The Quick start's promise, on this run's port.
   if (first !== `listening on http://127.0.0.1:${port}`) throw new Error(`gw serve's first line: ${JSON.stringify(first)}`);
 
-  walk = { root, work, home, configFile, port, env, serve, serveExited, serverLog: () => log, fakeUrls, chat, images, anthropic, gemini, openaiFront, windows: [] };
+  walk = {
+    root,
+    work,
+    home,
+    configFile,
+    port,
+    env,
+    serve,
+    serveExited,
+    serverLog: () => log,
+    fakeUrls,
+    chat,
+    images,
+    anthropic,
+    gemini,
+    openaiFront,
+    windows: [],
+  };
 });
 
 test.after.always(async () => {
@@ -323,7 +371,13 @@ test.serial("every request the blocks made succeeded, vendor calls reached the f
     .filter((record) => record.status >= 400 && (blockOf(record)?.exit ?? 0) === 0)
     .map((record) => `README line ${blockOf(record)?.line ?? "?"}: ${record.msg}`);
   t.deepEqual(failed, [], "a README request failed (curl -s still exits 0)");
-  t.deepEqual(records.filter((record) => /upstream attempt failed/.test(String(record.msg))), []);
-  t.true(w.chat.requests.some((request) => request.path === "/v1/chat/completions"), "no chat call reached the fake");
+  t.deepEqual(
+    records.filter((record) => /upstream attempt failed/.test(String(record.msg))),
+    [],
+  );
+  t.true(
+    w.chat.requests.some((request) => request.path === "/v1/chat/completions"),
+    "no chat call reached the fake",
+  );
   if (blocks.some((block) => block.code.includes("/v1/image/generations"))) t.true(w.images.requests.length > 0, "no picture was drawn by the fake");
 });

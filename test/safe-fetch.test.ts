@@ -8,16 +8,16 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import tls from "node:tls";
 import test from "ava";
+import { type AddressClass, checkAddress } from "../src/net/ip-policy.js";
 import {
   FetchFailedError,
-  UrlNotAllowedError,
-  safeFetch,
   type HostResolver,
   type ResolvedAddress,
   type SafeFetchOptions,
+  safeFetch,
+  UrlNotAllowedError,
   type UrlRefusal,
 } from "../src/net/safe-fetch.js";
-import { checkAddress, type AddressClass } from "../src/net/ip-policy.js";
 
 interface CountingServer {
   port: number;
@@ -294,7 +294,10 @@ test("private, link-local, shared and metadata address literals are refused", as
     t.is(error?.reason, reason, url);
   }
   assertInternalUntouched(t);
-  t.deepEqual(connectedTo.filter((address) => !address.startsWith("93.") && !address.startsWith("2606:")), []);
+  t.deepEqual(
+    connectedTo.filter((address) => !address.startsWith("93.") && !address.startsWith("2606:")),
+    [],
+  );
 });
 
 test("an IPv6 zone id is refused as an invalid URL", async (t) => {
@@ -323,10 +326,7 @@ test("hostnames resolving to internal addresses are refused", async (t) => {
 });
 
 test("localhost through the system resolver is refused", async (t) => {
-  const error = await t.throwsAsync(
-    safeFetch(`http://localhost:${internal.port}/`, { maxBytes: 1000, timeoutMs: 2000 }),
-    { instanceOf: UrlNotAllowedError },
-  );
+  const error = await t.throwsAsync(safeFetch(`http://localhost:${internal.port}/`, { maxBytes: 1000, timeoutMs: 2000 }), { instanceOf: UrlNotAllowedError });
   t.is(error?.reason, "loopback");
   assertInternalUntouched(t);
 });
@@ -392,10 +392,7 @@ test("a public URL redirecting to an internal one is refused at the redirect", a
 });
 
 test("redirects between public locations are followed, relative ones too", async (t) => {
-  const resource = await safeFetch(
-    `http://public.test/redirect?to=${encodeURIComponent("http://public6.test/redirect?to=/ok")}`,
-    options(),
-  );
+  const resource = await safeFetch(`http://public.test/redirect?to=${encodeURIComponent("http://public6.test/redirect?to=/ok")}`, options());
   t.deepEqual(resource.bytes, PNG_BYTES);
   t.is(resource.finalUrl, "http://public6.test/ok");
   t.is(resource.contentType, "image/png");

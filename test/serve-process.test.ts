@@ -1,11 +1,12 @@
 // `gw serve` as a process: its first line, graceful drain on SIGTERM, refusal to start on
 // missing or corrupt data, and no lost acknowledged usage when killed with SIGKILL under load.
-import test from "ava";
+
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import test from "ava";
 import { homePaths } from "../src/config/paths.js";
-import { UsageLog, periodOf } from "../src/store/usage-log.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { periodOf, UsageLog } from "../src/store/usage-log.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, spawnServe } from "./helpers/gateway-harness.js";
 
 let fake: FakeOpenAI;
@@ -61,7 +62,18 @@ test("a corrupt metadata file refuses to start with a clear message", async (t) 
 test("a usage log corrupt in the middle refuses to start; a torn last line is dropped", async (t) => {
   const home = await homeWithFake();
   const file = path.join(homePaths(home).usageDir, `${periodOf(new Date())}.jsonl`);
-  const row = { id: "1", time: new Date().toISOString(), agent: "a", keyPrefix: "gw_x", endpoint: "e", model: "m", provider: "p", units: {}, credits: 5, requestId: "r" };
+  const row = {
+    id: "1",
+    time: new Date().toISOString(),
+    agent: "a",
+    keyPrefix: "gw_x",
+    endpoint: "e",
+    model: "m",
+    provider: "p",
+    units: {},
+    credits: 5,
+    requestId: "r",
+  };
   writeFileSync(file, `${JSON.stringify(row)}\n{broken\n${JSON.stringify(row)}\n`);
   const error = await t.throwsAsync(spawnServe(home));
   t.regex(error!.message, /usage log .* is corrupt at line 2/);

@@ -3,12 +3,12 @@
 // wrapping the body in a web stream): that is what lets a turn's frames leave in one socket write.
 // srvx is pinned (package.json) because this is duck typing, not an API; if an upgrade changes
 // it, this test fails before the stream path silently degrades.
-import test from "ava";
-import { createServer } from "node:http";
+
+import { createServer, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Writable } from "node:stream";
+import test from "ava";
 import { H3, HTTPResponse, toNodeHandler } from "h3";
-import { ServerResponse } from "node:http";
 
 test("srvx pipes a body with a `pipe` method straight into Node's response", async (t) => {
   let destination: unknown;

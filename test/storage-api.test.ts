@@ -1,10 +1,11 @@
 // The Storage endpoints over HTTP against a real gw (real files in a temp home): every endpoint,
 // its errors as `{message}`, isolation between agents, traversal attempts and hostile filenames.
-import test from "ava";
+
 import http from "node:http";
+import test from "ava";
 import contentDisposition from "content-disposition";
+import { type Answer, agentIdOf, filePart, MULTIPART, multipart, type StorageApi, storageApi, storedPaths, testPlan } from "./_storage.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
-import { agentIdOf, filePart, multipart, MULTIPART, storageApi, storedPaths, testPlan, type Answer, type StorageApi } from "./_storage.js";
 
 let gateway: TestGateway;
 let home: string;
@@ -26,11 +27,19 @@ test.after.always(async () => {
 });
 
 test.after("no request failed inside the gateway", (t) => {
-  t.deepEqual(quietLogger.lines.filter((line) => line.startsWith("error")), []);
+  t.deepEqual(
+    quietLogger.lines.filter((line) => line.startsWith("error")),
+    [],
+  );
 });
 
 /** The body is exactly `{message}`: the spec's storage error shape. */
-function assertMessageOnly(t: { deepEqual: (a: unknown, b: unknown, m?: string) => void; is: (a: unknown, b: unknown, m?: string) => void }, result: Answer, status: number, label = "") {
+function assertMessageOnly(
+  t: { deepEqual: (a: unknown, b: unknown, m?: string) => void; is: (a: unknown, b: unknown, m?: string) => void },
+  result: Answer,
+  status: number,
+  label = "",
+) {
   t.is(result.status, status, `${label} ${result.text}`);
   t.deepEqual(Object.keys(result.body), ["message"], label);
   t.is(typeof result.body.message, "string", label);
@@ -99,11 +108,20 @@ test("list: newest first, page and limit, total; out-of-range page or limit is 4
   const ids: string[] = [];
   for (let index = 0; index < 5; index += 1) ids.push((await lister.upload(`f${index}.txt`, `content ${index}`, "text/plain")).body.data.id);
   const newestFirst = [...ids].reverse();
-  t.deepEqual((await lister.list()).body.data.map((file: { id: string }) => file.id), newestFirst);
+  t.deepEqual(
+    (await lister.list()).body.data.map((file: { id: string }) => file.id),
+    newestFirst,
+  );
   const page1 = await lister.list("?page=1&limit=2");
-  t.deepEqual(page1.body.data.map((file: { id: string }) => file.id), newestFirst.slice(0, 2));
+  t.deepEqual(
+    page1.body.data.map((file: { id: string }) => file.id),
+    newestFirst.slice(0, 2),
+  );
   t.deepEqual(page1.body.pagination, { page: 1, limit: 2, total: 5 });
-  t.deepEqual((await lister.list("?page=3&limit=2")).body.data.map((file: { id: string }) => file.id), newestFirst.slice(4));
+  t.deepEqual(
+    (await lister.list("?page=3&limit=2")).body.data.map((file: { id: string }) => file.id),
+    newestFirst.slice(4),
+  );
   const beyond = await lister.list("?page=4&limit=2");
   t.deepEqual(beyond.body, { data: [], pagination: { page: 4, limit: 2, total: 5 } });
   t.is((await lister.list("?limit=100")).body.data.length, 5);
@@ -153,8 +171,20 @@ test("presigned upload: bad bodies are 400/415 {message}; over 50 MB is 413", as
     assertMessageOnly(t, result, status, JSON.stringify(body));
     t.regex(result.body.message, message);
   }
-  assertMessageOnly(t, await presigner.call("/v1/storage/presigned-upload", { method: "POST", body: "filename=a", headers: { "content-type": "application/x-www-form-urlencoded" } }), 415);
-  assertMessageOnly(t, await presigner.call("/v1/storage/presigned-upload", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } }), 400);
+  assertMessageOnly(
+    t,
+    await presigner.call("/v1/storage/presigned-upload", {
+      method: "POST",
+      body: "filename=a",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    }),
+    415,
+  );
+  assertMessageOnly(
+    t,
+    await presigner.call("/v1/storage/presigned-upload", { method: "POST", body: "{not json", headers: { "content-type": "application/json" } }),
+    400,
+  );
   t.is((await presigner.presign({ filename: "max.bin", contentType: "application/octet-stream", sizeBytes: 50 * 1024 * 1024 })).status, 200);
 });
 
@@ -165,10 +195,22 @@ test("upload errors are clear 4xx {message}, never 500, and store nothing", asyn
     ["empty form", `--gwtestboundary--\r\n`, MULTIPART, 400, /no `file` part/],
     ["file as a text field", multipart([{ headers: ['Content-Disposition: form-data; name="file"'], content: "just text" }]), MULTIPART, 400, /must be a file/],
     ["file under another name", multipart([filePart("upload", 'filename="a.txt"', "x")]), MULTIPART, 400, /part named `file`/],
-    ["two file parts", multipart([filePart("file", 'filename="a.txt"', "first"), filePart("file", 'filename="b.txt"', "second")]), MULTIPART, 400, /exactly one file part/],
+    [
+      "two file parts",
+      multipart([filePart("file", 'filename="a.txt"', "first"), filePart("file", 'filename="b.txt"', "second")]),
+      MULTIPART,
+      400,
+      /exactly one file part/,
+    ],
     ["cut off before the end", multipart([filePart("file", 'filename="a.txt"', "partial")], { end: false }), MULTIPART, 400, /malformed/],
     ["garbage", "this is not multipart at all", MULTIPART, 400, /no `file` part|malformed/],
-    ["broken part header", `--gwtestboundary\r\nContent-Disposition form-data\x00\r\n\r\nx\r\n--gwtestboundary--\r\n`, MULTIPART, 400, /malformed|no `file` part/],
+    [
+      "broken part header",
+      `--gwtestboundary\r\nContent-Disposition form-data\x00\r\n\r\nx\r\n--gwtestboundary--\r\n`,
+      MULTIPART,
+      400,
+      /malformed|no `file` part/,
+    ],
     ["no boundary", multipart([filePart("file", 'filename="a.txt"', "x")]), "multipart/form-data", 400, /cannot be read/],
     ["JSON instead", '{"file":"x"}', "application/json", 415, /multipart\/form-data/],
     ["urlencoded instead", "file=x", "application/x-www-form-urlencoded", 415, /multipart\/form-data/],
@@ -184,8 +226,14 @@ test("upload errors are clear 4xx {message}, never 500, and store nothing", asyn
   t.is((await errors.quota()).body.data.usedBytes, 0);
   const agentId = agentIdOf(home, "errors");
   const leftovers = storedPaths(home);
-  t.deepEqual(leftovers.blobs.filter((file) => file.startsWith(agentId)), []);
-  t.deepEqual(leftovers.records.filter((file) => file.startsWith(agentId)), []);
+  t.deepEqual(
+    leftovers.blobs.filter((file) => file.startsWith(agentId)),
+    [],
+  );
+  t.deepEqual(
+    leftovers.records.filter((file) => file.startsWith(agentId)),
+    [],
+  );
 });
 
 test("delete: {message}; bytes, record and links gone for good", async (t) => {
@@ -245,13 +293,23 @@ test("traversal attempts in the id get the same 404 {message} (get, url, delete)
     "file_01ARZ3NDEKTSV4RRFFQ69G5FAV/..%2F..",
   ];
   for (const attempt of attempts) {
-    for (const result of [await alice.call(`/v1/storage/files/${attempt}`), await alice.call(`/v1/storage/files/${attempt}/url`), await alice.call(`/v1/storage/files/${attempt}`, { method: "DELETE" })]) {
+    for (const result of [
+      await alice.call(`/v1/storage/files/${attempt}`),
+      await alice.call(`/v1/storage/files/${attempt}/url`),
+      await alice.call(`/v1/storage/files/${attempt}`, { method: "DELETE" }),
+    ]) {
       assertMessageOnly(t, result, 404, attempt);
       t.is(result.body.message, "File not found.", attempt);
     }
   }
   // Sent as raw request targets: no client-side URL normalisation of the dot segments.
-  for (const target of ["/v1/storage/files/..", "/v1/storage/files/%2e%2e", "/v1/storage/files/./..%2fx/url", "/v1/storage/files/x/../..", "/v1/storage/files/%2e%2e/url"]) {
+  for (const target of [
+    "/v1/storage/files/..",
+    "/v1/storage/files/%2e%2e",
+    "/v1/storage/files/./..%2fx/url",
+    "/v1/storage/files/x/../..",
+    "/v1/storage/files/%2e%2e/url",
+  ]) {
     for (const method of ["GET", "DELETE"]) {
       const result = await rawRequest(method, target, keys.alice!);
       assertMessageOnly(t, result, 404, `${method} ${target}`);
@@ -303,7 +361,10 @@ test("hostile filenames are stored (201) as plain names and served back in valid
   ];
   for (const [label, disposition, expected] of cases) {
     // An empty filename with text/plain reads as a text field (RFC 7578); as bytes it is a file.
-    const result = await hostile.uploadRaw(multipart([filePart("file", disposition, `content of ${label}`, label === "empty name" ? "application/octet-stream" : "text/plain")]), MULTIPART);
+    const result = await hostile.uploadRaw(
+      multipart([filePart("file", disposition, `content of ${label}`, label === "empty name" ? "application/octet-stream" : "text/plain")]),
+      MULTIPART,
+    );
     t.is(result.status, 201, `${label}: ${result.text}`);
     t.is(result.body.data.filename, expected, label);
     const download = await fetch((await hostile.url(result.body.data.id)).body.data.url);
@@ -314,7 +375,11 @@ test("hostile filenames are stored (201) as plain names and served back in valid
     t.is(await download.text(), `content of ${label}`, label);
   }
   // The same names through presigned uploads (JSON can carry any character).
-  for (const [raw, expected] of [["../../etc/passwd", "passwd"], ["nul\u0000\r\n.txt", "nul.txt"], [long, `${"x".repeat(251)}.txt`]] as const) {
+  for (const [raw, expected] of [
+    ["../../etc/passwd", "passwd"],
+    ["nul\u0000\r\n.txt", "nul.txt"],
+    [long, `${"x".repeat(251)}.txt`],
+  ] as const) {
     const presigned = await hostile.presign({ filename: raw, contentType: "text/plain", sizeBytes: 1 });
     t.is(presigned.status, 200);
     t.is(presigned.body.data.filename, expected);
@@ -322,7 +387,11 @@ test("hostile filenames are stored (201) as plain names and served back in valid
   // Nothing outside the agent's own directory was written.
   const agentId = agentIdOf(home, "hostile");
   t.true(storedPaths(home).blobs.every((file) => !file.includes("passwd") && !file.includes("..")));
-  t.true(storedPaths(home).blobs.filter((file) => file.startsWith(agentId)).every((file) => /^agt_[0-9A-Z]+\/file_[0-9A-Z]{26}$/.test(file)));
+  t.true(
+    storedPaths(home)
+      .blobs.filter((file) => file.startsWith(agentId))
+      .every((file) => /^agt_[0-9A-Z]+\/file_[0-9A-Z]{26}$/.test(file)),
+  );
 });
 
 test("authentication: no key or a bad key is 401 {message} on every storage endpoint", async (t) => {
@@ -367,7 +436,11 @@ test("links use server.publicUrl when it is configured", async (t) => {
   const file = (await client.upload("a.txt", "abc", "text/plain")).body.data;
   t.true((await client.redirect(file.id)).headers.get("location")!.startsWith(`https://files.example.com/gw/v1/storage/blobs/${file.id}?`));
   t.true((await client.url(file.id)).body.data.url.startsWith("https://files.example.com/gw/v1/storage/blobs/"));
-  t.true((await client.presign({ filename: "b", contentType: "text/plain", sizeBytes: 1 })).body.data.uploadUrl.startsWith("https://files.example.com/gw/v1/storage/blobs/"));
+  t.true(
+    (await client.presign({ filename: "b", contentType: "text/plain", sizeBytes: 1 })).body.data.uploadUrl.startsWith(
+      "https://files.example.com/gw/v1/storage/blobs/",
+    ),
+  );
   // The same link, presented to the gateway directly (a proxy would strip the prefix), works.
   const link = new URL((await client.url(file.id)).body.data.url);
   t.is(await (await fetch(`${other.url}${link.pathname.replace(/^\/gw/, "")}${link.search}`)).text(), "abc");

@@ -2,14 +2,15 @@
 // gateway's per-file limit), and a file the gateway refuses mid-send is reported with the
 // gateway's own message, not as the broken pipe of its early close; `gw storage get` of a missing
 // file names the id. Built CLI as subprocesses, against a real gateway with a 1 MB file limit.
-import test from "ava";
+
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { addKey, gwBin, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import test from "ava";
 import { sparseFile, storageApi, testPlan } from "./_storage.js";
+import { addKey, gwBin, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 const MB = 1024 * 1024;
 const SERVER_REFUSAL = "The file is larger than the 1 MB limit per file (1048576 bytes).";
@@ -109,7 +110,11 @@ test("a file the gateway refuses while it is being sent: the gateway's message, 
 
 test("get, url and rm of a missing file name the id", async (t) => {
   const id = "file_01J0000000000000000000000Z";
-  for (const command of [["get", id, "-o", path.join(os.tmpdir(), `gw-missing-${process.pid}`)], ["url", id], ["rm", id]]) {
+  for (const command of [
+    ["get", id, "-o", path.join(os.tmpdir(), `gw-missing-${process.pid}`)],
+    ["url", id],
+    ["rm", id],
+  ]) {
     const run = await gw("getter", ["storage", ...command]);
     t.is(run.code, 1);
     t.is(run.stderr, `File not found: ${id}\n`, command[0]);

@@ -1,12 +1,13 @@
 // `gw storage ...` run as a user runs it (built CLI, subprocesses) against a real gw: every
 // command, --json printing exactly the API body, streamed uploads and downloads, errors.
-import test from "ava";
+
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { addKey, gwBin, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import test from "ava";
 import { sparseFile, storageApi } from "./_storage.js";
+import { addKey, gwBin, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let gateway: TestGateway;
 let home: string;
@@ -25,7 +26,10 @@ test.after.always(async () => {
 });
 
 test.after("no request failed inside the gateway", (t) => {
-  t.deepEqual(quietLogger.lines.filter((line) => line.startsWith("error")), []);
+  t.deepEqual(
+    quietLogger.lines.filter((line) => line.startsWith("error")),
+    [],
+  );
 });
 
 interface Run {
@@ -126,7 +130,10 @@ test("several files in one upload, direct and presigned, with the type by extens
     const run = await gw("many", ["storage", "upload", ...files, ...extra, "--json"]);
     t.is(run.code, 0, run.stderr);
     // One API body per file, one after another (jq reads them as a stream).
-    const bodies = run.stdout.trim().split(/\n(?=\{)/).map((text) => JSON.parse(text) as { data: { filename: string; contentType: string; sizeBytes: number } });
+    const bodies = run.stdout
+      .trim()
+      .split(/\n(?=\{)/)
+      .map((text) => JSON.parse(text) as { data: { filename: string; contentType: string; sizeBytes: number } });
     t.deepEqual(
       bodies.map((body) => [body.data.filename, body.data.contentType, body.data.sizeBytes]),
       [

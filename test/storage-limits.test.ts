@@ -1,12 +1,13 @@
 // Storage limits against a real gw: 50 MB per file (streamed sparse files, never in memory),
 // plan quotas with the spec's message, parallel uploads racing for the last bytes, operations per
 // period, and uploads cut off halfway leaving no bytes, record, reservation or counted operation.
-import test from "ava";
+
 import http from "node:http";
-import { GwClient } from "../src/client/gw-client.js";
+import test from "ava";
 import { GwApiError } from "../src/client/gw-api-error.js";
+import { GwClient } from "../src/client/gw-client.js";
+import { agentIdOf, eventually, MULTIPART, type StorageApi, sparseFile, storageApi, storedPaths, streamedFile, testPlan } from "./_storage.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
-import { agentIdOf, eventually, MULTIPART, sparseFile, storageApi, storedPaths, streamedFile, testPlan, type StorageApi } from "./_storage.js";
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -30,7 +31,15 @@ test.before(async () => {
     };
   });
   gateway = await startTestGateway(home);
-  for (const [agent, plan] of [["big", "pro"], ["declared", "pro"], ["tiny", "tiny"], ["race", "race"], ["ops", "ops"], ["abort", "abort"], ["abortput", "abortput"]]) {
+  for (const [agent, plan] of [
+    ["big", "pro"],
+    ["declared", "pro"],
+    ["tiny", "tiny"],
+    ["race", "race"],
+    ["ops", "ops"],
+    ["abort", "abort"],
+    ["abortput", "abortput"],
+  ]) {
     keys[agent!] = await addKey(home, agent!, plan);
   }
 });
@@ -40,7 +49,10 @@ test.after.always(async () => {
 });
 
 test.after("no request failed inside the gateway", (t) => {
-  t.deepEqual(quietLogger.lines.filter((line) => line.startsWith("error")), []);
+  t.deepEqual(
+    quietLogger.lines.filter((line) => line.startsWith("error")),
+    [],
+  );
 });
 
 test("a file of exactly 50 MB is stored; 50 MB + 1 byte is 413 {message} and leaves nothing", async (t) => {
@@ -57,7 +69,10 @@ test("a file of exactly 50 MB is stored; 50 MB + 1 byte is 413 {message} and lea
   t.is((await client.listFiles()).pagination.total, 1);
   t.is((await client.storageQuota()).data.usedBytes, 50 * MB);
   const agentId = agentIdOf(home, "big");
-  t.deepEqual(storedPaths(home).blobs.filter((file) => file.startsWith(agentId) || file.startsWith(".partial")), [`${agentId}/${stored.data.id}`]);
+  t.deepEqual(
+    storedPaths(home).blobs.filter((file) => file.startsWith(agentId) || file.startsWith(".partial")),
+    [`${agentId}/${stored.data.id}`],
+  );
 
   // The stored 50 MB come back whole through the signed link.
   const download = await fetch((await client.fileUrl(stored.data.id)).data.url);
@@ -115,7 +130,10 @@ test("parallel uploads reserve space as they go: together they never pass the qu
   const results = await Promise.all(Array.from({ length: 6 }, (_, index) => race.upload(`racer-${index}.bin`, new Uint8Array(300 * KB).fill(index))));
   const statuses = results.map((result) => result.status);
   const stored = results.filter((result) => result.status === 201);
-  t.true(statuses.every((status) => status === 201 || status === 413), statuses.join(","));
+  t.true(
+    statuses.every((status) => status === 201 || status === 413),
+    statuses.join(","),
+  );
   t.true(stored.length >= 1 && stored.length <= 3, statuses.join(","));
   const used = (await race.quota()).body.data.usedBytes;
   t.is(used, stored.length * 300 * KB);
@@ -161,10 +179,20 @@ test.serial("a multipart upload cut off halfway leaves no bytes, no record, no r
   request.write(head);
   request.write(Buffer.alloc(1 * MB, 1));
   // Halfway: the bytes are on their way to a temp file.
-  t.true(await eventually(() => storedPaths(home).blobs.some((file) => file.startsWith(".partial/")) && storedPaths(home).records.some((file) => file.startsWith(agentId))));
+  t.true(
+    await eventually(
+      () => storedPaths(home).blobs.some((file) => file.startsWith(".partial/")) && storedPaths(home).records.some((file) => file.startsWith(agentId)),
+    ),
+  );
   request.destroy();
 
-  t.true(await eventually(() => storedPaths(home).blobs.every((file) => !file.startsWith(".partial/") && !file.startsWith(agentId)) && storedPaths(home).records.every((file) => !file.startsWith(agentId))));
+  t.true(
+    await eventually(
+      () =>
+        storedPaths(home).blobs.every((file) => !file.startsWith(".partial/") && !file.startsWith(agentId)) &&
+        storedPaths(home).records.every((file) => !file.startsWith(agentId)),
+    ),
+  );
   const abort = api("abort");
   t.is((await abort.list()).body.pagination.total, 0);
   t.is((await abort.quota()).body.data.usedBytes, 0);
@@ -193,7 +221,11 @@ test.serial("a presigned PUT cut off halfway stores nothing; the link still take
   t.true(await eventually(() => storedPaths(home).blobs.every((file) => !file.startsWith(".partial/") && !file.startsWith(agentId))));
   t.is((await client.url(presigned.id)).status, 409);
   t.is((await client.quota()).body.data.usedBytes, 2 * MB);
-  const retried = await fetch(presigned.uploadUrl, { method: "PUT", headers: { "content-type": "application/octet-stream" }, body: new Uint8Array(2 * MB).fill(3) });
+  const retried = await fetch(presigned.uploadUrl, {
+    method: "PUT",
+    headers: { "content-type": "application/octet-stream" },
+    body: new Uint8Array(2 * MB).fill(3),
+  });
   t.is(retried.status, 200);
   const bytes = new Uint8Array(await (await fetch((await client.url(presigned.id)).body.data.url)).arrayBuffer());
   t.is(bytes.length, 2 * MB);

@@ -1,12 +1,13 @@
 // Signed links against a real gw: tampering, expiry (signed with the home's own key and a past
 // expiry: no waiting), method, presigned PUT rules (Content-Type, size, once), deletion, restart.
-import test from "ava";
+
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import test from "ava";
 import { buildSignedUrl } from "../src/blobs/signed-links.js";
 import { homePaths } from "../src/config/paths.js";
+import { type Answer, answer, eventually, type StorageApi, storageApi } from "./_storage.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
-import { answer, eventually, storageApi, type Answer, type StorageApi } from "./_storage.js";
 
 let gateway: TestGateway;
 let home: string;
@@ -26,7 +27,10 @@ test.after.always(async () => {
 });
 
 test.after("no request failed inside the gateway", (t) => {
-  t.deepEqual(quietLogger.lines.filter((line) => line.startsWith("error")), []);
+  t.deepEqual(
+    quietLogger.lines.filter((line) => line.startsWith("error")),
+    [],
+  );
 });
 
 function secretOf(directory: string): Buffer {
@@ -143,12 +147,19 @@ test("two PUTs to one link at once: the second is 409 while the first streams", 
       controller.close();
     },
   });
-  const first = fetch(uploadUrl, { method: "PUT", headers: { "content-type": "application/octet-stream", "content-length": "6" }, body: slowBody, duplex: "half" } as RequestInit);
+  const first = fetch(uploadUrl, {
+    method: "PUT",
+    headers: { "content-type": "application/octet-stream", "content-length": "6" },
+    body: slowBody,
+    duplex: "half",
+  } as RequestInit);
   await streaming;
-  t.true(await eventually(async () => {
-    const second = await fetch(uploadUrl, { method: "PUT", headers: { "content-type": "application/octet-stream" }, body: "zzzzzz" });
-    return second.status === 409;
-  }));
+  t.true(
+    await eventually(async () => {
+      const second = await fetch(uploadUrl, { method: "PUT", headers: { "content-type": "application/octet-stream" }, body: "zzzzzz" });
+      return second.status === 409;
+    }),
+  );
   release();
   t.is((await first).status, 200);
 });
@@ -180,11 +191,21 @@ test("a chunked PUT (no Content-Length) is counted as it arrives: exact size sto
       },
     });
   const exact = (await client.presign({ filename: "c.txt", contentType: "text/plain", sizeBytes: 6 })).body.data;
-  const stored = await fetch(exact.uploadUrl, { method: "PUT", headers: { "content-type": "text/plain" }, body: chunked(["abc", "def"]), duplex: "half" } as RequestInit);
+  const stored = await fetch(exact.uploadUrl, {
+    method: "PUT",
+    headers: { "content-type": "text/plain" },
+    body: chunked(["abc", "def"]),
+    duplex: "half",
+  } as RequestInit);
   t.is(stored.status, 200);
   const over = (await client.presign({ filename: "d.txt", contentType: "text/plain", sizeBytes: 4 })).body.data;
   // The gateway stops reading at once: the client sees a 413, or the connection closed under it.
-  const refused = await fetch(over.uploadUrl, { method: "PUT", headers: { "content-type": "text/plain" }, body: chunked(["abc", "def", "ghi"]), duplex: "half" } as RequestInit).then(
+  const refused = await fetch(over.uploadUrl, {
+    method: "PUT",
+    headers: { "content-type": "text/plain" },
+    body: chunked(["abc", "def", "ghi"]),
+    duplex: "half",
+  } as RequestInit).then(
     (response) => response.status,
     () => "closed",
   );
@@ -214,7 +235,10 @@ test("links, records, used bytes and operation counts survive a restart", async 
   t.is(await (await fetch(`${server.url}${link.pathname}${link.search}`)).text(), "kept across restarts");
   // The pending presigned upload still takes its bytes after the restart.
   const uploadUrl = new URL(pending.uploadUrl);
-  t.is((await fetch(`${server.url}${uploadUrl.pathname}${uploadUrl.search}`, { method: "PUT", headers: { "content-type": "text/plain" }, body: "later" })).status, 200);
+  t.is(
+    (await fetch(`${server.url}${uploadUrl.pathname}${uploadUrl.search}`, { method: "PUT", headers: { "content-type": "text/plain" }, body: "later" })).status,
+    200,
+  );
   // Two operations were counted before the restart: one is left.
   t.is((await client.remove(file.id)).status, 200);
   const over = await client.upload("one-too-many.txt", "x", "text/plain");
@@ -251,7 +275,13 @@ test("a configured signing secret signs the links (several gateways can share it
   t.teardown(() => server.shutdown());
   const client = storageApi(server, await addKey(sharedHome, "shared", "pro"));
   const file = (await client.upload("s.txt", "shared", "text/plain")).body.data;
-  const own = buildSignedUrl(server.url, Buffer.from(secret), { method: "GET", path: `/v1/storage/blobs/${file.id}`, expires: Math.floor(Date.now() / 1000) + 60, contentType: "text/plain", sizeBytes: 6 });
+  const own = buildSignedUrl(server.url, Buffer.from(secret), {
+    method: "GET",
+    path: `/v1/storage/blobs/${file.id}`,
+    expires: Math.floor(Date.now() / 1000) + 60,
+    contentType: "text/plain",
+    sizeBytes: 6,
+  });
   t.is(await (await fetch(own)).text(), "shared");
 });
 

@@ -1,25 +1,26 @@
 // Storage building blocks without a server: filename and content-type rules, sizes, the signed
 // link format (with a fixed clock), list queries, the in-memory index, and one conformance suite
 // that every blob store driver passes (the streaming fs driver and unstorage's memory driver).
-import test from "ava";
+
 import { spawn } from "node:child_process";
-import contentDisposition from "content-disposition";
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
+import test from "ava";
+import contentDisposition from "content-disposition";
 import { createStorage } from "unstorage";
 import memoryDriver from "unstorage/drivers/memory";
 import { blobKey } from "../src/blobs/blob-store.js";
 import { createBlobStore } from "../src/blobs/create-blob-store.js";
 import { PARTIAL_DIRECTORY } from "../src/blobs/fs-stream-driver.js";
-import { buildSignedUrl, signLink, verifyLink, type LinkClaims } from "../src/blobs/signed-links.js";
+import { buildSignedUrl, type LinkClaims, signLink, verifyLink } from "../src/blobs/signed-links.js";
 import { loadSigningSecret } from "../src/blobs/signing-secret.js";
 import { UnstorageBlobStore } from "../src/blobs/unstorage-blob-store.js";
 import { formatBytes } from "../src/gateway/storage/byte-size.js";
 import { normalizeContentType, sameContentType } from "../src/gateway/storage/content-type.js";
-import { attachmentDisposition, normalizeFilename } from "../src/gateway/storage/file-name.js";
 import { AgentFiles } from "../src/gateway/storage/file-index.js";
+import { attachmentDisposition, normalizeFilename } from "../src/gateway/storage/file-name.js";
 import { parseListQuery, parsePresignRequest } from "../src/gateway/storage/storage-requests.js";
 import { isFileId, newFileId } from "../src/gateway/storage/stored-file.js";
 import type { FileRecord } from "../src/store/file-records.js";
@@ -78,7 +79,13 @@ test("sizes are written in binary units, as the plans count", (t) => {
 });
 
 const secret = Buffer.alloc(32, 7);
-const claims: LinkClaims = { method: "GET", path: "/v1/storage/blobs/file_01ARZ3NDEKTSV4RRFFQ69G5FAV", expires: 2_000_000_000, contentType: "image/png", sizeBytes: 1234 };
+const claims: LinkClaims = {
+  method: "GET",
+  path: "/v1/storage/blobs/file_01ARZ3NDEKTSV4RRFFQ69G5FAV",
+  expires: 2_000_000_000,
+  contentType: "image/png",
+  sizeBytes: 1234,
+};
 
 function presented(url: string, method = "GET") {
   const parsed = new URL(url);
@@ -154,7 +161,11 @@ test("list query: defaults 1 and 50; out-of-range values are refused, not clampe
 });
 
 test("presign request: fields required and typed; names tidied; types checked", (t) => {
-  t.deepEqual(parsePresignRequest({ filename: "../a.png", contentType: "Image/PNG", sizeBytes: 3 }), { filename: "a.png", contentType: "image/png", sizeBytes: 3 });
+  t.deepEqual(parsePresignRequest({ filename: "../a.png", contentType: "Image/PNG", sizeBytes: 3 }), {
+    filename: "a.png",
+    contentType: "image/png",
+    sizeBytes: 3,
+  });
   t.throws(() => parsePresignRequest({ contentType: "image/png", sizeBytes: 3 }), { message: "filename is required." });
   t.throws(() => parsePresignRequest({ filename: "a", sizeBytes: 3 }), { message: "contentType is required." });
   t.throws(() => parsePresignRequest({ filename: "a", contentType: "image/png" }), { message: "sizeBytes is required." });
@@ -168,7 +179,14 @@ test("file ids are ULIDs in creation order; nothing else passes as an id", (t) =
   const ids = Array.from({ length: 50 }, () => newFileId(Date.now()));
   t.deepEqual([...ids].sort(), ids);
   t.true(ids.every(isFileId));
-  for (const bad of ["../../etc/passwd", "file_", "file_01ARZ3NDEKTSV4RRFFQ69G5FA", "file_01ARZ3NDEKTSV4RRFFQ69G5FAV/..", "FILE_01ARZ3NDEKTSV4RRFFQ69G5FAV", "file_01ARZ3NDEKTSV4RRFFQ69G5FAU"]) {
+  for (const bad of [
+    "../../etc/passwd",
+    "file_",
+    "file_01ARZ3NDEKTSV4RRFFQ69G5FA",
+    "file_01ARZ3NDEKTSV4RRFFQ69G5FAV/..",
+    "FILE_01ARZ3NDEKTSV4RRFFQ69G5FAV",
+    "file_01ARZ3NDEKTSV4RRFFQ69G5FAU",
+  ]) {
     t.false(isFileId(bad), bad);
   }
 });
@@ -187,12 +205,21 @@ test("agent index: newest first, pages, used bytes kept as records come and go",
   for (const record of [...records].reverse()) files.add(record);
   t.is(files.count, 5);
   t.is(files.usedBytes, 150);
-  t.deepEqual(files.page(1, 2).map((record) => record.filename), ["f4", "f3"]);
-  t.deepEqual(files.page(3, 2).map((record) => record.filename), ["f0"]);
+  t.deepEqual(
+    files.page(1, 2).map((record) => record.filename),
+    ["f4", "f3"],
+  );
+  t.deepEqual(
+    files.page(3, 2).map((record) => record.filename),
+    ["f0"],
+  );
   t.deepEqual(files.page(4, 2), []);
   files.delete(records[4]!.id);
   t.is(files.usedBytes, 100);
-  t.deepEqual(files.page(1, 50).map((record) => record.filename), ["f3", "f2", "f1", "f0"]);
+  t.deepEqual(
+    files.page(1, 50).map((record) => record.filename),
+    ["f3", "f2", "f1", "f0"],
+  );
   files.add({ ...records[0]!, sizeBytes: 5 });
   t.is(files.usedBytes, 95);
   t.is(files.count, 4);
@@ -200,7 +227,14 @@ test("agent index: newest first, pages, used bytes kept as records come and go",
 
 test("Content-Disposition for hostile names is one line of visible ASCII that parses back", (t) => {
   t.is(attachmentDisposition("résumé.pdf"), "attachment; filename=\"resume.pdf\"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf");
-  for (const raw of ["../../etc/passwd", "a\r\nSet-Cookie: x=1", "evil\u0000.txt", "résumé 履歴書 🎉.pdf", 'quote"back\\slash.txt', `${"y".repeat(3000)}.bin`]) {
+  for (const raw of [
+    "../../etc/passwd",
+    "a\r\nSet-Cookie: x=1",
+    "evil\u0000.txt",
+    "résumé 履歴書 🎉.pdf",
+    'quote"back\\slash.txt',
+    `${"y".repeat(3000)}.bin`,
+  ]) {
     const name = normalizeFilename(raw);
     const header = attachmentDisposition(name);
     t.regex(header, /^attachment; [\x20-\x7e]+$/, raw);

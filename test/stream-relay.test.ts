@@ -1,8 +1,8 @@
 // The streamed-chat hot path in isolation: reading an upstream's SSE bytes into event batches,
 // and rewriting OpenAI-compatible chunks as text (public model, role, usage, counted text).
 import test from "ava";
-import { readServerSentEventBatches } from "../src/providers/sse.js";
 import { StreamRelay } from "../src/gateway/chat/stream-relay.js";
+import { readServerSentEventBatches } from "../src/providers/sse.js";
 
 async function* reads(...parts: Array<string | Buffer>): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield typeof part === "string" ? Buffer.from(part) : part;
@@ -30,8 +30,7 @@ test("SSE: a leading byte order mark and CRLF line ends are accepted", async (t)
 
 const estimateNothing = () => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
 
-const chunk = (fields: Record<string, unknown>) =>
-  JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "up-model", ...fields });
+const chunk = (fields: Record<string, unknown>) => JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "up-model", ...fields });
 
 test("relay: the public model everywhere, role in the first delta, text forwarded as sent", (t) => {
   const relay = new StreamRelay("team/model", estimateNothing);

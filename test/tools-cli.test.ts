@@ -9,7 +9,7 @@ import test from "ava";
 import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
 import { addKey, gw, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
-import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js";
+import { type PictureHosts, startPictureHosts } from "./helpers/picture-hosts.js";
 
 interface ToolRow {
   tool: string;
@@ -62,7 +62,9 @@ const env = () => ({ GW_BASE_URL: gateway.url, GW_API_KEY: key });
 
 async function pictureFile(directory: string, name: string, width: number, height: number): Promise<string> {
   const file = path.join(directory, name);
-  await sharp({ create: { width, height, channels: 3, background: "#cc6633" } }).png().toFile(file);
+  await sharp({ create: { width, height, channels: 3, background: "#cc6633" } })
+    .png()
+    .toFile(file);
   return file;
 }
 
@@ -81,9 +83,18 @@ test("gw tools list shows each tool's default, allowlist and the catalog models 
   const upscale = tools.find((tool) => tool.tool === "upscale")!;
   t.is(upscale.default, null);
   t.deepEqual(upscale.allow, []);
-  t.deepEqual(upscale.available?.find((model) => model.id === "local/lanczos"), { id: "local/lanczos", name: "Lanczos resampling (local)", provider: "local", providerConfigured: true });
+  t.deepEqual(
+    upscale.available?.find((model) => model.id === "local/lanczos"),
+    { id: "local/lanczos", name: "Lanczos resampling (local)", provider: "local", providerConfigured: true },
+  );
   t.false(upscale.available?.find((model) => model.id === "stability/fast-upscale")?.providerConfigured);
-  t.deepEqual(tools.find((tool) => tool.tool === "background")!.available?.map((model) => model.id).sort(), ["local/flat-background", "stability/remove-background"]);
+  t.deepEqual(
+    tools
+      .find((tool) => tool.tool === "background")!
+      .available?.map((model) => model.id)
+      .sort(),
+    ["local/flat-background", "stability/remove-background"],
+  );
   t.is(tools.find((tool) => tool.tool === "describe")!.available, undefined);
 
   const table = await gw(["tools", "list", "--home", home]);
@@ -145,9 +156,15 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
   const before = readFileSync(file, "utf8");
 
   const refusals: Array<[string[], RegExp]> = [
-    [["speech", "anything"], /"anything" is not PROVIDER\/MODEL; speech takes PROVIDER\/MODEL with one of the configured providers gw implements: openai, anthropic, local$/m],
+    [
+      ["speech", "anything"],
+      /"anything" is not PROVIDER\/MODEL; speech takes PROVIDER\/MODEL with one of the configured providers gw implements: openai, anthropic, local$/m,
+    ],
     [["speech", "elevenlabs/rachel"], /no provider "elevenlabs" is configured;.*openai, anthropic, local/],
-    [["transcription", "dg/nova-2"], /provider "dg" is of type deepgram, which gw does not implement \(it implements openai, anthropic, gemini, stability, local\)/],
+    [
+      ["transcription", "dg/nova-2"],
+      /provider "dg" is of type deepgram, which gw does not implement \(it implements openai, anthropic, gemini, stability, local\)/,
+    ],
     [["video", "local/"], /not PROVIDER\/MODEL/],
     [["describe", "gpt-4o"], /"gpt-4o" is not a chat model this gateway routes.*openai\/MODEL, anthropic\/MODEL, auto/],
     [["enhance", "local/llama3"], /not a chat model this gateway routes/],

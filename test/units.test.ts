@@ -1,8 +1,9 @@
 // Pure pieces of the domain: route resolution, weights, pricing, rate limiting, keys, ledger.
-import test from "ava";
+
 import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import test from "ava";
 import { DEFAULT_PLANS, type RouteConfig } from "../src/config/config-schema.js";
 import { CreditLedger } from "../src/gateway/billing/credit-ledger.js";
 import { creditsForTokens } from "../src/gateway/billing/pricing.js";
@@ -25,8 +26,14 @@ test("routes: highest priority first, then longest prefix; prefix removed upstre
     route({ prefix: "other/", provider: "d", priority: 9 }),
   ];
   const candidates = resolveRoutes({ routes }, "openai/gpt-4o", pro);
-  t.deepEqual(candidates.map((candidate) => candidate.provider), ["c", "b", "a"]);
-  t.deepEqual(candidates.map((candidate) => candidate.upstreamModel), ["gpt-4o", "o", "gpt-4o"]);
+  t.deepEqual(
+    candidates.map((candidate) => candidate.provider),
+    ["c", "b", "a"],
+  );
+  t.deepEqual(
+    candidates.map((candidate) => candidate.upstreamModel),
+    ["gpt-4o", "o", "gpt-4o"],
+  );
   t.true(candidates.every((candidate) => candidate.publicModel === "openai/gpt-4o"));
 });
 
@@ -39,12 +46,23 @@ test("routes: no match, an empty remainder and auto without an auto route are mo
 
 test("routes: free plans reach only free-tier routes", (t) => {
   const routes = [route({ prefix: "m/", provider: "paid", priority: 9 }), route({ prefix: "m/", provider: "cheap", freeTier: true })];
-  t.deepEqual(resolveRoutes({ routes }, "m/x", free).map((candidate) => candidate.provider), ["cheap"]);
+  t.deepEqual(
+    resolveRoutes({ routes }, "m/x", free).map((candidate) => candidate.provider),
+    ["cheap"],
+  );
   t.throws(() => resolveRoutes({ routes: [routes[0]!] }, "m/x", free), { instanceOf: ModelRequiresUpgradeError });
 });
 
 test("auto: the first pick follows the weights; the concrete model is named", (t) => {
-  const routes = [route({ prefix: "auto", upstreams: [{ provider: "a", model: "small", weight: 3 }, { provider: "b", model: "big", weight: 1 }] })];
+  const routes = [
+    route({
+      prefix: "auto",
+      upstreams: [
+        { provider: "a", model: "small", weight: 3 },
+        { provider: "b", model: "big", weight: 1 },
+      ],
+    }),
+  ];
   let a = 0;
   for (let index = 0; index < 4000; index += 1) if (resolveRoutes({ routes }, "auto", pro)[0]!.provider === "a") a += 1;
   t.true(a > 2800 && a < 3200, `a chosen ${a} of 4000`);
@@ -54,16 +72,34 @@ test("auto: the first pick follows the weights; the concrete model is named", (t
 });
 
 test("weightedOrder: deterministic with a given random", (t) => {
-  const items = [{ weight: 1, id: "x" }, { weight: 1, id: "y" }, { weight: 2, id: "z" }];
-  t.deepEqual(weightedOrder(items, () => 0).map((item) => item.id), ["x", "z", "y"]);
-  t.deepEqual(weightedOrder(items, () => 0.99).map((item) => item.id), ["z", "x", "y"]);
+  const items = [
+    { weight: 1, id: "x" },
+    { weight: 1, id: "y" },
+    { weight: 2, id: "z" },
+  ];
+  t.deepEqual(
+    weightedOrder(items, () => 0).map((item) => item.id),
+    ["x", "z", "y"],
+  );
+  t.deepEqual(
+    weightedOrder(items, () => 0.99).map((item) => item.id),
+    ["z", "x", "y"],
+  );
 });
 
 test("low-latency plans try the fastest recent upstream first", (t) => {
   const latency = new LatencyTracker();
   latency.record("slow", "m", 300);
   latency.record("fast", "m", 20);
-  const routes = [route({ prefix: "auto", upstreams: [{ provider: "slow", model: "m", weight: 100 }, { provider: "fast", model: "m", weight: 1 }] })];
+  const routes = [
+    route({
+      prefix: "auto",
+      upstreams: [
+        { provider: "slow", model: "m", weight: 100 },
+        { provider: "fast", model: "m", weight: 1 },
+      ],
+    }),
+  ];
   const candidates = resolveRoutes({ routes }, "auto", { planName: "max", plan: DEFAULT_PLANS.max, latency });
   t.is(candidates[0]!.provider, "fast");
 });
@@ -120,7 +156,10 @@ test("ledger: reservations hold credits until settled; settling appends a usage 
   ledger.release(second);
   t.is(ledger.remaining("agent", 100), 70, "releasing twice does not free credits twice");
   log.close();
-  const rows = readFileSync(path.join(directory, "2026-03.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  const rows = readFileSync(path.join(directory, "2026-03.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   t.is(rows.length, 1);
   t.is(rows[0].credits, 30);
   t.is(UsageLog.open(directory, new Date("2026-03-20T00:00:00Z")).creditsUsed("agent", "2026-03"), 30, "totals are rebuilt from the log");

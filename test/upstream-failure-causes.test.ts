@@ -2,10 +2,11 @@
 // to host:port, a DNS failure, a TLS error, no first byte in time, the upstream's status, an
 // endpoint the upstream does not have), never a secret; and the server logs every failed attempt
 // with its provider, cause and request id.
-import test from "ava";
+
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import test from "ava";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 const SECRET = "sk-cause-test-0123456789";

@@ -1,10 +1,11 @@
 // The usage log's write timing: rows of one event-loop turn leave in one write before their
 // callers answer, and a stream's socket flush comes after them. Balances count a row at once.
-import test from "ava";
+
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { UsageLog, periodOf, type UsageRow } from "../src/store/usage-log.js";
+import test from "ava";
+import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 
 const now = new Date();
 const row = (id: string, credits: number): UsageRow => ({
@@ -23,7 +24,12 @@ const row = (id: string, credits: number): UsageRow => ({
 function openLog() {
   const directory = mkdtempSync(path.join(tmpdir(), "gw-usage-"));
   const file = path.join(directory, `${periodOf(now)}.jsonl`);
-  const ids = () => readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((line) => (JSON.parse(line) as UsageRow).id);
+  const ids = () =>
+    readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as UsageRow).id);
   return { log: UsageLog.open(directory, now), ids };
 }
 

@@ -8,9 +8,9 @@ import os from "node:os";
 import path from "node:path";
 import test from "ava";
 import sharp from "sharp";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, gw, gwBin, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
-import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js";
+import { type PictureHosts, startPictureHosts } from "./helpers/picture-hosts.js";
 
 let openai: FakeOpenAI;
 let hosts: PictureHosts;
@@ -24,7 +24,9 @@ let pictureFile: string;
 test.before(async () => {
   openai = await startFakeOpenAI();
   hosts = await startPictureHosts();
-  png = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#8844cc" } }).png().toBuffer();
+  png = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#8844cc" } })
+    .png()
+    .toBuffer();
   hosts.serve("/purple.png", png, "image/png");
   directory = mkdtempSync(path.join(os.tmpdir(), "gw-describe-cli-"));
   pictureFile = path.join(directory, "purple.png");
@@ -78,8 +80,11 @@ test.serial("- reads the picture's bytes from stdin", async (t) => {
   const stdout = await new Promise<string>((resolve, reject) => {
     const environment: NodeJS.ProcessEnv = { ...process.env, ...env() };
     delete environment.NODE_ENV;
-    const child = execFile(process.execPath, [gwBin, "image", "describe", "-", "--prompt", "From stdin?"], { env: environment, encoding: "utf8" }, (error, out, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(out),
+    const child = execFile(
+      process.execPath,
+      [gwBin, "image", "describe", "-", "--prompt", "From stdin?"],
+      { env: environment, encoding: "utf8" },
+      (error, out, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(out)),
     );
     child.stdin!.end(png);
   });

@@ -6,10 +6,10 @@ import test from "ava";
 import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
 import { DEFAULT_DESCRIBE_PROMPT } from "../src/gateway/vision/describe-service.js";
-import { UsageLog, periodOf, type UsageRow } from "../src/store/usage-log.js";
-import { startFakeAnthropic, type FakeAnthropic } from "./fakes/anthropic.js";
-import { startFakeGemini, type FakeGemini } from "./fakes/gemini.js";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
+import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
+import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let openai: FakeOpenAI;
@@ -31,7 +31,9 @@ test.before(async () => {
   openai = await startFakeOpenAI();
   anthropic = await startFakeAnthropic();
   gemini = await startFakeGemini();
-  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
+  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+    .png()
+    .toBuffer();
   const home = await makeHome((config) => {
     config.providers = {
       oai: { type: "openai", baseUrl: openai.url, apiKey: "sk-upstream", upstream: { retries: 0 } },
@@ -224,7 +226,10 @@ test.serial("the earlier form /v1/vision/describe answers {success, result: {tex
 });
 
 test.serial("errors of the chat path propagate: an upstream refusal of a value comes back verbatim", async (t) => {
-  openai.enqueue({ status: 400, errorBody: { error: { message: "Invalid image.", type: "invalid_request_error", param: null, code: "invalid_image_format" } } });
+  openai.enqueue({
+    status: 400,
+    errorBody: { error: { message: "Invalid image.", type: "invalid_request_error", param: null, code: "invalid_image_format" } },
+  });
   const { status, body } = await describe({ mediaBase64: dataUrl() });
   t.is(status, 400);
   t.deepEqual(body, { error: { message: "Invalid image.", type: "invalid_request_error", param: null, code: "invalid_image_format" } });
@@ -248,7 +253,9 @@ test.serial("a key is required; GET is 405", async (t) => {
 });
 
 test.serial("a large or animated picture is re-encoded for the model (first frame, at most 2048 px)", async (t) => {
-  const gif = await sharp({ create: { width: 3000, height: 1000, channels: 3, background: "#336699" } }).gif().toBuffer();
+  const gif = await sharp({ create: { width: 3000, height: 1000, channels: 3, background: "#336699" } })
+    .gif()
+    .toBuffer();
   const { status, body } = await describe({ mediaBase64: gif.toString("base64") });
   t.is(status, 200, JSON.stringify(body));
   const url: string = openai.requests.at(-1)!.body.messages[0].content[1].image_url.url;

@@ -8,9 +8,9 @@ import path from "node:path";
 import test from "ava";
 import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
-import { UsageLog, periodOf, type UsageRow } from "../src/store/usage-log.js";
+import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
-import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js";
+import { type PictureHosts, startPictureHosts } from "./helpers/picture-hosts.js";
 
 let gateway: TestGateway;
 let withoutLocal: TestGateway;
@@ -28,7 +28,10 @@ interface OcrBody {
 
 /** Large black text on a white (or transparent) background, rasterised by sharp. */
 async function textPicture(lines: string[], background = "white"): Promise<Buffer> {
-  const rows = lines.map((line, index) => `<text x="40" y="${110 + index * 100}" font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" font-size="72" fill="black">${line}</text>`);
+  const rows = lines.map(
+    (line, index) =>
+      `<text x="40" y="${110 + index * 100}" font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" font-size="72" fill="black">${line}</text>`,
+  );
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="${80 + lines.length * 100}"><rect width="100%" height="100%" fill="${background}"/>${rows.join("")}</svg>`;
   return sharp(Buffer.from(svg)).png().toBuffer();
 }

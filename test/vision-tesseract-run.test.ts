@@ -47,7 +47,10 @@ test("an aborted call rejects with the abort reason", async (t) => {
 });
 
 test("the TSV a run prints is parsed", async (t) => {
-  const binary = script("fake-tsv", "cat >/dev/null; printf 'level\\tpage_num\\tblock_num\\tpar_num\\tline_num\\tword_num\\tleft\\ttop\\twidth\\theight\\tconf\\ttext\\n5\\t1\\t1\\t1\\t1\\t1\\t0\\t0\\t9\\t9\\t77.5\\thi\\n'");
+  const binary = script(
+    "fake-tsv",
+    "cat >/dev/null; printf 'level\\tpage_num\\tblock_num\\tpar_num\\tline_num\\tword_num\\tleft\\ttop\\twidth\\theight\\tconf\\ttext\\n5\\t1\\t1\\t1\\t1\\t1\\t0\\t0\\t9\\t9\\t77.5\\thi\\n'",
+  );
   const parsed = await recognizeText(picture, { binary });
   t.is(parsed.text, "hi");
   t.is(parsed.lines[0]!.words[0]!.confidence, 77.5);

@@ -3,9 +3,9 @@
 // with 400 url_not_allowed before any connection is made: the internal trap's counters stay 0.
 import test from "ava";
 import sharp from "sharp";
-import { startFakeOpenAI, type FakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
-import { startPictureHosts, type PictureHosts } from "./helpers/picture-hosts.js";
+import { type PictureHosts, startPictureHosts } from "./helpers/picture-hosts.js";
 
 let openai: FakeOpenAI;
 let hosts: PictureHosts;
@@ -17,7 +17,9 @@ let png: Buffer;
 test.before(async () => {
   openai = await startFakeOpenAI();
   hosts = await startPictureHosts();
-  png = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#22aa44" } }).png().toBuffer();
+  png = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#22aa44" } })
+    .png()
+    .toBuffer();
   hosts.serve("/x.png", png, "image/png");
   hosts.serve("/notes.txt", Buffer.from("not a picture at all"), "image/png");
   const home = await makeHome((config) => {
@@ -51,7 +53,10 @@ test.serial("a picture on a public host is downloaded and sent to the model inli
   t.is(status, 200, JSON.stringify(body));
   t.deepEqual(body, { model: "oai/gpt-4o-mini", text: "echo: What is in it?" });
   t.true(hosts.publicHits.includes("/x.png"));
-  t.deepEqual(openai.requests.at(-1)!.body.messages[0].content[1], { type: "image_url", image_url: { url: `data:image/png;base64,${png.toString("base64")}` } });
+  t.deepEqual(openai.requests.at(-1)!.body.messages[0].content[1], {
+    type: "image_url",
+    image_url: { url: `data:image/png;base64,${png.toString("base64")}` },
+  });
 });
 
 test.serial("private and internal addresses are refused with 400 url_not_allowed, never connected to", async (t) => {

@@ -1,5 +1,5 @@
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome, withMetadata } from "../../src/cli/home.js";
 import { printJson, printTable } from "../../src/cli/output.js";
 

@@ -1,6 +1,6 @@
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { printJson, printTable } from "../../src/cli/output.js";
 
 export default class CatalogImage extends GwCommand {
@@ -14,7 +14,12 @@ export default class CatalogImage extends GwCommand {
     if (flags.json) return printJson(body);
     printTable(
       ["ID", "OPERATIONS", "FORMATS", "ASPECT RATIOS"],
-      body.models.map((model) => [model.id, model.operations.join(","), (model.constraints.formats ?? []).join(","), (model.constraints.aspectRatios ?? []).join(",")]),
+      body.models.map((model) => [
+        model.id,
+        model.operations.join(","),
+        (model.constraints.formats ?? []).join(","),
+        (model.constraints.aspectRatios ?? []).join(","),
+      ]),
       "no image models: configure an image provider and allowlist it in tools.image",
     );
   }

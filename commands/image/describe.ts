@@ -1,5 +1,4 @@
 import { Args, Flags } from "@oclif/core";
-import { VisionClient, type DescribeImageRequest } from "../../src/client/vision-client.js";
 import { CliError } from "../../src/cli/cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
@@ -7,6 +6,7 @@ import { GwCommand } from "../../src/cli/gw-command.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { pictureField } from "../../src/cli/picture-argument.js";
 import { textArgument } from "../../src/cli/stdin.js";
+import { type DescribeImageRequest, VisionClient } from "../../src/client/vision-client.js";
 
 export default class ImageDescribe extends GwCommand {
   static override description =

@@ -1,10 +1,10 @@
 import { Flags } from "@oclif/core";
-import type { ImageEditRequest } from "../../src/client/image-types.js";
 import { CliError } from "../../src/cli/cli-error.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { runImageCommand } from "../../src/cli/image-command.js";
 import { imageEditInputs, resolveLineImages } from "../../src/cli/image-inputs.js";
 import { imageRequestFlags, promptArgument } from "../../src/cli/image-options.js";
+import type { ImageEditRequest } from "../../src/client/image-types.js";
 
 export default class ImageEdit extends GwCommand {
   static override description =

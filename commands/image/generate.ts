@@ -1,7 +1,7 @@
-import type { ImageGenerationRequest } from "../../src/client/image-types.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { runImageCommand } from "../../src/cli/image-command.js";
 import { imageRequestFlags, promptArgument } from "../../src/cli/image-options.js";
+import type { ImageGenerationRequest } from "../../src/client/image-types.js";
 
 export default class ImageGenerate extends GwCommand {
   static override description =

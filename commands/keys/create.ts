@@ -1,6 +1,6 @@
 import { Flags } from "@oclif/core";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
 import { note, printJson, printLine } from "../../src/cli/output.js";
 import { requirePlan } from "../../src/cli/plan-names.js";

@@ -1,7 +1,7 @@
 import { Flags } from "@oclif/core";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { CliError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome, withMetadata } from "../../src/cli/home.js";
 import { printJson, printTable } from "../../src/cli/output.js";
 import { findAgent } from "../../src/store/provisioning.js";

@@ -1,6 +1,6 @@
 import { Args } from "@oclif/core";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome, withMetadata } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { revokeKey } from "../../src/store/provisioning.js";

@@ -1,10 +1,10 @@
 import { Args } from "@oclif/core";
-import { editConfig } from "../../src/config/config-file.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { removablePlan, removePlanEntry } from "../../src/cli/plan-removal.js";
+import { editConfig } from "../../src/config/config-file.js";
 
 export default class PlansRemove extends GwCommand {
   static override description =
@@ -20,7 +20,8 @@ export default class PlansRemove extends GwCommand {
     const plan = removablePlan(loadConfig(paths), args.plan, agents);
     const { result } = await editConfig(paths.config, (raw) => removePlanEntry(raw, plan));
     if (flags.json) return printJson(result);
-    const aliases = result.removedAliases.length > 0 ? ` and its ${result.removedAliases.length === 1 ? "alias" : "aliases"} ${result.removedAliases.join(", ")}` : "";
+    const aliases =
+      result.removedAliases.length > 0 ? ` and its ${result.removedAliases.length === 1 ? "alias" : "aliases"} ${result.removedAliases.join(", ")}` : "";
     printLine(`removed plan ${plan}${aliases}`);
   }
 }

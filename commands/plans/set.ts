@@ -1,13 +1,13 @@
 import { Args, Flags } from "@oclif/core";
-import { editConfig } from "../../src/config/config-file.js";
-import { canonicalPlanName } from "../../src/config/resolved-config.js";
 import { CliError } from "../../src/cli/cli-error.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { requirePlan, unknownPlan } from "../../src/cli/plan-names.js";
 import { isRecord, objectAt } from "../../src/cli/raw-config.js";
+import { editConfig } from "../../src/config/config-file.js";
+import { canonicalPlanName } from "../../src/config/resolved-config.js";
 import { setAgentPlan } from "../../src/store/provisioning.js";
 
 export default class PlansSet extends GwCommand {
@@ -73,7 +73,12 @@ export default class PlansSet extends GwCommand {
     const result = { plan: target, created, limits: config.resolvedPlans[target], ...(agent ? { agent: agent.name } : {}) };
     if (flags.json) return printJson(result);
     if (created) printLine(`created plan ${target} (the limits of free${Object.keys(changes).length > 0 ? ", with those given" : ""})`);
-    else if (Object.keys(changes).length > 0) printLine(`plan ${target}: set ${Object.entries(changes).map(([key, value]) => `${key}=${String(value)}`).join(", ")}`);
+    else if (Object.keys(changes).length > 0)
+      printLine(
+        `plan ${target}: set ${Object.entries(changes)
+          .map(([key, value]) => `${key}=${String(value)}`)
+          .join(", ")}`,
+      );
     if (agent) printLine(`agent "${agent.name}" is now on plan ${target}`);
   }
 }

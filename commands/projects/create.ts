@@ -1,7 +1,7 @@
 import { Args } from "@oclif/core";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { note, printJson, printLine } from "../../src/cli/output.js";
 
 export default class ProjectsCreate extends GwCommand {

@@ -1,6 +1,6 @@
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { printJson, printTable } from "../../src/cli/output.js";
 
 export default class ProjectsList extends GwCommand {

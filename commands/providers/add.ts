@@ -1,12 +1,12 @@
 import { Args, Flags } from "@oclif/core";
-import { editConfig } from "../../src/config/config-file.js";
 import { CliError } from "../../src/cli/cli-error.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { note, printJson, printLine } from "../../src/cli/output.js";
 import { assertProviderType, parseHeaders, providerView } from "../../src/cli/provider-entries.js";
 import { objectAt } from "../../src/cli/raw-config.js";
+import { editConfig } from "../../src/config/config-file.js";
 
 export default class ProvidersAdd extends GwCommand {
   static override description = "Add an upstream provider to config.json. Pass secrets as ${ENV} references: the literal stays out of the file.";
@@ -35,7 +35,8 @@ export default class ProvidersAdd extends GwCommand {
     const paths = await openHome(flags.home, { create: true });
     await editConfig(paths.config, (raw) => {
       const providers = objectAt(raw, "providers");
-      if (providers[args.name] !== undefined) throw new CliError(`provider "${args.name}" already exists: change it with \`gw providers set ${args.name} ...\``);
+      if (providers[args.name] !== undefined)
+        throw new CliError(`provider "${args.name}" already exists: change it with \`gw providers set ${args.name} ...\``);
       providers[args.name] = entry;
     });
     const view = providerView(args.name, entry);

@@ -1,10 +1,10 @@
-import { readRawConfig } from "../../src/config/load-config.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome } from "../../src/cli/home.js";
 import { printJson, printTable } from "../../src/cli/output.js";
 import { providerView } from "../../src/cli/provider-entries.js";
 import { isRecord } from "../../src/cli/raw-config.js";
+import { readRawConfig } from "../../src/config/load-config.js";
 
 export default class ProvidersList extends GwCommand {
   static override description = "List providers. API keys show as written when they are ${ENV} references, otherwise as ****.";

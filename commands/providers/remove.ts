@@ -1,12 +1,12 @@
 import { Args } from "@oclif/core";
-import { editConfig } from "../../src/config/config-file.js";
 import { CliError } from "../../src/cli/cli-error.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { providerView, routesUsing } from "../../src/cli/provider-entries.js";
 import { arrayAt, objectAt } from "../../src/cli/raw-config.js";
+import { editConfig } from "../../src/config/config-file.js";
 
 export default class ProvidersRemove extends GwCommand {
   static override description = "Remove a provider from config.json; refused while a route sends traffic to it.";
@@ -22,7 +22,9 @@ export default class ProvidersRemove extends GwCommand {
       const users = routesUsing(arrayAt(raw, "routes"), args.name);
       if (users.length > 0) {
         const named = users.map((user) => `routes[${user.index}] (prefix "${user.prefix}")`).join(", ");
-        throw new CliError(`provider "${args.name}" is used by ${named}; remove or change ${users.length > 1 ? "those routes" : "that route"} first (\`gw routes remove PREFIX\`)`);
+        throw new CliError(
+          `provider "${args.name}" is used by ${named}; remove or change ${users.length > 1 ? "those routes" : "that route"} first (\`gw routes remove PREFIX\`)`,
+        );
       }
       const entry = providers[args.name];
       delete providers[args.name];

@@ -1,11 +1,11 @@
 import { Args, Flags } from "@oclif/core";
-import { editConfig } from "../../src/config/config-file.js";
 import { CliError } from "../../src/cli/cli-error.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { note, printJson, printLine } from "../../src/cli/output.js";
-import { assertProviderType, changeProvider, parseHeaders, providerView, type ProviderChanges } from "../../src/cli/provider-entries.js";
+import { assertProviderType, changeProvider, type ProviderChanges, parseHeaders, providerView } from "../../src/cli/provider-entries.js";
+import { editConfig } from "../../src/config/config-file.js";
 
 export default class ProvidersSet extends GwCommand {
   static override description =

@@ -1,16 +1,20 @@
 import { Args, Flags } from "@oclif/core";
-import { editConfig } from "../../src/config/config-file.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { arrayAt } from "../../src/cli/raw-config.js";
 import { selectRoute } from "../../src/cli/route-entries.js";
+import { editConfig } from "../../src/config/config-file.js";
 
 export default class RoutesRemove extends GwCommand {
   static override description =
     "Remove the route with this prefix. When several share the prefix, --provider (or for weighted routes such as auto, --priority) picks one; --index picks by the # of `gw routes list`.";
-  static override examples = ["<%= config.bin %> routes remove groq/", "<%= config.bin %> routes remove fast --provider groq", "<%= config.bin %> routes remove auto --priority 5"];
+  static override examples = [
+    "<%= config.bin %> routes remove groq/",
+    "<%= config.bin %> routes remove fast --provider groq",
+    "<%= config.bin %> routes remove auto --priority 5",
+  ];
   static override args = { prefix: Args.string({ description: "route prefix", required: true }) };
   static override flags = {
     provider: Flags.string({ description: "the route to this provider (a weighted route: with an upstream to it), when several share the prefix" }),
@@ -24,7 +28,11 @@ export default class RoutesRemove extends GwCommand {
     const paths = await openHome(flags.home);
     const { result: removed } = await editConfig(paths.config, (raw) => {
       const routes = arrayAt(raw, "routes");
-      const index = selectRoute(routes, { prefix: args.prefix, provider: flags.provider, priority: flags.priority, index: flags.index }, ["provider", "priority", "index"]);
+      const index = selectRoute(routes, { prefix: args.prefix, provider: flags.provider, priority: flags.priority, index: flags.index }, [
+        "provider",
+        "priority",
+        "index",
+      ]);
       return { index, route: routes.splice(index, 1)[0] };
     });
     if (flags.json) return printJson(removed.route);

@@ -1,12 +1,12 @@
 import { Args, Flags } from "@oclif/core";
-import { editConfig } from "../../src/config/config-file.js";
 import { CliError } from "../../src/cli/cli-error.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { arrayAt, isRecord } from "../../src/cli/raw-config.js";
 import { isWeighted, routeTarget, selectRoute } from "../../src/cli/route-entries.js";
+import { editConfig } from "../../src/config/config-file.js";
 
 export default class RoutesSet extends GwCommand {
   static override description =
@@ -39,7 +39,9 @@ export default class RoutesSet extends GwCommand {
       const route = routes[found];
       if (!isRecord(route)) throw new CliError(`config.json: routes[${found}]: expected an object`);
       if (flags.model !== undefined && isWeighted(route)) {
-        throw new CliError(`routes[${found}] ("${args.prefix}") is weighted: each upstream names its model; change them with \`gw routes add ${args.prefix} --replace --upstream provider:model[:weight] ...\``);
+        throw new CliError(
+          `routes[${found}] ("${args.prefix}") is weighted: each upstream names its model; change them with \`gw routes add ${args.prefix} --replace --upstream provider:model[:weight] ...\``,
+        );
       }
       if (flags.priority !== undefined) route.priority = flags.priority;
       if (flags["free-tier"] !== undefined) route.freeTier = flags["free-tier"];
@@ -50,6 +52,8 @@ export default class RoutesSet extends GwCommand {
     const route = config.routes[index]!;
     if (flags.json) return printJson(route);
     const model = route.model === undefined ? "" : `, model ${route.model}`;
-    printLine(`changed routes[${index}]: "${route.prefix}" -> ${routeTarget(route)} (priority ${route.priority}, free tier ${route.freeTier ? "yes" : "no"}${model})`);
+    printLine(
+      `changed routes[${index}]: "${route.prefix}" -> ${routeTarget(route)} (priority ${route.priority}, free tier ${route.freeTier ? "yes" : "no"}${model})`,
+    );
   }
 }

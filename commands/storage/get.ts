@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { Args, Flags } from "@oclif/core";
 import { CliError } from "../../src/cli/cli-error.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { localNameFor, saveDownload } from "../../src/cli/local-files.js";
 import { note, printJson } from "../../src/cli/output.js";
 import { humanBytes, transferProgress } from "../../src/cli/transfer-progress.js";

@@ -1,7 +1,7 @@
 import { Flags } from "@oclif/core";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { note, printJson, printTable } from "../../src/cli/output.js";
 import { humanBytes } from "../../src/cli/transfer-progress.js";
 

@@ -1,12 +1,12 @@
 import { Args, Flags } from "@oclif/core";
-import { GwApiError } from "../../src/client/gw-api-error.js";
 import { CliError } from "../../src/cli/cli-error.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { checkFileSizes, checkLocalFiles, fileSource, type LocalFile } from "../../src/cli/local-files.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { humanBytes, transferProgress } from "../../src/cli/transfer-progress.js";
+import { GwApiError } from "../../src/client/gw-api-error.js";
 
 export default class StorageUpload extends GwCommand {
   static override description =

@@ -1,10 +1,10 @@
 import { Args } from "@oclif/core";
-import { editConfig } from "../../src/config/config-file.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { printJson, printLine } from "../../src/cli/output.js";
 import { disableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
+import { editConfig } from "../../src/config/config-file.js";
 
 export default class ToolsDisable extends GwCommand {
   static override description =

@@ -1,11 +1,11 @@
 import { Args, Flags } from "@oclif/core";
-import { editConfig } from "../../src/config/config-file.js";
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { note, printJson, printLine } from "../../src/cli/output.js";
 import { implementedProviderTypes } from "../../src/cli/provider-types.js";
 import { enableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
+import { editConfig } from "../../src/config/config-file.js";
 
 export default class ToolsEnable extends GwCommand {
   static override description =

@@ -1,5 +1,5 @@
-import { GwCommand } from "../../src/cli/gw-command.js";
 import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome } from "../../src/cli/home.js";
 import { printJson, printTable } from "../../src/cli/output.js";
 import { toolOverview } from "../../src/cli/tool-entries.js";

@@ -10,10 +10,10 @@
 //   with the error instead, so a blob left behind (or a directory in its place) went unnoticed.
 //
 // Everything else (hasItem, getKeys, clear ...) is the stock driver.
-import { mkdirSync, promises as fs } from "node:fs";
+import { promises as fs, mkdirSync } from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { defineDriver, type Driver } from "unstorage";
+import { type Driver, defineDriver } from "unstorage";
 import fsDriver, { type FSStorageOptions } from "unstorage/drivers/fs";
 import { claimPartialFile, PARTIAL_DIRECTORY, releasePartialFile, sweepPartialFiles } from "./partial-files.js";
 

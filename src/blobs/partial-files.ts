@@ -3,7 +3,7 @@
 // its age: a crash during uploads must not hold their bytes on disk for an hour) from one that
 // another gw on the same home may be receiving right now.
 import { randomBytes } from "node:crypto";
-import { promises as fs, type Dirent } from "node:fs";
+import { type Dirent, promises as fs } from "node:fs";
 import path from "node:path";
 
 export const PARTIAL_DIRECTORY = ".partial";

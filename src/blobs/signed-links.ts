@@ -21,9 +21,7 @@ export interface LinkClaims {
   sizeBytes: number;
 }
 
-export type LinkCheck =
-  | { ok: true; claims: LinkClaims }
-  | { ok: false; reason: "malformed" | "signature" | "method" | "expired"; claims?: LinkClaims };
+export type LinkCheck = { ok: true; claims: LinkClaims } | { ok: false; reason: "malformed" | "signature" | "method" | "expired"; claims?: LinkClaims };
 
 const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const INTEGER_PATTERN = /^(0|[1-9][0-9]{0,15})$/;

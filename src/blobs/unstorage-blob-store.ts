@@ -6,7 +6,7 @@
 import { Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Storage } from "unstorage";
-import { assertBlobKey, forwardStream, type BlobStore } from "./blob-store.js";
+import { assertBlobKey, type BlobStore, forwardStream } from "./blob-store.js";
 import { isStreamingDriver } from "./fs-stream-driver.js";
 
 export class UnstorageBlobStore implements BlobStore {

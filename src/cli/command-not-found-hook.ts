@@ -14,7 +14,11 @@ const hook: Hook.CommandNotFound = async function (options) {
   const { config, id } = options;
   const shown = (commandId: string) => commandId.split(":").join(config.topicSeparator);
   const commands = config.commands.filter((command) => !command.hidden);
-  const knownIds = [...commands.map((command) => command.id), ...commands.flatMap((command) => command.aliases), ...config.topics.filter((topic) => !topic.hidden).map((topic) => topic.name)];
+  const knownIds = [
+    ...commands.map((command) => command.id),
+    ...commands.flatMap((command) => command.aliases),
+    ...config.topics.filter((topic) => !topic.hidden).map((topic) => topic.name),
+  ];
   const guess = closestCommandId(id, knownIds);
   const topic = config.findTopic(id.split(":")[0] ?? "");
   const help = topic ? `${config.bin} help ${shown(topic.name)}` : `${config.bin} help`;

@@ -8,7 +8,7 @@ import { describeUnsetVariable, envVariableUses } from "../config/env-references
 import { loadConfigFile, readRawConfig } from "../config/load-config.js";
 import { homePaths } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
-import { findEspeak, findFfmpeg, findTesseract, type EngineInfo } from "../media/engines.js";
+import { type EngineInfo, findEspeak, findFfmpeg, findTesseract } from "../media/engines.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { periodOf, UsageLog } from "../store/usage-log.js";
 
@@ -68,7 +68,14 @@ function ffmpegCheck(ffmpeg: EngineInfo | null, env: NodeJS.ProcessEnv): DoctorC
 
 function engineCheck(name: string, engine: EngineInfo | null, missing: string): DoctorCheck {
   if (!engine) return { name, status: "warn", detail: `not found: ${missing}` };
-  return { name, status: "ok", path: engine.path, version: engine.version, source: engine.source, detail: `${engine.version} (${engine.source}: ${engine.path})` };
+  return {
+    name,
+    status: "ok",
+    path: engine.path,
+    version: engine.version,
+    source: engine.source,
+    detail: `${engine.version} (${engine.source}: ${engine.path})`,
+  };
 }
 
 async function homeChecks(home: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
@@ -93,7 +100,8 @@ async function homeChecks(home: string, env: NodeJS.ProcessEnv): Promise<DoctorC
     checks.push({ name: "data dir", status: "ok", path: paths.dataDir, detail: `${paths.dataDir} is writable` });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const detail = code === "ENOENT" ? `${paths.dataDir} does not exist (run \`gw init\`)` : code === "EACCES" ? `${paths.dataDir} is not writable` : messageOf(error);
+    const detail =
+      code === "ENOENT" ? `${paths.dataDir} does not exist (run \`gw init\`)` : code === "EACCES" ? `${paths.dataDir} is not writable` : messageOf(error);
     checks.push({ name: "data dir", status: "error", path: paths.dataDir, detail });
   }
 
@@ -139,11 +147,18 @@ function pricingCheck(config: Config): DoctorCheck {
   const prefixes = defaultPricedPrefixes(config).join(", ");
   const models = defaultPricedModels(config);
   if (models.length === 0) {
-    const detail = prefixes ? `every routable model in models[] has a price; a model under ${prefixes} without an entry is billed at ${fallback}` : "every routable model has a price";
+    const detail = prefixes
+      ? `every routable model in models[] has a price; a model under ${prefixes} without an entry is billed at ${fallback}`
+      : "every routable model has a price";
     return { name: "pricing", status: "ok", detail, models };
   }
   const unlisted = prefixes ? `; so is any model under ${prefixes} without an entry` : "";
-  return { name: "pricing", status: "warn", detail: `routable models billed at ${fallback} for lack of a price in models[]: ${models.join(", ")}${unlisted}`, models };
+  return {
+    name: "pricing",
+    status: "warn",
+    detail: `routable models billed at ${fallback} for lack of a price in models[]: ${models.join(", ")}${unlisted}`,
+    models,
+  };
 }
 
 function messageOf(error: unknown): string {

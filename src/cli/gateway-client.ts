@@ -1,9 +1,9 @@
 // The client endpoint commands use: GW_BASE_URL (or --base-url), else the home's server address;
 // GW_API_KEY (or --api-key).
 import { existsSync } from "node:fs";
+import { GwClient } from "../client/gw-client.js";
 import { readRawConfig } from "../config/load-config.js";
 import { homePaths, resolveHome } from "../config/paths.js";
-import { GwClient } from "../client/gw-client.js";
 import { CliError } from "./cli-error.js";
 import { isRecord } from "./raw-config.js";
 
@@ -15,9 +15,11 @@ export interface GatewayFlags {
 
 export function gatewayClient(flags: GatewayFlags, env: NodeJS.ProcessEnv = process.env, options: { keyRequired?: boolean } = {}): GwClient {
   const apiKey = flags["api-key"] ?? env.GW_API_KEY;
-  if (!apiKey && options.keyRequired !== false) throw new CliError("no API key: set GW_API_KEY or pass --api-key (create one with `gw keys create --agent NAME`)");
+  if (!apiKey && options.keyRequired !== false)
+    throw new CliError("no API key: set GW_API_KEY or pass --api-key (create one with `gw keys create --agent NAME`)");
   const baseUrl = flags["base-url"] ?? env.GW_BASE_URL ?? homeServerUrl(flags.home);
-  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new CliError(`gateway address "${baseUrl}" is not an http(s) URL (GW_BASE_URL or --base-url)`);
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol))
+    throw new CliError(`gateway address "${baseUrl}" is not an http(s) URL (GW_BASE_URL or --base-url)`);
   return new GwClient(apiKey ? { baseUrl, apiKey } : { baseUrl });
 }
 

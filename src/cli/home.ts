@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { initHome, isInitialised } from "../config/init-home.js";
 import { loadConfigFile } from "../config/load-config.js";
-import { homePaths, resolveHome, type HomePaths } from "../config/paths.js";
+import { type HomePaths, homePaths, resolveHome } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { CliError } from "./cli-error.js";

@@ -15,10 +15,10 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pLimit from "p-limit";
-import type { ImageResultBody } from "../client/image-types.js";
 import { GwApiError, isRecord } from "../client/gw-api-error.js";
+import type { ImageResultBody } from "../client/image-types.js";
 import { CliError } from "./cli-error.js";
-import { extensionOf, pictureTargets, writePicture, type PictureTarget } from "./image-files.js";
+import { extensionOf, type PictureTarget, pictureTargets, writePicture } from "./image-files.js";
 import { emptyResultError, outputFormatFor } from "./image-options.js";
 import { writeStdout } from "./output.js";
 import { readStdin } from "./stdin.js";
@@ -143,7 +143,10 @@ async function runItem(item: BatchItem, options: BatchOptions): Promise<BatchRes
     if (empty) throw empty;
     const targets: PictureTarget[] =
       output === undefined
-        ? answer.data.map((picture, index) => ({ path: path.join(options.directory, `${item.line}-${index + 1}.${extensionOf(picture.media_type)}`), exclusive: false }))
+        ? answer.data.map((picture, index) => ({
+            path: path.join(options.directory, `${item.line}-${index + 1}.${extensionOf(picture.media_type)}`),
+            exclusive: false,
+          }))
         : pictureTargets(answer.data, path.join(options.directory, output));
     result.files = [];
     for (const [index, picture] of answer.data.entries()) {
@@ -188,7 +191,10 @@ function lineRequest(line: Record<string, unknown>, defaults: Record<string, unk
 }
 
 function failure(error: unknown): Pick<BatchResult, "status" | "error" | "code" | "http_status"> {
-  const failed: Pick<BatchResult, "status" | "error" | "code" | "http_status"> = { status: "error", error: error instanceof Error ? error.message : String(error) };
+  const failed: Pick<BatchResult, "status" | "error" | "code" | "http_status"> = {
+    status: "error",
+    error: error instanceof Error ? error.message : String(error),
+  };
   if (error instanceof GwApiError) {
     if (error.code) failed.code = error.code;
     if (error.status > 0) failed.http_status = error.status;

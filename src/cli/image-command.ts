@@ -4,7 +4,7 @@ import type { GwClient } from "../client/gw-client.js";
 import type { ImageResultBody } from "../client/image-types.js";
 import { gatewayClient } from "./gateway-client.js";
 import { runImageBatch } from "./image-batch.js";
-import { checkOutputFlags, imageParameters, outputFormatFor, saveImageResult, type ImageRequestFlags } from "./image-options.js";
+import { checkOutputFlags, type ImageRequestFlags, imageParameters, outputFormatFor, saveImageResult } from "./image-options.js";
 import { textArgument } from "./stdin.js";
 
 export interface ImageEndpoint {
@@ -14,7 +14,12 @@ export interface ImageEndpoint {
 }
 
 /** `extra`: body fields from the command's own flags (edit: the pictures), defaults for batch lines. */
-export async function runImageCommand(endpoint: ImageEndpoint, flags: ImageRequestFlags, prompt: string | undefined, extra: Record<string, unknown> = {}): Promise<void> {
+export async function runImageCommand(
+  endpoint: ImageEndpoint,
+  flags: ImageRequestFlags,
+  prompt: string | undefined,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   checkOutputFlags(flags, prompt);
   const client = gatewayClient(flags);
   if (flags.batch !== undefined) {

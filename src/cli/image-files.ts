@@ -32,7 +32,8 @@ export function pictureTargets(pictures: Array<{ media_type: string; asset_id?: 
     if (output === undefined) return { path: `image-${picture.asset_id ?? index + 1}.${extension}`, exclusive: true };
     const known = formatOfTarget(output) !== undefined;
     const stem = known ? output.slice(0, -path.extname(output).length) : output;
-    if (pictures.length === 1) return { path: known && sameFormat(path.extname(output).slice(1), extension) ? output : `${stem}.${extension}`, exclusive: false };
+    if (pictures.length === 1)
+      return { path: known && sameFormat(path.extname(output).slice(1), extension) ? output : `${stem}.${extension}`, exclusive: false };
     return { path: `${stem}-${index + 1}.${extension}`, exclusive: false };
   });
 }

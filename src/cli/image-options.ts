@@ -15,7 +15,8 @@ export const promptArgument = Args.string({ description: "what to draw; - reads 
 export const imageRequestFlags = {
   output: Flags.string({
     char: "o",
-    description: "where to write the picture(s); - is stdout (one picture only); with --batch a directory [default: ./image-<asset id>.<ext>; with --batch the current directory]",
+    description:
+      "where to write the picture(s); - is stdout (one picture only); with --batch a directory [default: ./image-<asset id>.<ext>; with --batch the current directory]",
   }),
   n: Flags.integer({ description: "number of pictures (plan cap 1 Free, 4 Pro, 10 Max)", min: 1 }),
   "aspect-ratio": Flags.string({ description: "1:1, 2:3, 3:2, 3:4, 4:3, 4:5, 5:4, 9:16, 16:9 or 21:9" }),
@@ -34,7 +35,7 @@ export const imageRequestFlags = {
   parent: Flags.string({ description: "asset id of the library picture this one follows (its lineage)" }),
   batch: Flags.string({
     description:
-      "JSON lines file (- for stdin): one request body per line, sent --concurrency at a time; flags give every line its defaults, an optional \"output\" field names a line's file stem; pictures go to -o DIR as <line>-<index>.<ext> (existing files are overwritten) and one JSON result line per request is printed in input order",
+      'JSON lines file (- for stdin): one request body per line, sent --concurrency at a time; flags give every line its defaults, an optional "output" field names a line\'s file stem; pictures go to -o DIR as <line>-<index>.<ext> (existing files are overwritten) and one JSON result line per request is printed in input order',
   }),
   concurrency: Flags.integer({ description: "with --batch: requests in flight at once", min: 1, default: 4 }),
   json: Flags.boolean({

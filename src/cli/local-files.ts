@@ -25,7 +25,10 @@ export interface LocalFile {
  */
 export async function checkLocalFiles(files: readonly string[]): Promise<LocalFile[]> {
   const checked = await Promise.all(files.map(inspectLocalFile));
-  refuseProblems(checked.flatMap((entry) => (typeof entry === "string" ? [entry] : [])), files.length);
+  refuseProblems(
+    checked.flatMap((entry) => (typeof entry === "string" ? [entry] : [])),
+    files.length,
+  );
   return checked.filter((entry): entry is LocalFile => typeof entry !== "string");
 }
 
@@ -34,7 +37,9 @@ export function checkFileSizes(files: readonly LocalFile[], maxFileBytes: number
   if (maxFileBytes === undefined) return;
   const limit = `the gateway's limit of ${humanBytes(maxFileBytes)} per file (${maxFileBytes} bytes)`;
   refuseProblems(
-    files.filter((file) => file.sizeBytes > maxFileBytes).map((file) => `${file.path}: ${humanBytes(file.sizeBytes)} (${file.sizeBytes} bytes) is over ${limit}`),
+    files
+      .filter((file) => file.sizeBytes > maxFileBytes)
+      .map((file) => `${file.path}: ${humanBytes(file.sizeBytes)} (${file.sizeBytes} bytes) is over ${limit}`),
     files.length,
   );
 }
@@ -118,7 +123,12 @@ export async function saveDownload(body: ReadableStream<Uint8Array>, target: str
  * the current directory (no path, no control characters; the id when nothing usable is left).
  */
 export function localNameFor(filename: string | undefined, id: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  const name = (filename ?? "").replace(/[\u0000-\u001f\u007f]/g, "").split(/[\\/]/).pop()?.trim() ?? "";
+  const name =
+    (filename ?? "")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+      .replace(/[\u0000-\u001f\u007f]/g, "")
+      .split(/[\\/]/)
+      .pop()
+      ?.trim() ?? "";
   return name === "" || name === "." || name === ".." ? id : name;
 }

@@ -79,7 +79,9 @@ export function changeProvider(raw: RawConfig, name: string, changes: ProviderCh
   const entry = providers[name];
   if (entry === undefined) {
     const known = Object.keys(providers);
-    throw new CliError(`no provider "${name}"; ${known.length ? `the providers are ${known.join(", ")}` : "there are none yet"} (add one with \`gw providers add NAME --type ...\`)`);
+    throw new CliError(
+      `no provider "${name}"; ${known.length ? `the providers are ${known.join(", ")}` : "there are none yet"} (add one with \`gw providers add NAME --type ...\`)`,
+    );
   }
   if (!isRecord(entry)) throw new CliError(`config.json: providers.${name}: expected an object`);
   const changed: string[] = [];

@@ -56,7 +56,10 @@ export function selectRoute(routes: readonly unknown[], selector: RouteSelector,
   if (matches.length === 0) throw new CliError(`no route with ${describeSelector(selector)} (\`gw routes list\` shows the routes)`);
   const weighted = matches.some((index) => isWeighted(routes[index]));
   const offered = flags.filter((flag) => flag !== "priority" || weighted);
-  const lines = matches.map((index) => `  routes[${index}] -> ${rawRouteTarget(routes[index])} (priority ${priorityOf(routes[index])}): ${pickingFlag(routes, matches, index, offered)}`);
+  const lines = matches.map(
+    (index) =>
+      `  routes[${index}] -> ${rawRouteTarget(routes[index])} (priority ${priorityOf(routes[index])}): ${pickingFlag(routes, matches, index, offered)}`,
+  );
   throw new CliError(`${matches.length} routes have ${describeSelector(selector)}; pick one with ${offered.map(flagUsage).join(", ")}:\n${lines.join("\n")}`);
 }
 
@@ -103,7 +106,8 @@ function pickingFlag(routes: readonly unknown[], matches: readonly number[], ind
     const own = providersOf(routes[index]).find((provider) => others.every((other) => !providersOf(other).includes(provider)));
     if (own !== undefined) return `--provider ${own}`;
   }
-  if (offered.includes("priority") && others.every((other) => priorityOf(other) !== priorityOf(routes[index]))) return `--priority ${priorityOf(routes[index])}`;
+  if (offered.includes("priority") && others.every((other) => priorityOf(other) !== priorityOf(routes[index])))
+    return `--priority ${priorityOf(routes[index])}`;
   return `--index ${index}`;
 }
 

@@ -7,8 +7,8 @@ import { parseConfigText } from "../config/load-config.js";
 import type { Config } from "../config/resolved-config.js";
 import { CliError } from "./cli-error.js";
 import type { ProviderTypeCapabilities } from "./provider-types.js";
-import { requireServableModel } from "./tool-models.js";
 import { isRecord, objectAt } from "./raw-config.js";
+import { requireServableModel } from "./tool-models.js";
 
 /** The tools of the config (docs/decisions.md §6). */
 export const KNOWN_TOOLS = ["image", "describe", "enhance", "ocr", "speech", "transcription", "video", "search", "upscale", "background"] as const;
@@ -61,7 +61,13 @@ export function toolOverview(config: Config): Array<ToolView & { available?: Too
  * Inside editConfig: allow MODEL for TOOL, and make it the default when asked or when there is none.
  * MODEL must be one a provider here could serve (an image tool's: a catalog model doing its work).
  */
-export function enableTool(raw: RawConfig, tool: string, model: string, makeDefault: boolean, types: ProviderTypeCapabilities): ToolView & { added: boolean; provider?: string } {
+export function enableTool(
+  raw: RawConfig,
+  tool: string,
+  model: string,
+  makeDefault: boolean,
+  types: ProviderTypeCapabilities,
+): ToolView & { added: boolean; provider?: string } {
   const entry = toolEntry(raw, tool, { create: true });
   let provider: string | undefined;
   if (isImageTool(tool)) provider = catalogModelFor(raw, tool, model).provider;

@@ -32,7 +32,10 @@ function requireRoutableChatModel(config: Config, types: ProviderTypeCapabilitie
   const routable =
     model === "auto"
       ? chatRoutes.some((route) => route.prefix === "auto" && route.upstreams)
-      : chatRoutes.some((route) => route.prefix !== "auto" && route.provider && model.startsWith(route.prefix) && (route.model !== undefined || model.length > route.prefix.length));
+      : chatRoutes.some(
+          (route) =>
+            route.prefix !== "auto" && route.provider && model.startsWith(route.prefix) && (route.model !== undefined || model.length > route.prefix.length),
+        );
   if (routable) return;
   const prefixes = chatRoutes.map((route) => (route.prefix === "auto" || route.model !== undefined ? route.prefix : `${route.prefix}MODEL`));
   throw new CliError(
@@ -45,7 +48,9 @@ function requireOcrEngine(config: Config, model: string): void {
     .filter(([, provider]) => provider.type === "local")
     .map(([name]) => `${name}/${OCR_ENGINE}`);
   if (engines.includes(model)) return;
-  throw new CliError(`"${model}" is not an OCR engine gw runs: ocr takes ${engines.join(", ") || `PROVIDER/${OCR_ENGINE} with a provider of type local (gw providers add local --type local)`}`);
+  throw new CliError(
+    `"${model}" is not an OCR engine gw runs: ocr takes ${engines.join(", ") || `PROVIDER/${OCR_ENGINE} with a provider of type local (gw providers add local --type local)`}`,
+  );
 }
 
 /** Tools gw has no engine for yet (speech, transcription, video, search): at least a provider gw implements. */
@@ -60,6 +65,8 @@ function requireImplementedProvider(config: Config, types: ProviderTypeCapabilit
   const provider = config.providers[name];
   if (!provider) throw new CliError(`"${model}": no provider "${name}" is configured; ${expected}`);
   if (!types.has(provider.type)) {
-    throw new CliError(`"${model}": provider "${name}" is of type ${provider.type}, which gw does not implement (it implements ${[...types.keys()].join(", ")}); ${expected}`);
+    throw new CliError(
+      `"${model}": provider "${name}" is of type ${provider.type}, which gw does not implement (it implements ${[...types.keys()].join(", ")}); ${expected}`,
+    );
   }
 }

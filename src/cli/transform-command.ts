@@ -3,8 +3,8 @@
 // a library picture sent as parent_asset_id with no image), their flags, and saving the result
 // the way `gw image generate` does.
 import { Args, Flags, type Interfaces } from "@oclif/core";
-import { TransformClient, type ImageUpscaleRequest } from "../client/transform-client.js";
 import type { ImageResultBody } from "../client/image-types.js";
+import { type ImageUpscaleRequest, TransformClient } from "../client/transform-client.js";
 import { CliError } from "./cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "./flags.js";
 import { gatewayClient } from "./gateway-client.js";

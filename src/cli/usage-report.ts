@@ -1,8 +1,8 @@
 // `gw usage`: a period's usage rows and, per agent, credits used and the balance left.
 import type { Config } from "../config/resolved-config.js";
 import { canonicalPlanName } from "../config/resolved-config.js";
-import type { MetadataData } from "../store/records.js";
 import { findAgent } from "../store/provisioning.js";
+import type { MetadataData } from "../store/records.js";
 import type { UsageRow } from "../store/usage-log.js";
 import { CliError } from "./cli-error.js";
 

@@ -6,11 +6,11 @@ import { GwApiError, isRecord } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
 import type { ImageCatalogBody, ImageEditRequest, ImageGenerationRequest, ImageResultBody, ProjectBody, ProjectListBody } from "./image-types.js";
 import {
-  MAX_FILE_BYTES_HEADER,
   type FileDownload,
   type FileListBody,
   type FileListQuery,
   type FileUrlBody,
+  MAX_FILE_BYTES_HEADER,
   type MessageBody,
   type PresignedUploadBody,
   type PresignUploadRequest,
@@ -33,13 +33,15 @@ export class GwClient {
 
   async listModels(options: CallOptions = {}): Promise<ModelList> {
     const body = await this.transport.json<unknown>("/v1/models", options);
-    if (!isRecord(body) || !Array.isArray(body.data)) throw new GwApiError("unexpected /v1/models answer: no `data` list", 200, undefined, undefined, undefined, body);
+    if (!isRecord(body) || !Array.isArray(body.data))
+      throw new GwApiError("unexpected /v1/models answer: no `data` list", 200, undefined, undefined, undefined, body);
     return body as unknown as ModelList;
   }
 
   async chatCompletion(body: ChatCompletionRequest, options: CallOptions = {}): Promise<ChatCompletion> {
     const answer = await this.transport.json<unknown>("/v1/chat/completions", { ...options, json: { ...body, stream: false } });
-    if (!isRecord(answer) || !Array.isArray(answer.choices)) throw new GwApiError("unexpected chat completion answer: no `choices`", 200, undefined, undefined, undefined, answer);
+    if (!isRecord(answer) || !Array.isArray(answer.choices))
+      throw new GwApiError("unexpected chat completion answer: no `choices`", 200, undefined, undefined, undefined, answer);
     return answer as unknown as ChatCompletion;
   }
 
@@ -47,7 +49,8 @@ export class GwClient {
   async *chatCompletionStream(body: ChatCompletionRequest, options: CallOptions = {}): AsyncGenerator<ChatCompletionChunk> {
     const events = this.transport.events("/v1/chat/completions", { ...options, json: { ...body, stream: true }, requireTerminator: true });
     for await (const event of events) {
-      if (!isRecord(event) || !Array.isArray(event.choices)) throw new GwApiError("unexpected chat stream chunk: no `choices`", 200, undefined, undefined, undefined, event);
+      if (!isRecord(event) || !Array.isArray(event.choices))
+        throw new GwApiError("unexpected chat stream chunk: no `choices`", 200, undefined, undefined, undefined, event);
       yield event as unknown as ChatCompletionChunk;
     }
   }
@@ -210,12 +213,14 @@ function storedFileBody(answer: unknown, what: string): StoredFileBody {
  * send), with other control characters, which no header may carry, replaced.
  */
 function formFilename(name: string): string {
-  return name
-    .replace(/"/g, "%22")
-    .replace(/\r/g, "%0D")
-    .replace(/\n/g, "%0A")
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-    .replace(/[\u0000-\u001f\u007f]/g, "_");
+  return (
+    name
+      .replace(/"/g, "%22")
+      .replace(/\r/g, "%0D")
+      .replace(/\n/g, "%0A")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+      .replace(/[\u0000-\u001f\u007f]/g, "_")
+  );
 }
 
 /** RFC 5987 ext-value characters: the rest percent-encoded as UTF-8. */

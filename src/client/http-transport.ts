@@ -99,7 +99,10 @@ export class HttpTransport {
     const requestId = response.headers.get("x-request-id") ?? undefined;
     if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
       const body = await readJson(response);
-      throw errorFromBody(body, response.status, requestId) ?? new GwApiError("expected an event stream from the gateway", response.status, undefined, undefined, requestId, body);
+      throw (
+        errorFromBody(body, response.status, requestId) ??
+        new GwApiError("expected an event stream from the gateway", response.status, undefined, undefined, requestId, body)
+      );
     }
     if (!response.body) throw new GwApiError("the gateway sent an empty stream", response.status, undefined, undefined, requestId);
     const terminator = options.terminator ?? "[DONE]";
@@ -112,7 +115,10 @@ export class HttpTransport {
         throw new GwApiError(`malformed event from the gateway: ${event.data.slice(0, 200)}`, response.status, undefined, undefined, requestId);
       }
       if (isRecord(data) && (data.error !== undefined || data.type === "error")) {
-        throw errorFromBody(data, response.status, requestId) ?? new GwApiError("the gateway reported an error", response.status, undefined, undefined, requestId, data);
+        throw (
+          errorFromBody(data, response.status, requestId) ??
+          new GwApiError("the gateway reported an error", response.status, undefined, undefined, requestId, data)
+        );
       }
       yield data;
     }
@@ -181,7 +187,13 @@ async function readJson(response: Response): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    throw new GwApiError(`the gateway answered with a body that is not JSON: ${text.slice(0, 200)}`, response.status, undefined, undefined, response.headers.get("x-request-id") ?? undefined);
+    throw new GwApiError(
+      `the gateway answered with a body that is not JSON: ${text.slice(0, 200)}`,
+      response.status,
+      undefined,
+      undefined,
+      response.headers.get("x-request-id") ?? undefined,
+    );
   }
 }
 
@@ -195,7 +207,9 @@ async function decodeError(response: Response): Promise<GwApiError> {
     // Not JSON (a proxy's HTML page, an empty body): report the status and what was sent.
   }
   const detail = text.trim() ? `: ${text.trim().slice(0, 200)}` : "";
-  const error = errorFromBody(body, response.status, requestId) ?? new GwApiError(`HTTP ${response.status} ${response.statusText}${detail}`, response.status, undefined, undefined, requestId, body);
+  const error =
+    errorFromBody(body, response.status, requestId) ??
+    new GwApiError(`HTTP ${response.status} ${response.statusText}${detail}`, response.status, undefined, undefined, requestId, body);
   const retryAfter = Number(response.headers.get("retry-after"));
   if (response.headers.has("retry-after") && Number.isFinite(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
   return error;

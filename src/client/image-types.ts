@@ -2,8 +2,8 @@
 // server's zod schemas (z.input: what a client may send) and answer types. Type imports only:
 // they are erased, so the client never loads the gateway (docs/decisions.md §1).
 import type { z } from "zod";
-import type { ImageEditEntryInput, ImageEditRequestInput } from "../gateway/images/image-edit-request.js";
 import type { PublicImageCatalog, PublicImageModel } from "../gateway/images/image-catalog.js";
+import type { ImageEditEntryInput, ImageEditRequestInput } from "../gateway/images/image-edit-request.js";
 import type { imageGenerationSchema } from "../gateway/images/image-request.js";
 import type { ImageResultBody as ServerImageResultBody, ImageResultItem as ServerImageResultItem } from "../gateway/images/image-results.js";
 import type { ProjectBody as ServerProjectBody } from "../gateway/projects/project-request.js";

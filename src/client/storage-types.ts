@@ -1,9 +1,10 @@
 // Shapes of the storage endpoints' answers (spec "Stored file", "Storage quota", Storage table),
 // derived from the server's answer types (type imports only: erased, so the client never loads
 // the gateway; docs/decisions.md §1), and what an upload is made of on the client side.
-import type { DownloadLink, PresignedUpload, StoredFileList } from "../gateway/storage/storage-service.js";
+
 import type { ListQuery, PresignRequestInput } from "../gateway/storage/storage-requests.js";
-import type { StorageQuota, StoredFile as ServerStoredFile } from "../gateway/storage/stored-file.js";
+import type { DownloadLink, PresignedUpload, StoredFileList } from "../gateway/storage/storage-service.js";
+import type { StoredFile as ServerStoredFile, StorageQuota } from "../gateway/storage/stored-file.js";
 
 export type StoredFile = ServerStoredFile;
 

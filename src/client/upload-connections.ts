@@ -32,13 +32,15 @@ function readingPastRefusedWrites(connect: buildConnector.connector): buildConne
 
 function dropWritesOncePeerStops(socket: Socket): void {
   let peerStopped = false;
-  const swallowRefusal = (callback: WriteCallback): WriteCallback => (error) => {
-    if (error && PEER_STOPPED_READING.has((error as NodeJS.ErrnoException).code ?? "")) {
-      peerStopped = true;
-      return callback();
-    }
-    callback(error);
-  };
+  const swallowRefusal =
+    (callback: WriteCallback): WriteCallback =>
+    (error) => {
+      if (error && PEER_STOPPED_READING.has((error as NodeJS.ErrnoException).code ?? "")) {
+        peerStopped = true;
+        return callback();
+      }
+      callback(error);
+    };
   const write = socket._write.bind(socket);
   socket._write = (chunk, encoding, callback) => (peerStopped ? callback() : write(chunk, encoding, swallowRefusal(callback)));
   const writev = socket._writev?.bind(socket);

@@ -100,7 +100,9 @@ const imageModelObject = z
   })
   .strict();
 
-export const imageModelSchema = imageModelObject.superRefine((model, context) => checkImageModel(model, (path, message) => context.addIssue({ code: "custom", path, message })));
+export const imageModelSchema = imageModelObject.superRefine((model, context) =>
+  checkImageModel(model, (path, message) => context.addIssue({ code: "custom", path, message })),
+);
 
 export const imageModelListSchema = z.array(imageModelSchema).superRefine((models, context) => {
   const seen = new Set<string>();

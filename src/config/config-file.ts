@@ -3,8 +3,8 @@
 // written atomically. An invalid result is refused with the path of the bad field.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { withFileLock } from "../store/file-lock.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
+import { withFileLock } from "../store/file-lock.js";
 import { parseConfigText, readRawConfig } from "./load-config.js";
 import { projectRoot } from "./project-root.js";
 import type { Config } from "./resolved-config.js";

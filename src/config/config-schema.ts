@@ -119,9 +119,7 @@ export const modelSchema = z
   })
   .strict();
 
-const toolSchema = z
-  .object({ default: z.string().nullable().default(null), allow: z.array(z.string()).default([]) })
-  .strict();
+const toolSchema = z.object({ default: z.string().nullable().default(null), allow: z.array(z.string()).default([]) }).strict();
 
 const resolution = z.enum(["512", "1K", "2K", "4K"]);
 
@@ -180,7 +178,10 @@ export const DEFAULT_PLANS: Record<"free" | "pro" | "max", PlanLimits> = {
 export const storageSchema = z
   .object({
     /** "fs" (streams to $GW_HOME/data/blobs) or an unstorage driver by name ("s3", "redis" ...). Changing it needs a restart. */
-    driver: z.string().regex(/^[A-Za-z0-9-]+$/, "an unstorage driver name").default("fs"),
+    driver: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, "an unstorage driver name")
+      .default("fs"),
     /** Options for the driver: fs takes `base`; s3 takes endpoint, bucket, region, accessKeyId, secretAccessKey ... */
     options: z.record(z.string(), z.unknown()).default({}),
     /** Largest stored file in bytes (spec: 50 MB). */

@@ -1,6 +1,6 @@
 // Reload the config when its file changes. A change that does not validate is reported and
 // the previous config stays in force.
-import { watch, type FSWatcher } from "node:fs";
+import { type FSWatcher, watch } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "./config-error.js";
 import { loadConfigFile } from "./load-config.js";

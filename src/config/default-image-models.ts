@@ -31,8 +31,23 @@ const STABILITY_SIZES: Record<string, string> = {
 };
 
 const STABILITY_STYLE_PRESETS = [
-  "enhance", "anime", "photographic", "digital-art", "comic-book", "fantasy-art", "line-art", "analog-film", "neon-punk",
-  "isometric", "low-poly", "origami", "modeling-compound", "cinematic", "3d-model", "pixel-art", "tile-texture",
+  "enhance",
+  "anime",
+  "photographic",
+  "digital-art",
+  "comic-book",
+  "fantasy-art",
+  "line-art",
+  "analog-film",
+  "neon-punk",
+  "isometric",
+  "low-poly",
+  "origami",
+  "modeling-compound",
+  "cinematic",
+  "3d-model",
+  "pixel-art",
+  "tile-texture",
 ];
 
 /** `edits`: draws from a picture too (image-to-image: the picture to edit, one per call). */
@@ -121,9 +136,30 @@ export const DEFAULT_IMAGE_MODEL_INPUTS: ImageModelInput[] = [
     },
     pricing: { perImage: 20_000 },
   },
-  stabilityGenerator("core", "Stable Image Core", 30_000, false, false, "Stability's fast, inexpensive text-to-image model; negative prompts, style presets and seeds."),
-  stabilityGenerator("ultra", "Stable Image Ultra", 80_000, false, true, "Stability's highest-quality model; negative prompts, style presets and seeds; edits one picture (image-to-image, keeps its shape)."),
-  stabilityGenerator("sd3", "Stable Diffusion 3.5 Large", 65_000, true, true, "Stable Diffusion 3.5 Large; negative prompts, cfg_scale, style presets and seeds; edits one picture (image-to-image, keeps its shape)."),
+  stabilityGenerator(
+    "core",
+    "Stable Image Core",
+    30_000,
+    false,
+    false,
+    "Stability's fast, inexpensive text-to-image model; negative prompts, style presets and seeds.",
+  ),
+  stabilityGenerator(
+    "ultra",
+    "Stable Image Ultra",
+    80_000,
+    false,
+    true,
+    "Stability's highest-quality model; negative prompts, style presets and seeds; edits one picture (image-to-image, keeps its shape).",
+  ),
+  stabilityGenerator(
+    "sd3",
+    "Stable Diffusion 3.5 Large",
+    65_000,
+    true,
+    true,
+    "Stable Diffusion 3.5 Large; negative prompts, cfg_scale, style presets and seeds; edits one picture (image-to-image, keeps its shape).",
+  ),
   {
     id: "stability/fast-upscale",
     provider: "stability",

@@ -39,8 +39,9 @@ export function describeUnsetVariable(use: EnvVariableUse): string {
 
 function visitStrings(value: unknown, path: PropertyKey[], visit: (text: string, path: PropertyKey[]) => void): void {
   if (typeof value === "string") visit(value, path);
-  else if (Array.isArray(value)) value.forEach((item, index) => {
-    visitStrings(item, [...path, index], visit);
-  });
+  else if (Array.isArray(value))
+    value.forEach((item, index) => {
+      visitStrings(item, [...path, index], visit);
+    });
   else if (value && typeof value === "object") for (const [key, item] of Object.entries(value)) visitStrings(item, [...path, key], visit);
 }

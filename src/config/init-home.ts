@@ -2,12 +2,12 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { projectRoot } from "./project-root.js";
-import { MetadataStore } from "../store/metadata-store.js";
 import { writeFileAtomic } from "../store/atomic-write.js";
+import { MetadataStore } from "../store/metadata-store.js";
 import { defaultConfigText } from "./config-file.js";
 import { loadConfigFile } from "./load-config.js";
-import { homePaths, type HomePaths } from "./paths.js";
+import { type HomePaths, homePaths } from "./paths.js";
+import { projectRoot } from "./project-root.js";
 
 export interface InitResult {
   paths: HomePaths;

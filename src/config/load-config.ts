@@ -4,7 +4,7 @@ import { ConfigError } from "./config-error.js";
 import { configSchema } from "./config-schema.js";
 import { envVariableUses } from "./env-references.js";
 import { interpolateEnv } from "./interpolate-env.js";
-import { resolveConfig, type Config } from "./resolved-config.js";
+import { type Config, resolveConfig } from "./resolved-config.js";
 
 export function parseConfigText(text: string, file: string, env: NodeJS.ProcessEnv = process.env): Config {
   let raw: unknown;

@@ -2,39 +2,39 @@
 // ledger and the domain services. The server layer calls into this; it knows nothing of HTTP.
 import type { FSWatcher } from "node:fs";
 import path from "node:path";
+import type { ConfigError } from "../config/config-error.js";
 import type { PlanLimits } from "../config/config-schema.js";
 import { watchConfig } from "../config/config-watcher.js";
 import { loadConfigFile } from "../config/load-config.js";
 import type { HomePaths } from "../config/paths.js";
-import { canonicalPlanName, type Config } from "../config/resolved-config.js";
+import { type Config, canonicalPlanName } from "../config/resolved-config.js";
 import { UnsetEnvWarnings } from "../config/unset-env-warnings.js";
+import { safeFetch } from "../net/safe-fetch.js";
 import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { ProjectStore } from "../store/project-records.js";
 import { UsageLog } from "../store/usage-log.js";
-import { KeyAuthenticator, type Caller } from "./auth/key-authenticator.js";
+import { type Caller, KeyAuthenticator } from "./auth/key-authenticator.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
 import { RateLimiter } from "./billing/rate-limiter.js";
+import type { CallObserver } from "./call-observer.js";
 import { ChatMetering } from "./chat/chat-metering.js";
 import { ChatService } from "./chat/chat-service.js";
-import { MessagesService } from "./messages/messages-service.js";
+import { RateLimitExceededError } from "./errors.js";
+import type { PublicImageCatalog } from "./images/image-catalog.js";
 import { ImageDrawingService } from "./images/image-drawing-service.js";
 import { ImageLibrary } from "./images/image-library.js";
+import { type ImageStyles, imageStyles, offeredImageCatalog } from "./images/image-models.js";
 import { ImageTransformService } from "./images/image-transform-service.js";
-import { imageStyles, offeredImageCatalog, type ImageStyles } from "./images/image-models.js";
-import type { PublicImageCatalog } from "./images/image-catalog.js";
-import { RateLimitExceededError } from "./errors.js";
+import type { UrlFetcher } from "./media/picture-input.js";
+import { MessagesService } from "./messages/messages-service.js";
 import { createProviders } from "./provider-set.js";
-import { LatencyTracker } from "./routing/latency-tracker.js";
 import { CircuitBreakers } from "./routing/circuit-breaker.js";
-import type { CallObserver } from "./call-observer.js";
+import { LatencyTracker } from "./routing/latency-tracker.js";
 import { StorageService } from "./storage/storage-service.js";
 import { DescribeService } from "./vision/describe-service.js";
 import { OcrService } from "./vision/ocr-service.js";
-import type { ConfigError } from "../config/config-error.js";
-import { safeFetch } from "../net/safe-fetch.js";
-import type { UrlFetcher } from "./media/picture-input.js";
 
 export interface GatewayLogger {
   info(message: string): void;
@@ -146,10 +146,17 @@ export class Gateway {
     // Rows skipped for invalid credits or agent: billing goes on without them, but say which.
     const shown = usageLog.warnings.slice(0, 20);
     for (const warning of shown) logger.warn(warning);
-    if (usageLog.warnings.length > shown.length) logger.warn(`${usageLog.warnings.length - shown.length} more usage rows skipped (run \`gw usage\` to list them)`);
+    if (usageLog.warnings.length > shown.length)
+      logger.warn(`${usageLog.warnings.length - shown.length} more usage rows skipped (run \`gw usage\` to list them)`);
     // Storage follows config reloads (size limit, link lifetime, secret); its blob driver is fixed at start.
     let gateway: Gateway | undefined;
-    const storage = await StorageService.open({ dataDir: paths.dataDir, blobsDir: paths.blobsDir, settings: () => (gateway?.config ?? config).storage, logger, now: options.now });
+    const storage = await StorageService.open({
+      dataDir: paths.dataDir,
+      blobsDir: paths.blobsDir,
+      settings: () => (gateway?.config ?? config).storage,
+      logger,
+      now: options.now,
+    });
     gateway = new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store), storage, new UpstreamHttp(), logger, options);
     return gateway;
   }

@@ -1,7 +1,7 @@
 // The providers of the current config, instantiated through the registry. Rebuilt on reload.
 import type { Config } from "../config/resolved-config.js";
-import type { UpstreamHttp } from "../net/upstream-http.js";
 import { secretRedactor } from "../net/secret-redaction.js";
+import type { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import { providerTypes } from "../providers/registry.js";
 

@@ -75,9 +75,7 @@ function sizeFromHeader(bytes: Uint8Array): ImageDimensions | undefined {
   try {
     const { width, height, orientation } = imageSize(bytes);
     if (!isPositiveInteger(width) || !isPositiveInteger(height)) return undefined;
-    return orientation !== undefined && QUARTER_TURN_ORIENTATIONS.has(orientation)
-      ? { width: height, height: width }
-      : { width, height };
+    return orientation !== undefined && QUARTER_TURN_ORIENTATIONS.has(orientation) ? { width: height, height: width } : { width, height };
   } catch {
     return undefined; // Not a picture, or its size lies beyond this prefix.
   }

@@ -1,8 +1,9 @@
 // Convert a picture to one of the formats the gateway hands out, with sharp. The picture keeps
 // its displayed orientation (EXIF rotation applied); JPEG has no alpha, so transparent pixels are
 // laid on a background (white unless told otherwise) instead of turning black.
-import { loadSharp } from "./sharp-loader.js";
+
 import { InvalidImageError } from "./image-error.js";
+import { loadSharp } from "./sharp-loader.js";
 
 export type OutputImageFormat = "png" | "jpeg" | "webp";
 
@@ -60,7 +61,11 @@ export async function vendorReadable(picture: { bytes: Buffer; mediaType: string
 const FORMAT_OF_MEDIA_TYPE: Record<string, OutputImageFormat> = { "image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/webp": "webp" };
 
 /** The picture in `format`: as it is when it already is and no compression is asked, else re-encoded. */
-export async function inImageFormat(picture: { bytes: Buffer; mediaType: string }, format: OutputImageFormat, quality?: number): Promise<{ bytes: Buffer; mediaType: string }> {
+export async function inImageFormat(
+  picture: { bytes: Buffer; mediaType: string },
+  format: OutputImageFormat,
+  quality?: number,
+): Promise<{ bytes: Buffer; mediaType: string }> {
   if (FORMAT_OF_MEDIA_TYPE[picture.mediaType.toLowerCase()] === format && quality === undefined) return { bytes: picture.bytes, mediaType: `image/${format}` };
   const encoded = await encodeImage(picture.bytes, quality === undefined ? { format } : { format, quality });
   return { bytes: encoded.bytes, mediaType: encoded.mediaType };

@@ -7,10 +7,10 @@
 // not pixels, and no upstream we send pictures to takes it.
 import { fileTypeFromBuffer } from "file-type";
 import type { Metadata } from "sharp";
-import { safeFetch, type FetchedResource } from "../net/safe-fetch.js";
+import { type FetchedResource, safeFetch } from "../net/safe-fetch.js";
 import { InvalidImageError } from "./image-error.js";
-import { loadSharp } from "./sharp-loader.js";
 import { bytesFromBase64, bytesFromDataUrl, tooLarge } from "./image-source.js";
+import { loadSharp } from "./sharp-loader.js";
 
 export { InvalidImageError, type InvalidImageReason } from "./image-error.js";
 
@@ -95,7 +95,10 @@ export async function probeImage(input: Uint8Array, options: { maxBytes: number;
     // Decodes the whole first frame, the only way to know the file is not truncated, keeping one
     // byte per pixel. Not stats(): under concurrent sharp work it was seen to resolve on
     // truncated and damaged files, where a raw output fails every time.
-    band = await sharp(bytes, decoderOptions).extractChannel(hasAlpha ? "alpha" : 0).raw({ depth: "uchar" }).toBuffer();
+    band = await sharp(bytes, decoderOptions)
+      .extractChannel(hasAlpha ? "alpha" : 0)
+      .raw({ depth: "uchar" })
+      .toBuffer();
   } catch (error) {
     throw decoderError(error, options.maxPixels);
   }
@@ -117,8 +120,7 @@ async function bytesOf(source: string | Uint8Array, options: DecodeImageOptions)
   if (/^https?:\/\//i.test(text)) {
     const fetch =
       options.fetch ??
-      ((url: string) =>
-        safeFetch(url, { maxBytes: options.maxBytes, timeoutMs: options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS, accept: "image/*" }));
+      ((url: string) => safeFetch(url, { maxBytes: options.maxBytes, timeoutMs: options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS, accept: "image/*" }));
     return (await fetch(text)).bytes;
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(text)) {

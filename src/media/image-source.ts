@@ -10,7 +10,10 @@ const URL_SAFE_BASE64 = /^[A-Za-z0-9_-]*={0,2}$/;
 export function bytesFromDataUrl(url: string, maxBytes: number): Buffer {
   const comma = url.indexOf(",");
   if (comma === -1) throw new InvalidImageError("invalid_source", "the data: URL has no comma before its data");
-  const parameters = url.slice("data:".length, comma).split(";").map((part) => part.trim().toLowerCase());
+  const parameters = url
+    .slice("data:".length, comma)
+    .split(";")
+    .map((part) => part.trim().toLowerCase());
   const payload = url.slice(comma + 1);
   if (parameters.at(-1) === "base64") {
     return bytesFromBase64(payload.includes("%") ? percentDecode(payload).toString("latin1") : payload, maxBytes, "data: URL");

@@ -3,8 +3,9 @@
 // scales anything over ~1.5k px down anyway), so those are re-encoded: the first frame, upright,
 // at most 2048 px on the long edge, PNG when it has transparency and JPEG otherwise. Anything
 // already fine is sent byte for byte.
-import { loadSharp } from "./sharp-loader.js";
+
 import type { ImageInput } from "./image-input.js";
+import { loadSharp } from "./sharp-loader.js";
 
 const MAX_EDGE = 2048;
 const MAX_BYTES = 4 * 1024 * 1024;

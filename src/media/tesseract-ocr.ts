@@ -3,9 +3,9 @@
 // the caller goes away. At most one run per CPU at a time: tesseract is CPU-bound, and more runs
 // than cores only make every one of them slower. OMP_THREAD_LIMIT=1 keeps each run on one core
 // for the same reason (tesseract's OpenMP threads fight each other under parallel load).
-import { execFile, type ExecFileException } from "node:child_process";
+import { type ExecFileException, execFile } from "node:child_process";
 import os from "node:os";
-import { parseTesseractTsv, type OcrText } from "./tesseract-tsv.js";
+import { type OcrText, parseTesseractTsv } from "./tesseract-tsv.js";
 
 export type { OcrLine, OcrText, OcrWord } from "./tesseract-tsv.js";
 

@@ -5,16 +5,7 @@
 // address they carry, because that is where the packets end up.
 import ipaddr from "ipaddr.js";
 
-export type AddressClass =
-  | "loopback"
-  | "private"
-  | "link_local"
-  | "shared"
-  | "metadata"
-  | "multicast"
-  | "unspecified"
-  | "reserved"
-  | "invalid";
+export type AddressClass = "loopback" | "private" | "link_local" | "shared" | "metadata" | "multicast" | "unspecified" | "reserved" | "invalid";
 
 export type AddressVerdict = { allowed: true } | { allowed: false; addressClass: AddressClass };
 
@@ -132,8 +123,7 @@ function checkIPv6(address: ipaddr.IPv6): AddressVerdict {
  */
 function embeddedIPv4(address: ipaddr.IPv6): { address: ipaddr.IPv4; routable: boolean } | null {
   const parts = address.parts;
-  const low = (): ipaddr.IPv4 =>
-    new ipaddr.IPv4([(parts[6]! >> 8) & 0xff, parts[6]! & 0xff, (parts[7]! >> 8) & 0xff, parts[7]! & 0xff]);
+  const low = (): ipaddr.IPv4 => new ipaddr.IPv4([(parts[6]! >> 8) & 0xff, parts[6]! & 0xff, (parts[7]! >> 8) & 0xff, parts[7]! & 0xff]);
   const range = address.range();
   if (range === "ipv4Mapped" || range === "rfc6145") return { address: low(), routable: true };
   if (range === "rfc6052") {

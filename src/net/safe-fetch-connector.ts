@@ -84,9 +84,7 @@ export function pinnedConnector(
   const servername = isIP(hostname) === 0 ? hostname : undefined;
   return (options, callback) => {
     const port = Number(options.port) || (url.protocol === "https:" ? 443 : 80);
-    const target = settings.connectRedirect
-      ? settings.connectRedirect({ address: vetted.address, port })
-      : { address: vetted.address, port };
+    const target = settings.connectRedirect ? settings.connectRedirect({ address: vetted.address, port }) : { address: vetted.address, port };
     const pinned: buildConnector.Options = { ...options, hostname: target.address, port: String(target.port) };
     if (servername !== undefined) pinned.servername = servername;
     connect(pinned, callback);

@@ -4,19 +4,12 @@
 // that very address (see safe-fetch-connector.ts), redirects followed by hand and re-checked, the
 // body capped in bytes and the whole fetch, redirects included, capped in time.
 import { Client, type Dispatcher } from "undici";
-import {
-  pinnedConnector,
-  systemResolver,
-  untilAborted,
-  vetHost,
-  type ConnectRedirect,
-  type HostResolver,
-} from "./safe-fetch-connector.js";
+import { type ConnectRedirect, type HostResolver, pinnedConnector, systemResolver, untilAborted, vetHost } from "./safe-fetch-connector.js";
 import { FetchFailedError, UrlNotAllowedError } from "./safe-fetch-errors.js";
 
-export { FetchFailedError, UrlNotAllowedError } from "./safe-fetch-errors.js";
-export type { FetchFailure, UrlRefusal } from "./safe-fetch-errors.js";
 export type { HostResolver, ResolvedAddress } from "./safe-fetch-connector.js";
+export type { FetchFailure, UrlRefusal } from "./safe-fetch-errors.js";
+export { FetchFailedError, UrlNotAllowedError } from "./safe-fetch-errors.js";
 
 export interface SafeFetchOptions {
   /** Largest body accepted, checked against Content-Length first and then while streaming. */
@@ -144,8 +137,7 @@ async function readCapped(
   maxBytes: number,
   signal: AbortSignal,
 ): Promise<Buffer> {
-  const tooLarge = (): FetchFailedError =>
-    new FetchFailedError("too_large", `the resource is larger than the ${maxBytes}-byte limit`);
+  const tooLarge = (): FetchFailedError => new FetchFailedError("too_large", `the resource is larger than the ${maxBytes}-byte limit`);
   const declared = Number(headerValue(headers["content-length"]));
   if (Number.isFinite(declared) && declared > maxBytes) {
     discard(body);

@@ -1,10 +1,10 @@
 // The one HTTP client for upstream vendors: undici, pooled keep-alive connections per origin,
 // with connect, first-byte (response headers) and idle-body timeouts. Failures come back as
 // UpstreamNetworkError / UpstreamHttpError so the gateway can decide on retry and fallback.
-import { Agent, errors, type Dispatcher } from "undici";
+import { Agent, type Dispatcher, errors } from "undici";
 import type { UpstreamSettings } from "../config/config-schema.js";
-import { UpstreamHttpError, UpstreamNetworkError, type NetworkFailure } from "../providers/provider-errors.js";
-import { redactNothing, type Redact } from "./secret-redaction.js";
+import { type NetworkFailure, UpstreamHttpError, UpstreamNetworkError } from "../providers/provider-errors.js";
+import { type Redact, redactNothing } from "./secret-redaction.js";
 
 /** Where a request goes, split once when a provider is created (not parsed per request). */
 export interface UpstreamTarget {
@@ -55,7 +55,11 @@ export class UpstreamHttp {
         headersTimeout: upstream.firstByteTimeoutMs,
       });
     } catch (error) {
-      throw toNetworkError(upstream.provider, error, upstream.signal, { origin: upstream.target.origin, settings, firstByteTimeoutMs: upstream.firstByteTimeoutMs });
+      throw toNetworkError(upstream.provider, error, upstream.signal, {
+        origin: upstream.target.origin,
+        settings,
+        firstByteTimeoutMs: upstream.firstByteTimeoutMs,
+      });
     }
     if (response.statusCode >= 200 && response.statusCode < 300) {
       return { status: response.statusCode, headers: response.headers, body: response.body };
@@ -125,12 +129,14 @@ const UNREACHABLE_CODES = new Set(["EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "
 /** undici's error as a failure kind and a cause a person can act on (never a header or a key). */
 function describeFailure(error: unknown, scene: FailureScene | undefined): { failure: NetworkFailure; cause: string } {
   const where = scene ? hostAndPort(scene.origin) : "the upstream";
-  if (error instanceof errors.ConnectTimeoutError) return { failure: "connect", cause: `connect timeout to ${where}${scene ? ` after ${scene.settings.connectTimeoutMs} ms` : ""}` };
+  if (error instanceof errors.ConnectTimeoutError)
+    return { failure: "connect", cause: `connect timeout to ${where}${scene ? ` after ${scene.settings.connectTimeoutMs} ms` : ""}` };
   if (error instanceof errors.HeadersTimeoutError) {
     const waited = scene?.firstByteTimeoutMs ?? scene?.settings.firstByteTimeoutMs;
     return { failure: "first_byte_timeout", cause: `no first byte from ${where}${waited ? ` within ${waited} ms` : ""}` };
   }
-  if (error instanceof errors.BodyTimeoutError) return { failure: "idle_timeout", cause: `${where} went quiet mid-answer${scene ? ` for ${scene.settings.idleTimeoutMs} ms` : ""}` };
+  if (error instanceof errors.BodyTimeoutError)
+    return { failure: "idle_timeout", cause: `${where} went quiet mid-answer${scene ? ` for ${scene.settings.idleTimeoutMs} ms` : ""}` };
   const code = errorCode(error);
   if (code === "ECONNREFUSED") return { failure: "connect", cause: `connection refused by ${where}` };
   if (DNS_CODES.has(code)) return { failure: "connect", cause: `DNS lookup failed for ${scene ? new URL(scene.origin).hostname : "the upstream"} (${code})` };

@@ -18,7 +18,8 @@ export function requireChatCompletion(provider: string, body: unknown): ChatComp
 export function requireJsonObject(provider: string, body: unknown, what: string): Record<string, unknown> {
   if (!isObject(body)) throw new UpstreamNetworkError(provider, "invalid_response", `the answer is ${describeJson(body)}, not ${what}`);
   // An answer nested thousands deep parses, but writing it back to the client would throw.
-  if (nestingDepthExceeds(body, MAX_JSON_DEPTH)) throw new UpstreamNetworkError(provider, "invalid_response", `the answer is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  if (nestingDepthExceeds(body, MAX_JSON_DEPTH))
+    throw new UpstreamNetworkError(provider, "invalid_response", `the answer is nested more than ${MAX_JSON_DEPTH} levels deep`);
   return body;
 }
 

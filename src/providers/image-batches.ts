@@ -13,12 +13,7 @@ export interface ImageBatch {
 
 const CONCURRENT_CALLS = 4;
 
-export async function drawInBatches(
-  n: number,
-  perCall: number,
-  signal: AbortSignal,
-  draw: (batch: ImageBatch) => Promise<ImageResult>,
-): Promise<ImageResult> {
+export async function drawInBatches(n: number, perCall: number, signal: AbortSignal, draw: (batch: ImageBatch) => Promise<ImageResult>): Promise<ImageResult> {
   if (n <= perCall) return draw({ count: n, index: 0, signal });
   const counts = Array.from({ length: Math.ceil(n / perCall) }, (_, index) => Math.min(perCall, n - index * perCall));
   const controller = new AbortController();

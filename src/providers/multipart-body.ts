@@ -2,9 +2,7 @@
 // memory), sent through the one upstream client as bytes with its boundary in the content type.
 import { randomBytes } from "node:crypto";
 
-export type MultipartPart =
-  | { name: string; value: string }
-  | { name: string; filename: string; contentType: string; bytes: Uint8Array };
+export type MultipartPart = { name: string; value: string } | { name: string; filename: string; contentType: string; bytes: Uint8Array };
 
 export interface MultipartBody {
   body: Buffer;

@@ -8,6 +8,4 @@ import { stabilityProvider } from "./stability/stability-provider.js";
 
 const definitions: ProviderDefinition[] = [openaiProvider, anthropicProvider, geminiProvider, stabilityProvider, localProvider];
 
-export const providerTypes: ReadonlyMap<string, ProviderDefinition> = new Map(
-  definitions.map((definition) => [definition.type, definition]),
-);
+export const providerTypes: ReadonlyMap<string, ProviderDefinition> = new Map(definitions.map((definition) => [definition.type, definition]));

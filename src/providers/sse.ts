@@ -8,7 +8,7 @@
 // ignore, so that is dropped here.
 import { StringDecoder } from "node:string_decoder";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { redactNothing, type Redact } from "../net/secret-redaction.js";
+import { type Redact, redactNothing } from "../net/secret-redaction.js";
 import { toNetworkError, type UpstreamResponse } from "../net/upstream-http.js";
 import { isObject } from "./openai-message-parts.js";
 import type { ProviderContext } from "./provider.js";
@@ -20,7 +20,10 @@ const BYTE_ORDER_MARK = "\uFEFF";
 export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array>, redact: Redact = redactNothing): AsyncGenerator<EventSourceMessage[]> {
   const decoder = new StringDecoder("utf8");
   let batch: EventSourceMessage[] = [];
-  const onEvent = redact === redactNothing ? (event: EventSourceMessage) => batch.push(event) : (event: EventSourceMessage) => batch.push({ ...event, data: redact(event.data) });
+  const onEvent =
+    redact === redactNothing
+      ? (event: EventSourceMessage) => batch.push(event)
+      : (event: EventSourceMessage) => batch.push({ ...event, data: redact(event.data) });
   const parser = createParser({ onEvent });
   let first = true;
   for await (const bytes of body) {

@@ -6,8 +6,8 @@ import type { H3Event } from "h3";
 import type { Caller } from "../gateway/auth/key-authenticator.js";
 import type { CallObserver } from "../gateway/call-observer.js";
 import type { UsageRow } from "../store/usage-log.js";
-import type { AccessRecord, ServerLogger } from "./server-logger.js";
 import { callerOf, nodeResponseOf } from "./request-context.js";
+import type { AccessRecord, ServerLogger } from "./server-logger.js";
 
 type CallFacts = Pick<AccessRecord, "model" | "provider" | "attempts" | "units" | "credits">;
 

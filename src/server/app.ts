@@ -2,19 +2,19 @@
 import { H3 } from "h3";
 import { MethodNotAllowedError, RouteNotFoundError } from "../gateway/errors.js";
 import type { Gateway } from "../gateway/gateway.js";
-import { errorResponse, type ErrorDialect } from "./render-error.js";
+import type { AccessLog } from "./access-log.js";
+import { type ErrorDialect, errorResponse } from "./render-error.js";
 import { requestIdOf } from "./request-context.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
 import { registerHealth } from "./routes/health.js";
 import { IMAGE_PATHS, registerImages } from "./routes/images.js";
-import { MESSAGES_PATH, registerMessages } from "./routes/messages.js";
 import { MCP_PATH, registerMcp } from "./routes/mcp.js";
+import { MESSAGES_PATH, registerMessages } from "./routes/messages.js";
 import { registerModels } from "./routes/models.js";
 import { PROJECTS_PATH, registerProjects } from "./routes/projects.js";
 import { isStoragePath, registerStorage } from "./routes/storage.js";
 import { registerStorageLinks } from "./routes/storage-links.js";
 import { registerVision, VISION_PATHS } from "./routes/vision.js";
-import type { AccessLog } from "./access-log.js";
 import type { ServerLogger } from "./server-logger.js";
 
 export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: AccessLog): H3 {
@@ -40,8 +40,12 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
   registerStorage(app, gateway);
   registerStorageLinks(app, gateway);
   app.all("/**", (event) => {
-    const known = ["/v1/chat/completions", "/v1/models", "/health", MESSAGES_PATH, PROJECTS_PATH, MCP_PATH, ...IMAGE_PATHS, ...VISION_PATHS].includes(event.url.pathname);
-    throw known ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`) : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);
+    const known = ["/v1/chat/completions", "/v1/models", "/health", MESSAGES_PATH, PROJECTS_PATH, MCP_PATH, ...IMAGE_PATHS, ...VISION_PATHS].includes(
+      event.url.pathname,
+    );
+    throw known
+      ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`)
+      : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);
   });
   return app;
 }

@@ -37,7 +37,11 @@ export function readMultipartForm(request: IncomingMessage, limits: MultipartLim
   if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(limits.maxFileBytes);
   let parser: Busboy;
   try {
-    parser = busboy({ headers: request.headers, defParamCharset: "utf8", limits: { ...FIELD_LIMITS, files: limits.maxFiles, fileSize: limits.maxFileBytes + 1 } });
+    parser = busboy({
+      headers: request.headers,
+      defParamCharset: "utf8",
+      limits: { ...FIELD_LIMITS, files: limits.maxFiles, fileSize: limits.maxFileBytes + 1 },
+    });
   } catch (error) {
     throw new InvalidRequestError(`The multipart body cannot be read: ${(error as Error).message}.`, { code: "invalid_multipart" });
   }

@@ -46,15 +46,18 @@ export function createServerLogger(options: LoggerOptions = {}): ServerLogger {
   const settings = { level: options.level ?? "info", base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
   const logger: Logger =
     format === "pretty"
-      ? pino(settings, pretty({
-          destination: 2,
-          sync: true,
-          singleLine: true,
-          colorize: Boolean(process.stderr.isTTY),
-          translateTime: "SYS:HH:MM:ss.l",
-          // Already in the access line's message.
-          ignore: "method,path,status,durationMs",
-        }))
+      ? pino(
+          settings,
+          pretty({
+            destination: 2,
+            sync: true,
+            singleLine: true,
+            colorize: Boolean(process.stderr.isTTY),
+            translateTime: "SYS:HH:MM:ss.l",
+            // Already in the access line's message.
+            ignore: "method,path,status,durationMs",
+          }),
+        )
       : // Asynchronous: lines of one turn leave in one write, off the request's path.
         pino(settings, pino.destination({ dest: 2, sync: false }));
   return {

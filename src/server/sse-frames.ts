@@ -1,7 +1,8 @@
 // The two SSE dialects the gateway speaks: one frame per upstream batch, yielded as soon as the
 // batch arrives, never held back waiting for the next one (sse-response.ts decides the writes).
-import type { NativeMessagesEvent } from "../providers/messages-types.js";
+
 import { GatewayError } from "../gateway/errors.js";
+import type { NativeMessagesEvent } from "../providers/messages-types.js";
 
 /**
  * OpenAI chat: `data: <json>` per chunk, each batch written the moment it arrives. The closing
@@ -14,9 +15,10 @@ export async function* chatFrames(batches: AsyncGenerator<string[]>, log: (error
     return "data: [DONE]\n\n";
   } catch (error) {
     // After the first byte a failure can only be reported in the stream: the SDK raises it.
-    const body = error instanceof GatewayError
-      ? error.toBody()
-      : { error: { message: "The upstream stream failed before it finished.", type: "upstream_error", code: "stream_interrupted" } };
+    const body =
+      error instanceof GatewayError
+        ? error.toBody()
+        : { error: { message: "The upstream stream failed before it finished.", type: "upstream_error", code: "stream_interrupted" } };
     // A client that went away aborted the upstream call: nothing to report, nobody to tell.
     if (!(error instanceof GatewayError) && !(error instanceof Error && error.name === "AbortError")) log(error);
     return `data: ${JSON.stringify(body)}\n\n`;

@@ -7,8 +7,8 @@ import { initHome, isInitialised } from "../config/init-home.js";
 import { homePaths } from "../config/paths.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { UrlFetcher } from "../gateway/media/picture-input.js";
-import { createApp } from "./app.js";
 import { AccessLog } from "./access-log.js";
+import { createApp } from "./app.js";
 import { createServerLogger, type LogFormat, type LogLevel, type ServerLogger } from "./server-logger.js";
 
 export interface RunningServer {
@@ -39,7 +39,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // A home that was never set up starts on the embedded defaults; an initialised home with
   // missing or corrupt data refuses to start (Gateway.open throws).
   if (!isInitialised(options.home)) await initHome(options.home);
-  const gateway = await Gateway.open(homePaths(options.home), logger, { fetchUrl: options.fetchUrl, clock: options.clock, now: options.now, observer: accessLog });
+  const gateway = await Gateway.open(homePaths(options.home), logger, {
+    fetchUrl: options.fetchUrl,
+    clock: options.clock,
+    now: options.now,
+    observer: accessLog,
+  });
   gateway.watch();
   const app = createApp(gateway, logger, accessLog);
   const server = createServer(toNodeHandler(app));

@@ -1,7 +1,7 @@
 // Small mutable records (agents, keys) in one lowdb JSON file. Every mutation, from the server
 // or a CLI process, runs under a cross-process lock on a fresh read, and is written atomically.
 // Mutations issued together in one process are coalesced into one locked read-modify-write.
-import { statSync, watch, type FSWatcher } from "node:fs";
+import { type FSWatcher, statSync, watch } from "node:fs";
 import path from "node:path";
 import { Low } from "lowdb";
 import { JSONFile } from "lowdb/node";

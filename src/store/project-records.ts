@@ -70,19 +70,21 @@ export class ProjectStore {
   /** Read-modify-write under the lock; also adds the default project when it is missing. */
   private async change<T>(agentId: string, edit: (projects: ProjectRecord[]) => T): Promise<T> {
     const previous = this.queues.get(agentId) ?? Promise.resolve();
-    const run = previous.catch(() => undefined).then(() =>
-      withFileLock(this.fileOf(agentId), async () => {
-        const projects = await this.read(agentId);
-        if (!projects.some((project) => project.isDefault)) {
-          projects.unshift({ project_id: this.newId(), name: DEFAULT_PROJECT_NAME, isDefault: true, createdAt: new Date(this.now()).toISOString() });
-        }
-        const result = edit(projects);
-        const document: ProjectsDocument = { version: 1, projects };
-        writeFileAtomic(this.fileOf(agentId), `${JSON.stringify(document, null, 2)}\n`);
-        this.cache.set(agentId, projects);
-        return result;
-      }),
-    );
+    const run = previous
+      .catch(() => undefined)
+      .then(() =>
+        withFileLock(this.fileOf(agentId), async () => {
+          const projects = await this.read(agentId);
+          if (!projects.some((project) => project.isDefault)) {
+            projects.unshift({ project_id: this.newId(), name: DEFAULT_PROJECT_NAME, isDefault: true, createdAt: new Date(this.now()).toISOString() });
+          }
+          const result = edit(projects);
+          const document: ProjectsDocument = { version: 1, projects };
+          writeFileAtomic(this.fileOf(agentId), `${JSON.stringify(document, null, 2)}\n`);
+          this.cache.set(agentId, projects);
+          return result;
+        }),
+      );
     this.queues.set(agentId, run);
     try {
       return await run;
@@ -144,5 +146,10 @@ function parseDocument(text: string, file: string): ProjectRecord[] {
         typeof project.createdAt === "string",
     );
   if (!valid) throw new StoreError(`project file ${file} is not a gw project file; restore it from a backup or delete it`);
-  return document.projects!.map((project) => ({ project_id: project.project_id, name: project.name, isDefault: project.isDefault, createdAt: project.createdAt }));
+  return document.projects!.map((project) => ({
+    project_id: project.project_id,
+    name: project.name,
+    isDefault: project.isDefault,
+    createdAt: project.createdAt,
+  }));
 }

@@ -66,7 +66,14 @@ export async function importKey(store: MetadataStore, agentName: string, plan: s
       agent = { id: `agt_${ulid()}`, name: agentName, plan, createdAt: new Date().toISOString() };
       data.agents.push(agent);
     }
-    const record: KeyRecord = { id: `key_${ulid()}`, prefix: visiblePrefix(key), hash, agentId: agent.id, createdAt: new Date().toISOString(), revokedAt: null };
+    const record: KeyRecord = {
+      id: `key_${ulid()}`,
+      prefix: visiblePrefix(key),
+      hash,
+      agentId: agent.id,
+      createdAt: new Date().toISOString(),
+      revokedAt: null,
+    };
     data.keys.push(record);
     return { key, record, agent: { ...agent } };
   });

@@ -4,10 +4,10 @@
 // when the log is opened and then kept current in memory; nothing rescans the log per request.
 // A high-water mark (usage-watermark.ts) remembers what was written, so a log that is deleted or
 // cut short refuses to open instead of reading as "nothing spent".
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync, ftruncateSync } from "node:fs";
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
 import { StoreError } from "./store-error.js";
 import { usageLogFile, usageWatermarkFile } from "./usage-files.js";
-import { assertLogsReachMark, isCount, readWatermark, UsageWatermark, type LogReading, type PeriodMarks } from "./usage-watermark.js";
+import { assertLogsReachMark, isCount, type LogReading, type PeriodMarks, readWatermark, UsageWatermark } from "./usage-watermark.js";
 
 export interface UsageRow {
   id: string;
@@ -112,7 +112,8 @@ export class UsageLog {
    * balance (credits not a whole number >= 0, no agent) is refused with a StoreError, unwritten.
    */
   append(row: UsageRow): Promise<void> {
-    const problem = rowProblem(row) ?? (typeof row.time === "string" && /^\d{4}-\d{2}/.test(row.time) ? null : `time ${describe(row.time)} does not start with YYYY-MM`);
+    const problem =
+      rowProblem(row) ?? (typeof row.time === "string" && /^\d{4}-\d{2}/.test(row.time) ? null : `time ${describe(row.time)} does not start with YYYY-MM`);
     if (problem) throw new StoreError(`usage row ${describe(row.id)} refused, nothing written: ${problem}`);
     const period = row.time.slice(0, 7);
     const agents = this.periodTotals(period);

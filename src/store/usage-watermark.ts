@@ -51,7 +51,9 @@ export function readWatermark(file: string): PeriodMarks | null {
   }
   const marks = parseMarks(data);
   if (!marks) {
-    throw new StoreError(`usage watermark ${file} is corrupt (not a gw usage watermark); refusing to start — restore it from a backup, or delete it to rebuild it from the usage logs as they are`);
+    throw new StoreError(
+      `usage watermark ${file} is corrupt (not a gw usage watermark); refusing to start — restore it from a backup, or delete it to rebuild it from the usage logs as they are`,
+    );
   }
   return marks;
 }

@@ -60,8 +60,25 @@ export interface FakeAnthropic {
 }
 
 const TOP_LEVEL_FIELDS = new Set([
-  "model", "max_tokens", "messages", "system", "stop_sequences", "temperature", "top_p", "top_k", "tools", "tool_choice",
-  "stream", "metadata", "thinking", "service_tier", "container", "output_config", "cache_control", "inference_geo", "mcp_servers",
+  "model",
+  "max_tokens",
+  "messages",
+  "system",
+  "stop_sequences",
+  "temperature",
+  "top_p",
+  "top_k",
+  "tools",
+  "tool_choice",
+  "stream",
+  "metadata",
+  "thinking",
+  "service_tier",
+  "container",
+  "output_config",
+  "cache_control",
+  "inference_geo",
+  "mcp_servers",
 ]);
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 const DEFAULT_FIXED_SAMPLING = /^claude-(?:opus|sonnet|haiku)-(?:4-(?:[7-9]|\d\d)(?!\d)|[5-9]|\d\d)/;
@@ -146,7 +163,11 @@ function validate(body: any, fixedSampling: RegExp): void {
   if (!Number.isInteger(body.max_tokens) || body.max_tokens < 0) throw new InvalidRequest("max_tokens: Input should be a valid integer");
   if (!Array.isArray(body.messages)) throw new InvalidRequest("messages: Field required");
   if (body.messages.length === 0) throw new InvalidRequest("messages: at least one message is required");
-  if (body.system !== undefined && typeof body.system !== "string" && !(Array.isArray(body.system) && body.system.every((block: any) => block?.type === "text" && typeof block.text === "string"))) {
+  if (
+    body.system !== undefined &&
+    typeof body.system !== "string" &&
+    !(Array.isArray(body.system) && body.system.every((block: any) => block?.type === "text" && typeof block.text === "string"))
+  ) {
     throw new InvalidRequest("system: Input should be a valid string or a list of text blocks");
   }
   validateSampling(body, fixedSampling);
@@ -162,14 +183,16 @@ function validate(body: any, fixedSampling: RegExp): void {
       if (tool.input_schema?.type !== "object") throw new InvalidRequest(`tools.${index}.custom.input_schema.type: Input should be 'object'`);
     });
   }
-  if (body.tool_choice !== undefined && body.tools === undefined) throw new InvalidRequest("tool_choice: tool_choice may only be specified while providing tools.");
+  if (body.tool_choice !== undefined && body.tools === undefined)
+    throw new InvalidRequest("tool_choice: tool_choice may only be specified while providing tools.");
   validateMessages(body.messages);
 }
 
 function validateSampling(body: any, fixedSampling: RegExp): void {
   const fixed = fixedSampling.test(body.model);
   if (body.temperature !== undefined) {
-    if (typeof body.temperature !== "number" || body.temperature < 0 || body.temperature > 1) throw new InvalidRequest("temperature: Input should be less than or equal to 1");
+    if (typeof body.temperature !== "number" || body.temperature < 0 || body.temperature > 1)
+      throw new InvalidRequest("temperature: Input should be less than or equal to 1");
     if (fixed && body.temperature !== 1) throw new InvalidRequest(`temperature: only 1.0 is supported for ${body.model}`);
   }
   if (body.top_p !== undefined && fixed && body.top_p < 0.99) throw new InvalidRequest(`top_p: values below 0.99 are not supported for ${body.model}`);
@@ -191,7 +214,8 @@ function validateMessages(messages: any[]): void {
     const final = index === messages.length - 1;
     const content = message.content;
     if (typeof content === "string") {
-      if (!content && !(final && role === "assistant")) throw new InvalidRequest(`messages.${index}: all messages must have non-empty content except for the optional final assistant message`);
+      if (!content && !(final && role === "assistant"))
+        throw new InvalidRequest(`messages.${index}: all messages must have non-empty content except for the optional final assistant message`);
     } else if (!Array.isArray(content) || (content.length === 0 && !(final && role === "assistant"))) {
       throw new InvalidRequest(`messages.${index}: all messages must have non-empty content except for the optional final assistant message`);
     }
@@ -216,7 +240,8 @@ function validateMessages(messages: any[]): void {
       }
     }
     pendingToolUses = role === "assistant" ? blocks.filter((block) => block?.type === "tool_use").map((block) => block.id) : [];
-    if (final && pendingToolUses.length > 0) throw new InvalidRequest(`messages.${index}: tool_use ids were found without tool_result blocks immediately after`);
+    if (final && pendingToolUses.length > 0)
+      throw new InvalidRequest(`messages.${index}: tool_use ids were found without tool_result blocks immediately after`);
     if (final && role === "assistant") {
       const last = blocks.at(-1);
       if (last?.type === "text" && /\s$/.test(last.text)) throw new InvalidRequest("messages: final assistant content cannot end with trailing whitespace");
@@ -232,11 +257,16 @@ function validateBlock(block: any, role: string, path: string): void {
     case "image": {
       const source = block.source;
       if (source?.type === "base64") {
-        if (!IMAGE_TYPES.has(source.media_type)) throw new InvalidRequest(`${path}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
+        if (!IMAGE_TYPES.has(source.media_type))
+          throw new InvalidRequest(`${path}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
         if (typeof source.data !== "string" || !source.data) throw new InvalidRequest(`${path}.image.source.base64.data: Field required`);
       } else if (source?.type === "url") {
-        if (typeof source.url !== "string" || !/^https?:\/\//.test(source.url)) throw new InvalidRequest(`${path}.image.source.url.url: Input should be a valid URL`);
-      } else throw new InvalidRequest(`${path}.image.source: Input tag '${String(source?.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`);
+        if (typeof source.url !== "string" || !/^https?:\/\//.test(source.url))
+          throw new InvalidRequest(`${path}.image.source.url.url: Input should be a valid URL`);
+      } else
+        throw new InvalidRequest(
+          `${path}.image.source: Input tag '${String(source?.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`,
+        );
       return;
     }
     case "tool_use":
@@ -277,10 +307,16 @@ function streamEvents(message: any, blocks: any[], outputTokens: number): Stream
   const start = { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...message.usage, output_tokens: 1 } };
   events.push({ event: "message_start", data: { type: "message_start", message: start }, content: false });
   blocks.forEach((block, index) => {
-    const empty = block.type === "text" ? { type: "text", text: "" } : block.type === "thinking" ? { type: "thinking", thinking: "", signature: "" } : { ...block, input: {} };
+    const empty =
+      block.type === "text"
+        ? { type: "text", text: "" }
+        : block.type === "thinking"
+          ? { type: "thinking", thinking: "", signature: "" }
+          : { ...block, input: {} };
     events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: empty }, content: false });
     if (index === 0) events.push({ event: "ping", data: { type: "ping" }, content: false });
-    const delta = (value: Record<string, unknown>) => events.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: value }, content: true });
+    const delta = (value: Record<string, unknown>) =>
+      events.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: value }, content: true });
     if (block.type === "text") for (const piece of pieces(block.text)) delta({ type: "text_delta", text: piece });
     if (block.type === "thinking") {
       delta({ type: "thinking_delta", thinking: block.thinking });
@@ -382,7 +418,10 @@ export function startFakeAnthropic(initial: AnthropicFakeBehaviour = {}, options
     const userTurns = body.messages.filter((message: any) => message.role === "user");
     const text = b.content !== undefined ? b.content : b.toolUses?.length ? null : `echo: ${textOfBlocks(userTurns.at(-1)?.content)}`;
     const blocks = replyBlocks(b, text);
-    const computedOutput = Math.max(1, pieces(text ?? "").length + (b.toolUses ?? []).reduce((sum, tool) => sum + 1 + fragments(JSON.stringify(tool.input)).length, 0));
+    const computedOutput = Math.max(
+      1,
+      pieces(text ?? "").length + (b.toolUses ?? []).reduce((sum, tool) => sum + 1 + fragments(JSON.stringify(tool.input)).length, 0),
+    );
     const usage = {
       input_tokens: b.usage?.input_tokens ?? words(JSON.stringify(body.messages)) + words(JSON.stringify(body.system ?? "")),
       output_tokens: b.usage?.output_tokens ?? computedOutput,

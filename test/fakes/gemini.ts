@@ -64,28 +64,63 @@ export interface FakeGemini {
 const FIELDS: Record<string, Set<string>> = {
   request: new Set(["contents", "systemInstruction", "generationConfig", "tools", "toolConfig", "safetySettings", "cachedContent"]),
   generationConfig: new Set([
-    "temperature", "topP", "topK", "candidateCount", "maxOutputTokens", "stopSequences", "responseMimeType", "responseSchema",
-    "responseJsonSchema", "seed", "presencePenalty", "frequencyPenalty", "responseLogprobs", "logprobs", "responseModalities",
-    "thinkingConfig", "speechConfig", "imageConfig", "mediaResolution",
+    "temperature",
+    "topP",
+    "topK",
+    "candidateCount",
+    "maxOutputTokens",
+    "stopSequences",
+    "responseMimeType",
+    "responseSchema",
+    "responseJsonSchema",
+    "seed",
+    "presencePenalty",
+    "frequencyPenalty",
+    "responseLogprobs",
+    "logprobs",
+    "responseModalities",
+    "thinkingConfig",
+    "speechConfig",
+    "imageConfig",
+    "mediaResolution",
   ]),
   part: new Set(["text", "inlineData", "fileData", "functionCall", "functionResponse", "thought", "thoughtSignature", "executableCode", "codeExecutionResult"]),
   functionDeclaration: new Set(["name", "description", "parameters", "parametersJsonSchema", "response", "responseJsonSchema"]),
 };
 const DATA_FIELDS = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"];
 const STATUS_NAMES: Record<number, string> = {
-  400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED",
-  499: "CANCELLED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED",
+  400: "INVALID_ARGUMENT",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
 };
 const MODELS = [
-  { name: "models/gemini-2.5-flash", displayName: "Gemini 2.5 Flash", inputTokenLimit: 1048576, outputTokenLimit: 65536, supportedGenerationMethods: ["generateContent"] },
-  { name: "models/gemini-2.5-pro", displayName: "Gemini 2.5 Pro", inputTokenLimit: 1048576, outputTokenLimit: 65536, supportedGenerationMethods: ["generateContent"] },
+  {
+    name: "models/gemini-2.5-flash",
+    displayName: "Gemini 2.5 Flash",
+    inputTokenLimit: 1048576,
+    outputTokenLimit: 65536,
+    supportedGenerationMethods: ["generateContent"],
+  },
+  {
+    name: "models/gemini-2.5-pro",
+    displayName: "Gemini 2.5 Pro",
+    inputTokenLimit: 1048576,
+    outputTokenLimit: 65536,
+    supportedGenerationMethods: ["generateContent"],
+  },
 ];
 
 class InvalidArgument extends Error {}
 
 export function googleError(code: number, message?: string, details?: unknown[]): unknown {
   const status = STATUS_NAMES[code] ?? (code >= 500 ? "INTERNAL" : "FAILED_PRECONDITION");
-  const text = message ?? (code === 429 ? "You exceeded your current quota, please check your plan and billing details." : `Request failed (fake upstream, ${status}).`);
+  const text =
+    message ?? (code === 429 ? "You exceeded your current quota, please check your plan and billing details." : `Request failed (fake upstream, ${status}).`);
   return { error: { code, message: text, status, ...(details ? { details } : {}) } };
 }
 
@@ -126,9 +161,12 @@ function validate(body: any): void {
     if (calls > 0 && previous && !(previous.role === "user")) {
       throw new InvalidArgument("Please ensure that function call turn comes immediately after a user turn or after a function response turn.");
     }
-    if (responses > 0 && previousCalls === 0) throw new InvalidArgument("Please ensure that function response turn comes immediately after a function call turn.");
+    if (responses > 0 && previousCalls === 0)
+      throw new InvalidArgument("Please ensure that function response turn comes immediately after a function call turn.");
     if (previousCalls > 0 && responses !== previousCalls) {
-      throw new InvalidArgument("Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.");
+      throw new InvalidArgument(
+        "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+      );
     }
     previous = content;
   });
@@ -145,7 +183,8 @@ function validateParts(parts: unknown, path: string): void {
     if (part.inlineData && (typeof part.inlineData.mimeType !== "string" || typeof part.inlineData.data !== "string" || !part.inlineData.data)) {
       throw new InvalidArgument(`* GenerateContentRequest.${partPath}.inline_data: mime_type and data are required`);
     }
-    if (part.fileData && typeof part.fileData.fileUri !== "string") throw new InvalidArgument(`* GenerateContentRequest.${partPath}.file_data.file_uri: required`);
+    if (part.fileData && typeof part.fileData.fileUri !== "string")
+      throw new InvalidArgument(`* GenerateContentRequest.${partPath}.file_data.file_uri: required`);
     if (part.functionCall && (typeof part.functionCall.name !== "string" || (part.functionCall.args !== undefined && !isObject(part.functionCall.args)))) {
       throw new InvalidArgument(`Invalid value at '${partPath}.function_call.args' (type.googleapis.com/google.protobuf.Struct): expected an object`);
     }
@@ -277,10 +316,24 @@ export function startFakeGemini(initial: GeminiFakeBehaviour = {}, options: Fake
 
     const key = request.headers["x-goog-api-key"] ?? url.searchParams.get("key");
     if (!key) {
-      return sendJson(response, 403, googleError(403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."));
+      return sendJson(
+        response,
+        403,
+        googleError(
+          403,
+          "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+        ),
+      );
     }
     if (options.validKey !== undefined && key !== options.validKey) {
-      const details = [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com", metadata: { service: "generativelanguage.googleapis.com" } }];
+      const details = [
+        {
+          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+          reason: "API_KEY_INVALID",
+          domain: "googleapis.com",
+          metadata: { service: "generativelanguage.googleapis.com" },
+        },
+      ];
       return sendJson(response, 400, googleError(400, "API key not valid. Please pass a valid API key.", details));
     }
     if (method === "GET" && url.pathname === "/v1beta/models") return sendJson(response, 200, { models: MODELS });
@@ -297,7 +350,12 @@ export function startFakeGemini(initial: GeminiFakeBehaviour = {}, options: Fake
     if (b.dropConnection) return drop();
     if (b.status !== undefined && b.status !== 200) {
       const details = b.status === 429 && b.retryDelay ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: b.retryDelay }] : undefined;
-      return sendJson(response, b.status, b.errorBody ?? googleError(b.status, undefined, details), b.retryAfter !== undefined ? { "retry-after": b.retryAfter } : {});
+      return sendJson(
+        response,
+        b.status,
+        b.errorBody ?? googleError(b.status, undefined, details),
+        b.retryAfter !== undefined ? { "retry-after": b.retryAfter } : {},
+      );
     }
     try {
       if (!parsed) throw new InvalidArgument("Invalid JSON payload received.");
@@ -330,19 +388,30 @@ export function startFakeGemini(initial: GeminiFakeBehaviour = {}, options: Fake
     const count = body.generationConfig?.candidateCount ?? 1;
     const finishReason = b.finishReason ?? "STOP";
     const reply: Reply = {
-      candidates: b.blockReason ? undefined : Array.from({ length: count }, (_, index) => ({ content: { role: "model", parts }, finishReason, index, safetyRatings: [] })),
+      candidates: b.blockReason
+        ? undefined
+        : Array.from({ length: count }, (_, index) => ({ content: { role: "model", parts }, finishReason, index, safetyRatings: [] })),
       usage,
       responseId: `resp_fake_${counter}`,
       modelVersion: model,
       promptFeedback: b.blockReason ? { blockReason: b.blockReason } : undefined,
     };
     if (!streaming) {
-      const json: any = { ...(reply.candidates ? { candidates: reply.candidates } : { promptFeedback: reply.promptFeedback }), modelVersion: reply.modelVersion, responseId: reply.responseId };
+      const json: any = {
+        ...(reply.candidates ? { candidates: reply.candidates } : { promptFeedback: reply.promptFeedback }),
+        modelVersion: reply.modelVersion,
+        responseId: reply.responseId,
+      };
       if (usage) json.usageMetadata = usage;
       return sendJson(response, 200, json);
     }
     const chunks = streamChunks(b, reply, text);
-    if (url.searchParams.get("alt") !== "sse") return sendJson(response, 200, chunks.map((chunk) => chunk.data));
+    if (url.searchParams.get("alt") !== "sse")
+      return sendJson(
+        response,
+        200,
+        chunks.map((chunk) => chunk.data),
+      );
 
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     response.flushHeaders();

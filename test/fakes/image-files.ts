@@ -140,11 +140,7 @@ function category(value: number): number {
 /** Baseline JPEG of one colour (alpha is dropped: JPEG has none). */
 export function jpegFile(width: number, height: number, colour: Rgba = [200, 80, 40, 255]): Buffer {
   const [r, g, b] = colour;
-  const ycc = [
-    0.299 * r + 0.587 * g + 0.114 * b,
-    128 - 0.168736 * r - 0.331264 * g + 0.5 * b,
-    128 + 0.5 * r - 0.418688 * g - 0.081312 * b,
-  ];
+  const ycc = [0.299 * r + 0.587 * g + 0.114 * b, 128 - 0.168736 * r - 0.331264 * g + 0.5 * b, 128 + 0.5 * r - 0.418688 * g - 0.081312 * b];
   // With a quantiser of 1, an 8x8 block of level p has DC coefficient 8 * (p - 128).
   const dcs = ycc.map((level) => Math.round(8 * (Math.min(255, Math.max(0, level)) - 128)));
   const categories = [...new Set([0, ...dcs.map(category)])].sort((x, y) => x - y);

@@ -2,8 +2,9 @@
  * multipart/form-data request bodies as the fake vendors read them (busboy): scalar fields by
  * name (repeated names keep every value, in order) and file parts with their bytes.
  */
-import busboy from "busboy";
+
 import type http from "node:http";
+import busboy from "busboy";
 
 export interface FormFile {
   field: string;

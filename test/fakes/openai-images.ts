@@ -13,8 +13,8 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { imageFile, type FakeImageFormat, type Rgba } from "./image-files.js";
-import { parseMultipart, type ParsedForm } from "./multipart-form.js";
+import { type FakeImageFormat, imageFile, type Rgba } from "./image-files.js";
+import { type ParsedForm, parseMultipart } from "./multipart-form.js";
 
 export interface OpenAIImagesBehaviour {
   status?: number; // non-200: answer an OpenAI error with this status
@@ -64,7 +64,8 @@ class ApiError extends Error {
   }
 }
 
-const invalid = (message: string, param: string | null = null, code: string | null = "invalid_value") => new ApiError(400, message, "invalid_request_error", code, param);
+const invalid = (message: string, param: string | null = null, code: string | null = "invalid_value") =>
+  new ApiError(400, message, "invalid_request_error", code, param);
 
 export function startFakeOpenAIImages(initial: OpenAIImagesBehaviour = {}): Promise<FakeOpenAIImages> {
   const requests: RecordedImagesRequest[] = [];
@@ -74,7 +75,8 @@ export function startFakeOpenAIImages(initial: OpenAIImagesBehaviour = {}): Prom
 
   const server = http.createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) sendJson(response, 500, { error: { message: `fake crashed: ${String(error)}`, type: "server_error", param: null, code: "server_error" } });
+      if (!response.headersSent)
+        sendJson(response, 500, { error: { message: `fake crashed: ${String(error)}`, type: "server_error", param: null, code: "server_error" } });
       else response.destroy();
     });
   });
@@ -163,7 +165,11 @@ async function editFields(request: http.IncomingMessage, raw: Buffer, recorded: 
   if (images.length === 0) throw invalid("Missing required parameter: 'image'.", "image", "missing_required_parameter");
   for (const image of images) {
     if (!["image/png", "image/jpeg", "image/webp"].includes(image.contentType)) {
-      throw invalid(`Invalid file '${image.filename}': unsupported mimetype ('${image.contentType}'). Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.`, "image", "invalid_image_file");
+      throw invalid(
+        `Invalid file '${image.filename}': unsupported mimetype ('${image.contentType}'). Supported file formats are 'image/jpeg', 'image/png', and 'image/webp'.`,
+        "image",
+        "invalid_image_file",
+      );
     }
   }
   fields.__images = images.length;
@@ -202,14 +208,28 @@ function answer(fields: Fields, isEdit: boolean, behaviour: OpenAIImagesBehaviou
   }
   if (behaviour.refusal) {
     throw family === "gpt-image"
-      ? new ApiError(400, "Your request was rejected by the safety system. If you believe this is an error, contact us at help.openai.com and include the request ID req_fake. safety_violations=[violence].", "image_generation_user_error", "moderation_blocked")
-      : new ApiError(400, "Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system.", "invalid_request_error", "content_policy_violation");
+      ? new ApiError(
+          400,
+          "Your request was rejected by the safety system. If you believe this is an error, contact us at help.openai.com and include the request ID req_fake. safety_violations=[violence].",
+          "image_generation_user_error",
+          "moderation_blocked",
+        )
+      : new ApiError(
+          400,
+          "Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system.",
+          "invalid_request_error",
+          "content_policy_violation",
+        );
   }
   const [width, height] = (size === "auto" ? "1024x1024" : size).split("x").map(Number) as [number, number];
   const colour: Rgba = background === "transparent" ? [30, 60, 90, 0] : [30, 60, 90, 255];
-  const base64 = family !== "gpt-image" && fields.response_format !== "b64_json" ? undefined : imageFile(family === "gpt-image" ? (format as FakeImageFormat) : "png", width, height, colour).toString("base64");
+  const base64 =
+    family !== "gpt-image" && fields.response_format !== "b64_json"
+      ? undefined
+      : imageFile(family === "gpt-image" ? (format as FakeImageFormat) : "png", width, height, colour).toString("base64");
   const data = Array.from({ length: n }, (_, index) => {
-    const item: Record<string, unknown> = base64 === undefined ? { url: `https://oaidalleapiprodscus.fake.test/img-${index}.png?se=fake` } : { b64_json: base64 };
+    const item: Record<string, unknown> =
+      base64 === undefined ? { url: `https://oaidalleapiprodscus.fake.test/img-${index}.png?se=fake` } : { b64_json: base64 };
     if (family === "dall-e-3") item.revised_prompt = behaviour.revisedPrompt ?? `A detailed picture of ${prompt}`;
     return item;
   });
@@ -228,8 +248,10 @@ function answer(fields: Fields, isEdit: boolean, behaviour: OpenAIImagesBehaviou
 }
 
 function errorForStatus(status: number): unknown {
-  if (status === 401) return { error: { message: "Incorrect API key provided: sk-****fake.", type: "invalid_request_error", param: null, code: "invalid_api_key" } };
-  if (status === 429) return { error: { message: "Rate limit reached for images per minute (fake upstream).", type: "requests", param: null, code: "rate_limit_exceeded" } };
+  if (status === 401)
+    return { error: { message: "Incorrect API key provided: sk-****fake.", type: "invalid_request_error", param: null, code: "invalid_api_key" } };
+  if (status === 429)
+    return { error: { message: "Rate limit reached for images per minute (fake upstream).", type: "requests", param: null, code: "rate_limit_exceeded" } };
   if (status >= 500) return { error: { message: "The server had an error while processing your request.", type: "server_error", param: null, code: null } };
   return { error: { message: `Request failed with status ${status} (fake upstream).`, type: "invalid_request_error", param: null, code: null } };
 }
@@ -252,4 +274,3 @@ function readBody(request: http.IncomingMessage): Promise<Buffer> {
 function sleep(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
-

@@ -76,17 +76,9 @@ function errorForStatus(status: number, model: string | undefined): ErrorPayload
     case 401:
       return errorPayload("Incorrect API key provided: sk-****fake.", "invalid_request_error", "invalid_api_key");
     case 403:
-      return errorPayload(
-        "Country, region, or territory not supported",
-        "invalid_request_error",
-        "unsupported_country_region_territory",
-      );
+      return errorPayload("Country, region, or territory not supported", "invalid_request_error", "unsupported_country_region_territory");
     case 404:
-      return errorPayload(
-        `The model \`${model ?? "unknown"}\` does not exist or you do not have access to it.`,
-        "invalid_request_error",
-        "model_not_found",
-      );
+      return errorPayload(`The model \`${model ?? "unknown"}\` does not exist or you do not have access to it.`, "invalid_request_error", "model_not_found");
     case 408:
       return errorPayload("Request timed out.", "invalid_request_error", "request_timeout");
     case 409:
@@ -94,25 +86,13 @@ function errorForStatus(status: number, model: string | undefined): ErrorPayload
     case 422:
       return errorPayload("Unprocessable entity (fake upstream).", "invalid_request_error", "unprocessable_entity");
     case 429:
-      return errorPayload(
-        `Rate limit reached for ${model ?? "model"} (fake upstream). Please try again later.`,
-        "requests",
-        "rate_limit_exceeded",
-      );
+      return errorPayload(`Rate limit reached for ${model ?? "model"} (fake upstream). Please try again later.`, "requests", "rate_limit_exceeded");
     case 500:
-      return errorPayload(
-        "The server had an error while processing your request. Sorry about that!",
-        "server_error",
-        "server_error",
-      );
+      return errorPayload("The server had an error while processing your request. Sorry about that!", "server_error", "server_error");
     case 502:
       return errorPayload("Bad gateway.", "server_error", "bad_gateway");
     case 503:
-      return errorPayload(
-        "The engine is currently overloaded, please try again later.",
-        "server_error",
-        "server_is_overloaded",
-      );
+      return errorPayload("The engine is currently overloaded, please try again later.", "server_error", "server_is_overloaded");
     case 504:
       return errorPayload("Gateway timeout.", "server_error", "gateway_timeout");
     default:
@@ -260,7 +240,7 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     const rawBody = await readBody(req);
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const method = req.method ?? "GET";
-    let body: any ;
+    let body: any;
     let jsonOk = true;
     if (rawBody.length > 0) {
       try {
@@ -350,7 +330,12 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
       sendJson(
         res,
         400,
-        errorPayload("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", "invalid_request_error", "empty_array", "messages"),
+        errorPayload(
+          "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+          "invalid_request_error",
+          "empty_array",
+          "messages",
+        ),
         errorHeaders,
       );
       return;
@@ -359,25 +344,27 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     const messages: unknown[] = body.messages;
     const requestModel: string = body.model;
     const toolCalls = b.toolCalls && b.toolCalls.length > 0 ? b.toolCalls : undefined;
-    const content: string | null =
-      b.content !== undefined ? b.content : toolCalls ? null : `echo: ${lastUserText(messages)}`;
+    const content: string | null = b.content !== undefined ? b.content : toolCalls ? null : `echo: ${lastUserText(messages)}`;
     const pieces = content === null ? [] : splitPieces(content);
     const argPieces = (toolCalls ?? []).map((tc) => splitArguments(tc.arguments));
     const computedCompletion = pieces.length + argPieces.reduce((n, p) => n + 1 + p.length, 0);
     const promptT = b.usage ? b.usage.prompt_tokens : promptTokens(messages);
     const completionT = b.usage ? b.usage.completion_tokens : computedCompletion;
-    const usage = b.rawUsage !== undefined ? b.rawUsage : {
-      prompt_tokens: promptT,
-      completion_tokens: completionT,
-      total_tokens: promptT + completionT,
-      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-      completion_tokens_details: {
-        reasoning_tokens: 0,
-        audio_tokens: 0,
-        accepted_prediction_tokens: 0,
-        rejected_prediction_tokens: 0,
-      },
-    };
+    const usage =
+      b.rawUsage !== undefined
+        ? b.rawUsage
+        : {
+            prompt_tokens: promptT,
+            completion_tokens: completionT,
+            total_tokens: promptT + completionT,
+            prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+            completion_tokens_details: {
+              reasoning_tokens: 0,
+              audio_tokens: 0,
+              accepted_prediction_tokens: 0,
+              rejected_prediction_tokens: 0,
+            },
+          };
     const finishReason = b.finishReason ?? (toolCalls ? "tool_calls" : "stop");
     completionCounter += 1;
     const id = `chatcmpl-${completionCounter}`;
@@ -417,8 +404,7 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     }
 
     // ---- Streaming ----
-    const includeUsage =
-      !b.omitUsage && body.stream_options !== null && typeof body.stream_options === "object" && body.stream_options.include_usage === true;
+    const includeUsage = !b.omitUsage && body.stream_options !== null && typeof body.stream_options === "object" && body.stream_options.include_usage === true;
 
     const chunk = (delta: Record<string, unknown>, finish: string | null): Record<string, unknown> => {
       const c: Record<string, unknown> = {
@@ -435,8 +421,7 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     };
 
     const events: StreamEvent[] = [];
-    const withRole = (delta: Record<string, unknown>): Record<string, unknown> =>
-      b.omitRole ? delta : { role: "assistant", ...delta };
+    const withRole = (delta: Record<string, unknown>): Record<string, unknown> => (b.omitRole ? delta : { role: "assistant", ...delta });
     const toolHeader = (i: number) => {
       const tc = (toolCalls ?? [])[i]!;
       return { index: i, id: tc.id, type: "function", function: { name: tc.name, arguments: "" } };

@@ -17,8 +17,8 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { imageFile, imageSize, MEDIA_TYPES, type FakeImageFormat } from "./image-files.js";
-import { field, parseMultipart, type ParsedForm } from "./multipart-form.js";
+import { type FakeImageFormat, imageFile, imageSize, MEDIA_TYPES } from "./image-files.js";
+import { field, type ParsedForm, parseMultipart } from "./multipart-form.js";
 
 export interface StabilityBehaviour {
   status?: number; // non-200: answer a Stability error with this status
@@ -58,8 +58,23 @@ export const STABILITY_SIZES: Record<string, [number, number]> = {
 };
 
 const STYLE_PRESETS = [
-  "enhance", "anime", "photographic", "digital-art", "comic-book", "fantasy-art", "line-art", "analog-film", "neon-punk",
-  "isometric", "low-poly", "origami", "modeling-compound", "cinematic", "3d-model", "pixel-art", "tile-texture",
+  "enhance",
+  "anime",
+  "photographic",
+  "digital-art",
+  "comic-book",
+  "fantasy-art",
+  "line-art",
+  "analog-film",
+  "neon-punk",
+  "isometric",
+  "low-poly",
+  "origami",
+  "modeling-compound",
+  "cinematic",
+  "3d-model",
+  "pixel-art",
+  "tile-texture",
 ];
 const SD3_MODELS = ["sd3.5-large", "sd3.5-large-turbo", "sd3.5-medium", "sd3.5-flash", "sd3-large", "sd3-large-turbo", "sd3-medium"];
 
@@ -135,7 +150,12 @@ export function startFakeStability(initial: StabilityBehaviour = {}): Promise<Fa
       }
       const finishReason = behaviour.contentFiltered ? "CONTENT_FILTERED" : "SUCCESS";
       if (accept === "application/json") {
-        sendJson(response, 200, { image: picture.bytes.toString("base64"), finish_reason: finishReason, seed: picture.seed }, { "content-type": `application/json; type=${MEDIA_TYPES[picture.format]}` });
+        sendJson(
+          response,
+          200,
+          { image: picture.bytes.toString("base64"), finish_reason: finishReason, seed: picture.seed },
+          { "content-type": `application/json; type=${MEDIA_TYPES[picture.format]}` },
+        );
         return;
       }
       response.writeHead(200, {
@@ -177,11 +197,13 @@ export function startFakeStability(initial: StabilityBehaviour = {}): Promise<Fa
 function draw(method: string, path: string, form: ParsedForm): Picture {
   const generate = /^\/v2beta\/stable-image\/generate\/(ultra|core|sd3)$/.exec(path);
   if (method === "POST" && generate) return generatePicture(generate[1]!, form);
-  if (method === "POST" && path === "/v2beta/stable-image/upscale/fast") return transformPicture(form, ["image", "output_format"], ["png", "jpeg", "webp"], "fast");
+  if (method === "POST" && path === "/v2beta/stable-image/upscale/fast")
+    return transformPicture(form, ["image", "output_format"], ["png", "jpeg", "webp"], "fast");
   if (method === "POST" && path === "/v2beta/stable-image/upscale/conservative") {
     return transformPicture(form, ["image", "prompt", "negative_prompt", "seed", "output_format", "creativity"], ["png", "jpeg", "webp"], "conservative");
   }
-  if (method === "POST" && path === "/v2beta/stable-image/edit/remove-background") return transformPicture(form, ["image", "output_format"], ["png", "webp"], "remove-background");
+  if (method === "POST" && path === "/v2beta/stable-image/edit/remove-background")
+    return transformPicture(form, ["image", "output_format"], ["png", "webp"], "remove-background");
   throw new StabilityError(404, "not_found", [`${method} ${path}: no such endpoint`]);
 }
 

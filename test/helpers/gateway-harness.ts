@@ -1,18 +1,18 @@
 // Start a real gw server for a test: a fresh temp home, config edited by the test, keys created
 // through the same provisioning code the CLI uses. In-process (fast) or as a `gw serve`
 // subprocess (when the test is about the process itself).
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { initHome } from "../../src/config/init-home.js";
 import { homePaths } from "../../src/config/paths.js";
+import type { UrlFetcher } from "../../src/gateway/media/picture-input.js";
+import type { AccessRecord, ServerLogger } from "../../src/server/server-logger.js";
+import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import { MetadataStore } from "../../src/store/metadata-store.js";
 import { createKey } from "../../src/store/provisioning.js";
-import { startServer, type RunningServer } from "../../src/server/start-server.js";
-import type { AccessRecord, ServerLogger } from "../../src/server/server-logger.js";
-import type { UrlFetcher } from "../../src/gateway/media/picture-input.js";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 export const gwBin = path.join(projectRoot, "bin/run.js");
@@ -105,4 +105,3 @@ export async function spawnServe(home: string, extraArgs: string[] = []): Promis
   if (!match) throw new Error(`unexpected first line: ${first}`);
   return { url: match[1]!, child, stderr: () => stderr, exited };
 }
-

@@ -6,8 +6,8 @@
 // a refusal by the trap's counters staying at zero.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { safeFetch, type HostResolver } from "../../src/net/safe-fetch.js";
 import type { UrlFetcher } from "../../src/gateway/media/picture-input.js";
+import { type HostResolver, safeFetch } from "../../src/net/safe-fetch.js";
 
 export const PUBLIC_PICTURE_ADDRESS = "93.184.215.14";
 

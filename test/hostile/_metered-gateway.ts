@@ -4,9 +4,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { loadConfigFile } from "../../src/config/load-config.js";
 import { homePaths } from "../../src/config/paths.js";
 import { periodOf, UsageLog, type UsageRow } from "../../src/store/usage-log.js";
-import { startFakeAnthropic, type FakeAnthropic } from "../fakes/anthropic.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai.js";
-import { addKey, makeHome, startTestGateway, type RawConfig, type TestGateway } from "../helpers/gateway-harness.js";
+import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
+import { addKey, makeHome, type RawConfig, startTestGateway, type TestGateway } from "../helpers/gateway-harness.js";
 
 export interface MeteredGateway {
   openai: FakeOpenAI;
@@ -37,8 +37,18 @@ export async function startMeteredGateway(edit?: (config: RawConfig) => void): P
     config.models = [
       { id: "m/cheap", name: "Cheap", context_length: 200_000, max_output_tokens: 5000, pricing: { input_per_mtok: 1, output_per_mtok: 1 } },
       { id: "m/vision", name: "Vision", context_length: 128_000, input_modalities: ["text", "image"], pricing: { input_per_mtok: 2.5, output_per_mtok: 10 } },
-      { id: "m/cached", name: "Cached", context_length: 200_000, pricing: { input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_per_mtok: 3.75 } },
-      { id: "c/cached", name: "Claude cached", context_length: 200_000, pricing: { input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_per_mtok: 3.75 } },
+      {
+        id: "m/cached",
+        name: "Cached",
+        context_length: 200_000,
+        pricing: { input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_per_mtok: 3.75 },
+      },
+      {
+        id: "c/cached",
+        name: "Claude cached",
+        context_length: 200_000,
+        pricing: { input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_per_mtok: 3.75 },
+      },
     ];
     edit?.(config);
   });

@@ -4,7 +4,7 @@
 // share one deadline, however many retries the settings allow.
 import test from "ava";
 import OpenAI from "openai";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "../helpers/gateway-harness.js";
 
 const COOL_DOWN_MS = 10_000;
@@ -41,13 +41,19 @@ test.after.always(async () => {
   await steady?.close();
 });
 
-async function ask(model: string): Promise<{ status: number; body: { error?: { code: string; message: string; provider?: string } }; retryAfter: string | null }> {
+async function ask(
+  model: string,
+): Promise<{ status: number; body: { error?: { code: string; message: string; provider?: string } }; retryAfter: string | null }> {
   const response = await fetch(`${gateway.v1}/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ model, max_tokens: 5, messages: [{ role: "user", content: "ping" }] }),
   });
-  return { status: response.status, body: (await response.json()) as { error?: { code: string; message: string } }, retryAfter: response.headers.get("retry-after") };
+  return {
+    status: response.status,
+    body: (await response.json()) as { error?: { code: string; message: string } },
+    retryAfter: response.headers.get("retry-after"),
+  };
 }
 
 const logged = (pattern: RegExp) => quietLogger.lines.some((line) => pattern.test(line));
@@ -122,7 +128,9 @@ test.serial("a request's attempts share one deadline: 3 attempts of a 3 s first-
     const client = new OpenAI({ baseURL: local.v1, apiKey: localKey, maxRetries: 0, timeout: 30_000 });
     for (const stream of [false, true]) {
       const started = Date.now();
-      const error = (await t.throwsAsync(client.chat.completions.create({ model: "slow/x", stream, messages: [{ role: "user", content: "hi" }] }))) as InstanceType<typeof OpenAI.APIError>;
+      const error = (await t.throwsAsync(
+        client.chat.completions.create({ model: "slow/x", stream, messages: [{ role: "user", content: "hi" }] }),
+      )) as InstanceType<typeof OpenAI.APIError>;
       const elapsed = Date.now() - started;
       t.is(error.status, 504);
       t.is(error.code, "upstream_timeout");

@@ -2,12 +2,13 @@
 // requests spends more than the balance; pictures count as their vendors bill them, not as base64
 // text; a request without max_tokens gets the max_tokens its balance pays for; a call without
 // usage is billed what it produced, never the reservation; cached input has its own price.
-import test from "ava";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
+
 import { randomBytes } from "node:crypto";
+import Anthropic from "@anthropic-ai/sdk";
+import test from "ava";
+import OpenAI from "openai";
 import sharp from "sharp";
-import { startMeteredGateway, type MeteredGateway } from "./_metered-gateway.js";
+import { type MeteredGateway, startMeteredGateway } from "./_metered-gateway.js";
 
 let metered: MeteredGateway;
 
@@ -45,7 +46,9 @@ test.serial("50 parallel CJK requests against credits for 10 never spend more th
     Array.from({ length: 50 }, () => openai(key).chat.completions.create({ model: "m/cheap", max_tokens: 20, messages: [{ role: "user", content: prompt }] })),
   );
   const answered = results.filter((result) => result.status === "fulfilled").length;
-  const refused = results.filter((result): result is PromiseRejectedResult => result.status === "rejected").map((result) => result.reason as InstanceType<typeof OpenAI.APIError>);
+  const refused = results
+    .filter((result): result is PromiseRejectedResult => result.status === "rejected")
+    .map((result) => result.reason as InstanceType<typeof OpenAI.APIError>);
   t.true(answered >= 1, `${answered} answered`);
   t.is(metered.openai.requests.length, answered, "refused requests never reached the upstream");
   t.true(refused.every((error) => error.status === 402 && error.code === "insufficient_credits"));
@@ -73,17 +76,36 @@ test.serial("a 1.2 MB photo counts as its vendor bills it, not as 1.6 million ch
   const completion = await openai(key).chat.completions.create({
     model: "m/vision",
     max_tokens: 100,
-    messages: [{ role: "user", content: [{ type: "text", text: "What is in this photo?" }, { type: "image_url", image_url: { url: dataUrl } }] }],
+    messages: [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "What is in this photo?" },
+          { type: "image_url", image_url: { url: dataUrl } },
+        ],
+      },
+    ],
   });
   t.is(completion.choices[0]!.message.content, "A field of static.");
   // 800 x 2.5 + 10 x 10 credits: the upstream's usage, settled.
-  t.deepEqual(metered.rows("photographer").map((row) => row.credits), [2100]);
+  t.deepEqual(
+    metered.rows("photographer").map((row) => row.credits),
+    [2100],
+  );
 
   // The same photo through the messages endpoint (Anthropic's image block) to the same upstream.
   const message = await anthropic(key).messages.create({
     model: "m/vision",
     max_tokens: 100,
-    messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/jpeg", data: photo.toString("base64") } }, { type: "text", text: "And now?" }] }],
+    messages: [
+      {
+        role: "user",
+        content: [
+          { type: "image", source: { type: "base64", media_type: "image/jpeg", data: photo.toString("base64") } },
+          { type: "text", text: "And now?" },
+        ],
+      },
+    ],
   });
   t.is(message.content[0]!.type, "text");
   t.is(metered.rows("photographer").length, 2);
@@ -216,12 +238,16 @@ test.serial("cached input is billed at the cache prices: OpenAI's cached_tokens,
   t.deepEqual(metered.rows("cacher")[2]!.units, { prompt_tokens: 3100, completion_tokens: 10, cached_tokens: 1000, cache_write_tokens: 2000 });
 
   metered.anthropic.enqueue({ usage: anthropicUsage });
-  const streamed = await anthropic(key).messages.stream({ model: "c/cached", max_tokens: 50, messages: [{ role: "user", content: "hi" }] }).finalMessage();
+  const streamed = await anthropic(key)
+    .messages.stream({ model: "c/cached", max_tokens: 50, messages: [{ role: "user", content: "hi" }] })
+    .finalMessage();
   t.is(streamed.usage.cache_creation_input_tokens, 2000);
   t.is(metered.rows("cacher")[3]!.credits, expected, "messages endpoint, native stream");
 });
 
 /** A photo-sized JPEG: noise does not compress, so 1600x1200 is about 1.2 MB. */
 async function noisePhoto(width: number, height: number): Promise<Buffer> {
-  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } }).jpeg({ quality: 80 }).toBuffer();
+  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 80 })
+    .toBuffer();
 }

@@ -6,14 +6,14 @@
 // JSON text inside a string (tool-call arguments, tool results), which the vendor converters
 // parse, may not nest deeper either. And the 413 of the presign endpoint names its real 64 KB limit.
 import test, { type ExecutionContext } from "ava";
+import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.js";
+import { type FakeGemini, startFakeGemini } from "../fakes/gemini.js";
 import { pngFile } from "../fakes/image-files.js";
-import { startFakeAnthropic, type FakeAnthropic } from "../fakes/anthropic.js";
-import { startFakeGemini, type FakeGemini } from "../fakes/gemini.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "../fakes/openai-images.js";
-import { startFakeStability, type FakeStability } from "../fakes/stability.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "../fakes/openai-images.js";
+import { type FakeStability, startFakeStability } from "../fakes/stability.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "../helpers/gateway-harness.js";
-import { startPictureHosts, type PictureHosts } from "../helpers/picture-hosts.js";
+import { type PictureHosts, startPictureHosts } from "../helpers/picture-hosts.js";
 
 const MAX_JSON_DEPTH = 64;
 const HOSTILE_DEPTH = 10_000;
@@ -135,7 +135,19 @@ const ENDPOINTS: Endpoint[] = [
   {
     path: "/v1/chat/completions",
     dialect: "gateway",
-    template: { model: "oai/gpt-test", max_tokens: 16, messages: [{ role: "user", content: [{ type: "text", text: "hello" }, { type: "text", text: "again", extra: NESTED }] }] },
+    template: {
+      model: "oai/gpt-test",
+      max_tokens: 16,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "hello" },
+            { type: "text", text: "again", extra: NESTED },
+          ],
+        },
+      ],
+    },
   },
   {
     path: "/anthropic/v1/messages",
@@ -286,7 +298,10 @@ const toolConversation = (model: string, text: { arguments: string; result: stri
     tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }],
   });
 
-for (const [vendor, model] of [["anthropic", "claude/claude-sonnet-4-5"], ["gemini", "google/gemini-2.5-flash"]] as const) {
+for (const [vendor, model] of [
+  ["anthropic", "claude/claude-sonnet-4-5"],
+  ["gemini", "google/gemini-2.5-flash"],
+] as const) {
   test.serial(`chat to ${vendor}: tool-call arguments holding JSON nested ${HOSTILE_DEPTH} deep are a 400 naming them, not a 500`, async (t) => {
     const errorsBefore = errorLines().length;
     const answer = await post("/v1/chat/completions", toolConversation(model, { arguments: nestedText(), result: "{}" }));

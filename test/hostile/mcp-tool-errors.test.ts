@@ -3,14 +3,15 @@
 // so a tool error must be a result it accepts (isError, the gateway envelope readable from the
 // text) instead of a -32602 schema failure that hides the real code. Non-object `arguments` must
 // be a clear JSON-RPC invalid-params error, not an internal error with a validation dump.
-import test, { type ExecutionContext } from "ava";
+
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai.js";
-import { startFakeOpenAIImages, type FakeOpenAIImages } from "../fakes/openai-images.js";
+import test, { type ExecutionContext } from "ava";
 import { pngFile } from "../fakes/image-files.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "../fakes/openai-images.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "../helpers/gateway-harness.js";
-import { startPictureHosts, type PictureHosts } from "../helpers/picture-hosts.js";
+import { type PictureHosts, startPictureHosts } from "../helpers/picture-hosts.js";
 
 const UPSTREAM_SECRET = "sk-upstream-secret-do-not-leak";
 const TOOL_NAMES = ["image_background_remove", "image_describe", "image_edit", "image_generate", "image_upscale"];
@@ -57,7 +58,10 @@ async function listedClient(t: ExecutionContext, gateway: TestGateway, key: stri
   await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
   const { tools } = await client.listTools();
   t.deepEqual(tools.map((tool) => tool.name).sort(), TOOL_NAMES);
-  t.true(tools.every((tool) => tool.outputSchema !== undefined), "every tool declares an outputSchema the client will enforce");
+  t.true(
+    tools.every((tool) => tool.outputSchema !== undefined),
+    "every tool declares an outputSchema the client will enforce",
+  );
   return client;
 }
 
@@ -132,7 +136,10 @@ test("image_upscale: a picture that is not one comes back as invalid_image", asy
 test("image_background_remove: a private URL comes back as url_not_allowed, never fetched", async (t) => {
   await withSetup(async ({ gateway, hosts, keys }) => {
     const client = await listedClient(t, gateway, keys.pro);
-    const internal = await failingCall(t, client, "image_background_remove", { image: `http://localhost:${hosts.internal.port}/a.png` }, [keys.pro, UPSTREAM_SECRET]);
+    const internal = await failingCall(t, client, "image_background_remove", { image: `http://localhost:${hosts.internal.port}/a.png` }, [
+      keys.pro,
+      UPSTREAM_SECRET,
+    ]);
     t.like(internal, { code: "url_not_allowed", status: 400 });
     t.is(hosts.internal.requests.length + hosts.internal.connections, 0);
     await client.close();

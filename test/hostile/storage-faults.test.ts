@@ -1,13 +1,14 @@
 // Storage faults: temp files of uploads cut off by a SIGKILL (they must not wait an hour to be
 // cleaned) and a blob file an operator or a damaged disk replaced with a directory (it must get
 // an answer and a log line, not a bare 500, and cost nothing else stored).
-import test from "ava";
+
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { homePaths } from "../../src/config/paths.js";
+import test from "ava";
 import { PARTIAL_DIRECTORY } from "../../src/blobs/fs-stream-driver.js";
+import { homePaths } from "../../src/config/paths.js";
 import { agentIdOf, answer, BOUNDARY, eventually, MULTIPART, storageApi, testPlan } from "../_storage.js";
 import { addKey, makeHome, quietLogger, spawnServe, startTestGateway } from "../helpers/gateway-harness.js";
 

@@ -3,13 +3,14 @@
 // upstream's fault (502, retried, next route), never gw's 500; bad SSE lines read together with
 // good ones are skipped without losing the good ones or the usage; and request fields that other
 // gateways act on (where to send the call, with which key) never leave gw.
+
+import Anthropic from "@anthropic-ai/sdk";
 import test, { type ExecutionContext } from "ava";
 import OpenAI from "openai";
-import Anthropic from "@anthropic-ai/sdk";
 import { homePaths } from "../../src/config/paths.js";
 import { periodOf, UsageLog } from "../../src/store/usage-log.js";
-import { startFakeAnthropic, type FakeAnthropic } from "../fakes/anthropic.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai.js";
+import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "../helpers/gateway-harness.js";
 
 const SECRETS = {
@@ -66,7 +67,11 @@ const ping = [{ role: "user" as const, content: "ping" }];
 
 /** Raw POSTs, for exact bodies and for fields the SDK types refuse. */
 async function post(path: string, body: object, headers: Record<string, string>): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${gateway.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${gateway.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, text: await response.text() };
 }
 const postChat = (body: object) => post("/v1/chat/completions", body, { authorization: `Bearer ${key}` });
@@ -95,10 +100,24 @@ const slashEscapedJson = (value: unknown) => JSON.stringify(value).replaceAll("/
 
 /** A chat.completion.chunk as JSON text. */
 function chunk(delta: object, extra: object = {}): string {
-  return JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "gpt-x", choices: [{ index: 0, delta, finish_reason: null }], ...extra });
+  return JSON.stringify({
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "gpt-x",
+    choices: [{ index: 0, delta, finish_reason: null }],
+    ...extra,
+  });
 }
 const usageChunk = (prompt: number, completion: number) =>
-  JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "gpt-x", choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } });
+  JSON.stringify({
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1,
+    model: "gpt-x",
+    choices: [],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  });
 
 /** The content deltas an OpenAI SDK stream delivered, and its usage. */
 async function streamedChat(model: string): Promise<{ contents: string[]; usage: OpenAI.CompletionUsage | undefined }> {
@@ -180,14 +199,26 @@ test.serial("messages, native stream: an `error` event echoing the key reaches t
 });
 
 test.serial("chat stream: content and a bad line echoing the key reach neither the client nor the log", async (t) => {
-  compat.set({ rawEvents: [chunk({ role: "assistant", content: "" }), chunk({ content: `your key is ${SECRETS.compatKey}` }), `Bearer ${SECRETS.compatKey}`, usageChunk(5, 5)] });
+  compat.set({
+    rawEvents: [
+      chunk({ role: "assistant", content: "" }),
+      chunk({ content: `your key is ${SECRETS.compatKey}` }),
+      `Bearer ${SECRETS.compatKey}`,
+      usageChunk(5, 5),
+    ],
+  });
   const compatStream = await streamedChat("compat/gpt-x");
   t.deepEqual(compatStream.contents, ["your key is [REDACTED]"]);
   // Escaped as `sk-a\/b\/...` inside the event's JSON.
-  slashy.set({ rawEvents: [chunk({ role: "assistant", content: "" }), slashEscapedJson(JSON.parse(chunk({ content: `key ${SECRETS.slashKey}` }))), usageChunk(5, 2)] });
+  slashy.set({
+    rawEvents: [chunk({ role: "assistant", content: "" }), slashEscapedJson(JSON.parse(chunk({ content: `key ${SECRETS.slashKey}` }))), usageChunk(5, 2)],
+  });
   const slashStream = await streamedChat("slashy/gpt-x");
   t.deepEqual(slashStream.contents, ["key [REDACTED]"]);
-  t.true(quietLogger.lines.some((line) => line.startsWith("warn compat: skipped") && line.includes("Bearer [REDACTED]")), "the skipped line is logged, redacted");
+  t.true(
+    quietLogger.lines.some((line) => line.startsWith("warn compat: skipped") && line.includes("Bearer [REDACTED]")),
+    "the skipped line is logged, redacted",
+  );
   assertLogClean(t);
 });
 
@@ -230,7 +261,15 @@ const warned = (text: string) => quietLogger.lines.some((line) => line.startsWit
 test.serial("chat stream: garbage and a truncated event among good ones are skipped; every good chunk and the usage arrive", async (t) => {
   const truncated = '{"id":"chatcmpl-1","choices":[';
   compat.set({
-    rawEvents: [chunk({ role: "assistant", content: "" }), "garbage", truncated, chunk({ content: "Hello" }), chunk({ content: " there" }), chunk({ content: "!" }), usageChunk(9, 3)],
+    rawEvents: [
+      chunk({ role: "assistant", content: "" }),
+      "garbage",
+      truncated,
+      chunk({ content: "Hello" }),
+      chunk({ content: " there" }),
+      chunk({ content: "!" }),
+      usageChunk(9, 3),
+    ],
   });
   const { contents, usage } = await streamedChat("compat/gpt-x");
   t.deepEqual(contents, ["Hello", " there", "!"]);
@@ -241,9 +280,21 @@ test.serial("chat stream: garbage and a truncated event among good ones are skip
 });
 
 test.serial("messages, native stream: garbage and a truncated event among good ones are skipped; the text and usage arrive", async (t) => {
-  const delta = (text: string) => ({ event: "content_block_delta", data: JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }) });
+  const delta = (text: string) => ({
+    event: "content_block_delta",
+    data: JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }),
+  });
   const truncated = '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo';
-  const message = { id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 9, output_tokens: 1 } };
+  const message = {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-4-5",
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: { input_tokens: 9, output_tokens: 1 },
+  };
   claude.set({
     rawEvents: [
       { event: "message_start", data: JSON.stringify({ type: "message_start", message }) },
@@ -254,7 +305,10 @@ test.serial("messages, native stream: garbage and a truncated event among good o
       delta(" there"),
       delta("!"),
       { event: "content_block_stop", data: JSON.stringify({ type: "content_block_stop", index: 0 }) },
-      { event: "message_delta", data: JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } }) },
+      {
+        event: "message_delta",
+        data: JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } }),
+      },
       { event: "message_stop", data: JSON.stringify({ type: "message_stop" }) },
     ],
   });
@@ -281,7 +335,11 @@ const CONTROL_FIELDS = {
 };
 
 function assertControlFieldsDropped(t: ExecutionContext, sent: Record<string, unknown>): void {
-  t.deepEqual(Object.keys(CONTROL_FIELDS).filter((field) => field in sent), [], JSON.stringify(sent));
+  t.deepEqual(
+    Object.keys(CONTROL_FIELDS).filter((field) => field in sent),
+    [],
+    JSON.stringify(sent),
+  );
   t.is(sent.temperature, 0.3, "ordinary fields still arrive");
 }
 
@@ -296,7 +354,10 @@ for (const stream of [false, true]) {
 }
 
 test.serial("messages, native and converted: gateway-control fields are dropped, ordinary fields forwarded", async (t) => {
-  for (const { model, fake } of [{ model: "claude/claude-sonnet-4-5", fake: claude }, { model: "compat/gpt-x", fake: compat }]) {
+  for (const { model, fake } of [
+    { model: "claude/claude-sonnet-4-5", fake: claude },
+    { model: "compat/gpt-x", fake: compat },
+  ]) {
     const response = await postMessages({ model, max_tokens: 50, messages: ping, temperature: 0.3, metadata: { user_id: "u-1" }, ...CONTROL_FIELDS });
     t.is(response.status, 200, `${model}: ${response.text}`);
     assertControlFieldsDropped(t, fake.requests.at(-1)!.body);

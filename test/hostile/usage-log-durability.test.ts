@@ -1,15 +1,16 @@
 // Hostile cases for the usage log: rows that would switch billing off (credits null or not a
 // number), and usage logs that were deleted or cut short, which must not reset every balance to
 // the full allowance. The high-water mark (data/usage-watermark.json) is what remembers them.
-import test from "ava";
+
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import test from "ava";
 import { homePaths } from "../../src/config/paths.js";
 import { startServer } from "../../src/server/start-server.js";
 import { StoreError } from "../../src/store/store-error.js";
-import { UsageLog, periodOf, type UsageRow } from "../../src/store/usage-log.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai.js";
+import { periodOf, UsageLog, type UsageRow } from "../../src/store/usage-log.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
 import { addKey, gw, json, makeHome, spawnServe } from "../helpers/gateway-harness.js";
 
 const now = new Date();
@@ -39,7 +40,8 @@ function dataDirectory() {
   return { usageDir, mark: path.join(dataDir, "usage-watermark.json"), log: (name = period) => path.join(usageDir, `${name}.jsonl`) };
 }
 
-const readMark = (file: string) => JSON.parse(readFileSync(file, "utf8")) as { version: number; periods: Record<string, { rows: number; credits: number; bytes: number }> };
+const readMark = (file: string) =>
+  JSON.parse(readFileSync(file, "utf8")) as { version: number; periods: Record<string, { rows: number; credits: number; bytes: number }> };
 const sizeOf = (file: string) => statSync(file).size;
 
 /** Three rows (10 + 20 + 30 credits) written and acknowledged, then the log closed. */
@@ -51,7 +53,8 @@ async function writtenAndClosed() {
   return directory;
 }
 
-const recoveryMessage = (file: string) => new RegExp(`${escapeRegExp(file)}[\\s\\S]*restore[\\s\\S]*backup[\\s\\S]*delete [\\s\\S]*usage-watermark\\.json`, "i");
+const recoveryMessage = (file: string) =>
+  new RegExp(`${escapeRegExp(file)}[\\s\\S]*restore[\\s\\S]*backup[\\s\\S]*delete [\\s\\S]*usage-watermark\\.json`, "i");
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 test("append refuses a row whose credits or agent are invalid, and writes nothing", async (t) => {
@@ -82,7 +85,7 @@ test("append refuses a row whose credits or agent are invalid, and writes nothin
   log.close();
 });
 
-test("a log with a null-credits row and a \"ten\" row loads; totals count only valid rows; warnings name file and line", (t) => {
+test('a log with a null-credits row and a "ten" row loads; totals count only valid rows; warnings name file and line', (t) => {
   const { usageDir, log: logFile } = dataDirectory();
   writeFileSync(logFile(), lines(row("a", 5), row("b", null), row("c", 7), row("d", "ten"), row("e", 3, "")) + lines(row("f", 11)));
   const log = UsageLog.open(usageDir, now);
@@ -98,7 +101,6 @@ test("a log with a null-credits row and a \"ten\" row loads; totals count only v
     "reports see the valid rows",
   );
   log.close();
-
 });
 
 test("a line that is not JSON in the middle still refuses to open; a torn last line is still dropped", (t) => {
@@ -123,8 +125,14 @@ test("the server starts on a log with invalid rows and logs a warning naming eac
   const server = await startServer({ home, host: "127.0.0.1", port: 0, logger });
   try {
     t.is(server.gateway.ledger.used("agent-1"), 5);
-    t.true(warnings.some((message) => message.includes(file) && /line 2\b/.test(message)), warnings.join("\n"));
-    t.true(warnings.some((message) => message.includes(file) && /line 3\b/.test(message)), warnings.join("\n"));
+    t.true(
+      warnings.some((message) => message.includes(file) && /line 2\b/.test(message)),
+      warnings.join("\n"),
+    );
+    t.true(
+      warnings.some((message) => message.includes(file) && /line 3\b/.test(message)),
+      warnings.join("\n"),
+    );
   } finally {
     await server.shutdown();
   }
@@ -139,7 +147,10 @@ test("`gw usage` shows the valid rows of a log with invalid rows and says how ma
   t.is(asJson.code, 0, asJson.stderr);
   const report = json<{ agents: Array<{ agent: string; used: number; balance: number }>; rows: UsageRow[]; skipped: number }>(asJson);
   t.deepEqual(report.agents, [{ agent: "dave", plan: "free", used: 2000, balance: 1_000_000 - 2000 }]);
-  t.deepEqual(report.rows.map((each) => each.id), ["a", "c"]);
+  t.deepEqual(
+    report.rows.map((each) => each.id),
+    ["a", "c"],
+  );
   t.is(report.skipped, 2);
   t.is(asTable.code, 0, asTable.stderr);
   t.regex(asTable.stdout, /^dave\s+free\s+2,000\s+998,000$/m);

@@ -6,7 +6,7 @@ import test from "ava";
 import OpenAI from "openai";
 import { homePaths } from "../../src/config/paths.js";
 import { periodOf, UsageLog } from "../../src/store/usage-log.js";
-import { startFakeOpenAI, type FakeOpenAI } from "../fakes/openai.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
 import { addKey, gw, json, makeHome, quietLogger, startTestGateway, type TestGateway } from "../helpers/gateway-harness.js";
 
 const ODD_USAGE = [
@@ -71,7 +71,10 @@ test.serial("two agents on a 100-credit plan facing odd usage are refused once s
       fake.set({ rawUsage: ODD_USAGE[call % ODD_USAGE.length], content: "two words" });
       const outcome = await client(key)
         .chat.completions.create({ model: "m/x", max_tokens: 5, messages: [{ role: "user", content: "hi" }] })
-        .then(() => 200, (error: InstanceType<typeof OpenAI.APIError>) => error.status);
+        .then(
+          () => 200,
+          (error: InstanceType<typeof OpenAI.APIError>) => error.status,
+        );
       if (outcome === 402) {
         refusedAt = call;
         break;

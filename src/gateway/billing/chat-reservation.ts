@@ -5,13 +5,14 @@
 // A request that names max_tokens is refused (402) when its worst case does not fit, saying which
 // max_tokens would. A request that names none is sent with the max_tokens its balance can pay for
 // (at most the model's output limit), and is refused only when not even a minimal answer fits.
-import type { Config } from "../../config/resolved-config.js";
+
 import type { ModelConfig, Pricing } from "../../config/config-schema.js";
+import type { Config } from "../../config/resolved-config.js";
 import { InsufficientCreditsError } from "../errors.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
 import type { ImageTokenRule } from "./image-tokens.js";
-import { inputTokenBound, inputTokenEstimate, type PromptMeasure } from "./prompt-measure.js";
 import { creditsForCost, dearestInputPrice } from "./pricing.js";
+import { inputTokenBound, inputTokenEstimate, type PromptMeasure } from "./prompt-measure.js";
 
 export interface ChatCallSize {
   prompt: PromptMeasure;
@@ -74,10 +75,12 @@ function sizeFor(config: Config, candidate: RouteCandidate, size: ChatCallSize, 
   if (size.maxOutputTokens !== undefined) {
     const bound = credits(size.maxOutputTokens);
     if (bound <= remaining) return { fits: true, budget: { pricing, rule, bound, promptEstimate } };
-    const advice = affordable >= 1
-      ? `a max_tokens of at most ${affordable} would fit`
-      : `the prompt alone may cost up to ${credits(0)}`;
-    return { fits: false, bound, refusal: `it may cost up to ${bound} (at most ${inputTokens} input tokens and max_tokens ${size.maxOutputTokens}${size.choices > 1 ? ` for each of ${size.choices} choices` : ""}); ${advice}` };
+    const advice = affordable >= 1 ? `a max_tokens of at most ${affordable} would fit` : `the prompt alone may cost up to ${credits(0)}`;
+    return {
+      fits: false,
+      bound,
+      refusal: `it may cost up to ${bound} (at most ${inputTokens} input tokens and max_tokens ${size.maxOutputTokens}${size.choices > 1 ? ` for each of ${size.choices} choices` : ""}); ${advice}`,
+    };
   }
 
   const limit = outputLimit(config, candidate, model, inputTokens);
@@ -85,7 +88,11 @@ function sizeFor(config: Config, candidate: RouteCandidate, size: ChatCallSize, 
   const filled = Math.min(limit, affordable);
   if (filled < minimum) {
     const bound = credits(minimum);
-    return { fits: false, bound, refusal: `the prompt may cost up to ${credits(0)} (at most ${inputTokens} input tokens) and a minimal answer of ${minimum} tokens brings it to ${bound}` };
+    return {
+      fits: false,
+      bound,
+      refusal: `the prompt may cost up to ${credits(0)} (at most ${inputTokens} input tokens) and a minimal answer of ${minimum} tokens brings it to ${bound}`,
+    };
   }
   return { fits: true, budget: { pricing, rule, bound: credits(filled), filledMaxTokens: filled, promptEstimate } };
 }

@@ -11,12 +11,7 @@ export interface ImageSize {
 export type ImageDetail = "low" | "high" | "auto";
 export type ImageTokenRule = "openai" | "anthropic" | "gemini";
 
-export function imageTokens(
-  rule: ImageTokenRule,
-  model: string,
-  size: ImageSize | undefined,
-  detail: ImageDetail | undefined,
-): number {
+export function imageTokens(rule: ImageTokenRule, model: string, size: ImageSize | undefined, detail: ImageDetail | undefined): number {
   switch (rule) {
     case "openai":
       return openaiImageTokens(model, size, detail);
@@ -140,11 +135,7 @@ export function anthropicImageTokens(size: ImageSize | undefined): number {
   const known = validSize(size);
   if (!known) return ANTHROPIC_MAX_IMAGE_TOKENS;
   const { width, height } = known;
-  const scale = Math.min(
-    1,
-    ANTHROPIC_MAX_LONG_EDGE / Math.max(width, height),
-    Math.sqrt(ANTHROPIC_MAX_PIXELS / (width * height)),
-  );
+  const scale = Math.min(1, ANTHROPIC_MAX_LONG_EDGE / Math.max(width, height), Math.sqrt(ANTHROPIC_MAX_PIXELS / (width * height)));
   const pixels = Math.max(1, Math.floor(width * scale)) * Math.max(1, Math.floor(height * scale));
   return Math.min(ANTHROPIC_MAX_IMAGE_TOKENS, Math.ceil(pixels / ANTHROPIC_PIXELS_PER_TOKEN));
 }

@@ -4,7 +4,7 @@
 // pictures count by their vendor's own rule from their real dimensions) and a realistic estimate
 // for billing a call whose upstream reported no usage.
 import { imageDimensionsOf } from "../../media/image-dimensions.js";
-import { imageTokens, type ImageDetail, type ImageSize, type ImageTokenRule } from "./image-tokens.js";
+import { type ImageDetail, type ImageSize, type ImageTokenRule, imageTokens } from "./image-tokens.js";
 
 export interface PictureInPrompt {
   /** Undefined for a picture by URL: its vendor's largest count is assumed. */
@@ -72,7 +72,12 @@ export function measureMessagesPrompt(request: { messages: unknown[]; system?: u
     }
   };
   for (const message of request.messages) visit((message as { content?: unknown }).content);
-  return measure(JSON.stringify([request.system, request.messages, request.tools]), pictureCharacters, pictures, Array.isArray(request.tools) && request.tools.length > 0);
+  return measure(
+    JSON.stringify([request.system, request.messages, request.tools]),
+    pictureCharacters,
+    pictures,
+    Array.isArray(request.tools) && request.tools.length > 0,
+  );
 }
 
 /** At most this many input tokens, for a vendor's picture rule and model. */

@@ -28,7 +28,10 @@ export function readChatUsage(usage: unknown): UsageReading {
   if (usage === undefined || usage === null) return { missing: true };
   if (typeof usage !== "object") return { invalid: `usage is ${typeof usage}` };
   const fields = usage as Record<string, unknown>;
-  const details = (typeof fields.prompt_tokens_details === "object" && fields.prompt_tokens_details !== null ? fields.prompt_tokens_details : {}) as Record<string, unknown>;
+  const details = (typeof fields.prompt_tokens_details === "object" && fields.prompt_tokens_details !== null ? fields.prompt_tokens_details : {}) as Record<
+    string,
+    unknown
+  >;
   const prompt = fields.prompt_tokens;
   const output = fields.completion_tokens;
   const cacheRead = details.cached_tokens ?? 0;

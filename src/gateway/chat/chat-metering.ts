@@ -5,14 +5,14 @@ import type { PlanLimits } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
 import type { Caller } from "../auth/key-authenticator.js";
-import { planChatReservation, type CandidateBudget, type ChatCallSize } from "../billing/chat-reservation.js";
+import { type CandidateBudget, type ChatCallSize, planChatReservation } from "../billing/chat-reservation.js";
 import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
 import { creditsForTokens } from "../billing/pricing.js";
 import { estimateTextTokens } from "../billing/prompt-measure.js";
-import { totalInput, type TokenCounts, type UsageReading } from "../billing/token-usage.js";
+import { type TokenCounts, totalInput, type UsageReading } from "../billing/token-usage.js";
 import type { CircuitBreakers } from "../routing/circuit-breaker.js";
 import type { LatencyTracker } from "../routing/latency-tracker.js";
-import { resolveRoutes, type RouteCandidate } from "../routing/route-resolver.js";
+import { type RouteCandidate, resolveRoutes } from "../routing/route-resolver.js";
 import type { AttemptContext, AttemptTarget } from "./upstream-attempts.js";
 
 export interface ChatMeteringDependencies {
@@ -95,11 +95,14 @@ export class ChatMetering {
     const config = this.dependencies.config();
     const budget = call.budgets.get(target.candidate)!;
     if ("invalid" in usage) {
-      this.dependencies.warn(`${target.candidate.provider} reported invalid usage for request ${context.requestId} (${usage.invalid}); billed the gateway's estimate`);
+      this.dependencies.warn(
+        `${target.candidate.provider} reported invalid usage for request ${context.requestId} (${usage.invalid}); billed the gateway's estimate`,
+      );
     }
-    const counts: TokenCounts = "counts" in usage
-      ? usage.counts
-      : { input: budget.promptEstimate, cacheRead: 0, cacheWrite: 0, output: estimateTextTokens(relayed.characters, relayed.bytes) };
+    const counts: TokenCounts =
+      "counts" in usage
+        ? usage.counts
+        : { input: budget.promptEstimate, cacheRead: 0, cacheWrite: 0, output: estimateTextTokens(relayed.characters, relayed.bytes) };
     await this.dependencies.ledger.settle(call.reservation, {
       agent: context.caller.agent.id,
       keyPrefix: context.caller.key.prefix,
@@ -119,7 +122,11 @@ export class ChatMetering {
 }
 
 /** The usage the client sees when the upstream sent none (or sent nonsense): the gateway's estimate. */
-export function estimatedChatUsage(call: MeteredCall, target: AttemptTarget, relayed: RelayedText): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+export function estimatedChatUsage(
+  call: MeteredCall,
+  target: AttemptTarget,
+  relayed: RelayedText,
+): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
   const prompt = call.budgets.get(target.candidate)!.promptEstimate;
   const completion = estimateTextTokens(relayed.characters, relayed.bytes);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };

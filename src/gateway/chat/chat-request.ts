@@ -15,7 +15,7 @@ const message = z.discriminatedUnion("role", [
   z
     .object({ role: z.literal("assistant"), content: z.union([content, z.null()]).optional(), tool_calls: z.array(z.object({}).loose()).optional() })
     .loose()
-    .refine((value) => value.content !== undefined && value.content !== null ? true : Boolean(value.tool_calls?.length), {
+    .refine((value) => (value.content !== undefined && value.content !== null ? true : Boolean(value.tool_calls?.length)), {
       message: "an assistant message needs content or tool_calls",
       path: ["content"],
     }),

@@ -6,11 +6,11 @@ import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureChatPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage } from "../billing/token-usage.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
+import { type ChatCallContext, type ChatMetering, estimatedChatUsage, type MeteredCall, type RelayedText } from "./chat-metering.js";
 import type { ChatRequestBody } from "./chat-request.js";
-import { estimatedChatUsage, type ChatCallContext, type ChatMetering, type MeteredCall, type RelayedText } from "./chat-metering.js";
 import { withoutGatewayControlFields } from "./gateway-control-fields.js";
 import { StreamRelay } from "./stream-relay.js";
-import { attemptInOrder, type AttemptTarget } from "./upstream-attempts.js";
+import { type AttemptTarget, attemptInOrder } from "./upstream-attempts.js";
 
 export type { ChatCallContext } from "./chat-metering.js";
 
@@ -44,7 +44,11 @@ export class ChatService {
     const call = this.metering.begin(request.model, callSize(request), context);
     try {
       const { result, target } = await attemptInOrder(this.metering.attempts(call, context, supportsChat), ({ candidate, provider, firstByteTimeoutMs }) =>
-        provider.chat!.complete(upstreamRequest(request, candidate), { signal: context.signal, firstByteTimeoutMs, fillMaxTokens: this.metering.filledMaxTokens(call, candidate) }),
+        provider.chat!.complete(upstreamRequest(request, candidate), {
+          signal: context.signal,
+          firstByteTimeoutMs,
+          fillMaxTokens: this.metering.filledMaxTokens(call, candidate),
+        }),
       );
       this.metering.answered(call, target);
       const body = result.body;
@@ -67,14 +71,17 @@ export class ChatService {
     try {
       // The first batch is awaited inside the attempt: until it arrives nothing has reached the
       // client, so a failure before it can still be retried or sent to the next route.
-      const { result, target } = await attemptInOrder(this.metering.attempts(call, context, supportsChat), async ({ candidate, provider, firstByteTimeoutMs }) => {
-        const options = { signal: context.signal, firstByteTimeoutMs, fillMaxTokens: this.metering.filledMaxTokens(call, candidate) };
-        const response = await provider.chat!.stream(upstreamRequest(request, candidate), options);
-        const iterator = response.chunks[Symbol.asyncIterator]();
-        const first = await iterator.next();
-        if (first.done) throw new UpstreamNetworkError(candidate.provider, "invalid_response", "the stream ended before any chunk");
-        return { iterator, first: first.value, upstreamRequestId: response.upstreamRequestId };
-      });
+      const { result, target } = await attemptInOrder(
+        this.metering.attempts(call, context, supportsChat),
+        async ({ candidate, provider, firstByteTimeoutMs }) => {
+          const options = { signal: context.signal, firstByteTimeoutMs, fillMaxTokens: this.metering.filledMaxTokens(call, candidate) };
+          const response = await provider.chat!.stream(upstreamRequest(request, candidate), options);
+          const iterator = response.chunks[Symbol.asyncIterator]();
+          const first = await iterator.next();
+          if (first.done) throw new UpstreamNetworkError(candidate.provider, "invalid_response", "the stream ended before any chunk");
+          return { iterator, first: first.value, upstreamRequestId: response.upstreamRequestId };
+        },
+      );
       this.metering.answered(call, target);
       return {
         chunks: this.relay(result.first, result.iterator, context, target, call),

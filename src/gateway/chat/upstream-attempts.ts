@@ -107,28 +107,41 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
   throw exhausted(failures, { timeoutsOnly, outOfTime, open });
 }
 
-function exhausted(failures: string[], how: { timeoutsOnly: boolean; outOfTime: number | undefined; open: Array<{ provider: string; retryInMs: number }> }): UpstreamUnavailableError {
+function exhausted(
+  failures: string[],
+  how: { timeoutsOnly: boolean; outOfTime: number | undefined; open: Array<{ provider: string; retryInMs: number }> },
+): UpstreamUnavailableError {
   const providers = new Set(failures.map((failure) => failure.slice(0, failure.indexOf(":"))));
   const provider = providers.size === 1 ? [...providers][0] : undefined;
   if (how.outOfTime !== undefined) {
-    return new UpstreamUnavailableError(`The upstream attempts used up the request's total time of ${how.outOfTime} ms.`, { status: 504, code: "upstream_timeout", provider, failures });
+    return new UpstreamUnavailableError(`The upstream attempts used up the request's total time of ${how.outOfTime} ms.`, {
+      status: 504,
+      code: "upstream_timeout",
+      provider,
+      failures,
+    });
   }
   if (how.open.length > 0 && how.open.length === failures.length) {
     // Every candidate was skipped: say which provider is failing and when it is tried again.
     const soonest = Math.min(...how.open.map((entry) => entry.retryInMs));
     const names = how.open.map((entry) => entry.provider).join(", ");
-    const error = new UpstreamUnavailableError(`The upstream provider ${names} is failing and is not being called (circuit open); it is tried again in ${Math.ceil(soonest / 1000)} s.`, {
-      status: 503,
-      code: "upstream_circuit_open",
-      provider,
-    });
+    const error = new UpstreamUnavailableError(
+      `The upstream provider ${names} is failing and is not being called (circuit open); it is tried again in ${Math.ceil(soonest / 1000)} s.`,
+      {
+        status: 503,
+        code: "upstream_circuit_open",
+        provider,
+      },
+    );
     error.headers = { "retry-after": String(Math.max(1, Math.ceil(soonest / 1000))) };
     return error;
   }
-  return new UpstreamUnavailableError(
-    how.timeoutsOnly ? "The upstream did not answer in time." : "No upstream could serve this request.",
-    { status: how.timeoutsOnly ? 504 : 502, code: how.timeoutsOnly ? "upstream_timeout" : "upstream_unavailable", provider, failures },
-  );
+  return new UpstreamUnavailableError(how.timeoutsOnly ? "The upstream did not answer in time." : "No upstream could serve this request.", {
+    status: how.timeoutsOnly ? 504 : 502,
+    code: how.timeoutsOnly ? "upstream_timeout" : "upstream_unavailable",
+    provider,
+    failures,
+  });
 }
 
 type Verdict =

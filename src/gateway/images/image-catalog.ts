@@ -1,11 +1,12 @@
 // Reading the image catalog of the config: finding a model, its default role, and the public
 // catalog (GET /v1/public/image-models) without provider internals.
-import type { PlanLimits } from "../../config/config-schema.js";
-import type { CatalogConfig, ImageConstraints, ImageModelEntry, ImageOperation, ImagePricing, ImageResolution } from "../../config/catalog-schema.js";
 
-export { DEFAULT_IMAGE_MODELS, type CatalogConfig, type ImageModelEntry } from "../../config/catalog-schema.js";
-export { resolveImageSize, type ResolvedImageSize, type ImageSizeRequest } from "./image-size.js";
-export { imagePriceCredits, type ImagePriceRequest } from "./image-price.js";
+import type { CatalogConfig, ImageConstraints, ImageModelEntry, ImageOperation, ImagePricing, ImageResolution } from "../../config/catalog-schema.js";
+import type { PlanLimits } from "../../config/config-schema.js";
+
+export { type CatalogConfig, DEFAULT_IMAGE_MODELS, type ImageModelEntry } from "../../config/catalog-schema.js";
+export { type ImagePriceRequest, imagePriceCredits } from "./image-price.js";
+export { type ImageSizeRequest, type ResolvedImageSize, resolveImageSize } from "./image-size.js";
 
 export function findImageModel(catalog: Pick<CatalogConfig, "image">, id: string): ImageModelEntry | undefined {
   return catalog.image.find((model) => model.id === id);
@@ -57,7 +58,14 @@ export function publicImageCatalog(
 }
 
 function publicModel(model: ImageModelEntry): PublicImageModel {
-  const entry: PublicImageModel = { id: model.id, name: model.name, operations: [...model.operations], freeTier: model.freeTier, constraints: model.constraints, pricing: model.pricing };
+  const entry: PublicImageModel = {
+    id: model.id,
+    name: model.name,
+    operations: [...model.operations],
+    freeTier: model.freeTier,
+    constraints: model.constraints,
+    pricing: model.pricing,
+  };
   if (model.description !== undefined) entry.description = model.description;
   return entry;
 }

@@ -28,7 +28,12 @@ export interface DrawPlanOptions {
   inputShape?: { width: number; height: number };
 }
 
-export function planDrawing(model: ImageModelEntry, body: ImageGenerationBody, context: Pick<ImageCallContext, "plan" | "planName">, options: DrawPlanOptions = {}): DrawPlan {
+export function planDrawing(
+  model: ImageModelEntry,
+  body: ImageGenerationBody,
+  context: Pick<ImageCallContext, "plan" | "planName">,
+  options: DrawPlanOptions = {},
+): DrawPlan {
   const constraints = model.constraints;
   const provider = model.provider;
   const refuse = (param: string, message: string) => new InvalidRequestError(message, { param, provider });
@@ -36,18 +41,25 @@ export function planDrawing(model: ImageModelEntry, body: ImageGenerationBody, c
 
   const n = body.n ?? 1;
   if (n > context.plan.imageMaxN) {
-    throw new PlanLimitExceededError(`The ${context.planName} plan draws at most ${context.plan.imageMaxN} image${context.plan.imageMaxN === 1 ? "" : "s"} per call; n was ${n}.`, { param: "n" });
+    throw new PlanLimitExceededError(
+      `The ${context.planName} plan draws at most ${context.plan.imageMaxN} image${context.plan.imageMaxN === 1 ? "" : "s"} per call; n was ${n}.`,
+      { param: "n" },
+    );
   }
   const nearest = options.inputShape ? nearestAspectRatio(model, options.inputShape) : undefined;
   if (nearest !== undefined && constraints.features.editKeepsShape) {
     const asked = body.size !== undefined ? "size" : body.aspect_ratio !== undefined && body.aspect_ratio !== nearest ? "aspect_ratio" : undefined;
-    if (asked) throw new InvalidRequestError(`${model.id} edits keep the picture's shape (here ${nearest}); drop ${asked}.`, { param: asked, provider: model.provider });
+    if (asked)
+      throw new InvalidRequestError(`${model.id} edits keep the picture's shape (here ${nearest}); drop ${asked}.`, { param: asked, provider: model.provider });
   }
   const keepShape = body.aspect_ratio === undefined && body.size === undefined ? nearest : undefined;
   const size = resolveImageSize(model, { aspectRatio: body.aspect_ratio ?? keepShape, resolution: body.resolution, size: body.size });
   if ("error" in size) throw new InvalidRequestError(size.error.message, { param: size.error.param });
   if (tierIndex(size.resolution) > tierIndex(context.plan.imageMaxResolution)) {
-    throw new PlanLimitExceededError(`The ${context.planName} plan draws at most ${context.plan.imageMaxResolution} resolution; this request is ${size.resolution}.`, { param: body.size !== undefined ? "size" : "resolution" });
+    throw new PlanLimitExceededError(
+      `The ${context.planName} plan draws at most ${context.plan.imageMaxResolution} resolution; this request is ${size.resolution}.`,
+      { param: body.size !== undefined ? "size" : "resolution" },
+    );
   }
 
   const asked = body.output_format ?? "webp";
@@ -80,7 +92,8 @@ export function planDrawing(model: ImageModelEntry, body: ImageGenerationBody, c
 
   if (body.quality !== undefined && body.quality !== "auto") {
     if (!constraints.quality.accepted) throw notTaken("quality");
-    if (!constraints.quality.values.includes(body.quality)) throw refuse("quality", `${model.id} draws at quality ${constraints.quality.values.join(", ")}; not ${body.quality}.`);
+    if (!constraints.quality.values.includes(body.quality))
+      throw refuse("quality", `${model.id} draws at quality ${constraints.quality.values.join(", ")}; not ${body.quality}.`);
     request.quality = body.quality;
   } else if (body.quality === "auto" && constraints.quality.accepted && constraints.quality.values.includes("auto")) {
     request.quality = "auto";
@@ -89,7 +102,8 @@ export function planDrawing(model: ImageModelEntry, body: ImageGenerationBody, c
   if (body.negative_prompt !== undefined) {
     const knob = constraints.negativePrompt;
     if (!knob.accepted) throw notTaken("negative_prompt");
-    if (body.negative_prompt.length > knob.maxLength) throw refuse("negative_prompt", `negative_prompt is at most ${knob.maxLength} characters for ${model.id}.`);
+    if (body.negative_prompt.length > knob.maxLength)
+      throw refuse("negative_prompt", `negative_prompt is at most ${knob.maxLength} characters for ${model.id}.`);
     request.negativePrompt = body.negative_prompt;
   }
   if (body.cfg_scale !== undefined) {
@@ -101,7 +115,8 @@ export function planDrawing(model: ImageModelEntry, body: ImageGenerationBody, c
   if (body.style_preset !== undefined) {
     const knob = constraints.stylePresets;
     if (!knob.accepted) throw notTaken("style_preset");
-    if (!knob.values.includes(body.style_preset)) throw refuse("style_preset", `${model.id} takes the style presets ${knob.values.join(", ")} (GET /v1/image/styles); not ${body.style_preset}.`);
+    if (!knob.values.includes(body.style_preset))
+      throw refuse("style_preset", `${model.id} takes the style presets ${knob.values.join(", ")} (GET /v1/image/styles); not ${body.style_preset}.`);
     request.stylePreset = body.style_preset;
   }
   if (body.seed !== undefined) {

@@ -13,13 +13,13 @@ import type { ChatService } from "../chat/chat-service.js";
 import { InvalidRequestError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/picture-input.js";
 import { defaultImageRole, imagePriceCredits } from "./image-catalog.js";
-import { planDrawing, type DrawPlan } from "./image-draw-plan.js";
+import { type DrawPlan, planDrawing } from "./image-draw-plan.js";
 import type { EditImageSource, ImageEditBody } from "./image-edit-request.js";
 import type { ImageLibrary, Lineage, ProducedPicture } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
-import { callImageProvider, releasingOnError, requireCredits, type ImageCallDependencies } from "./image-provider-call.js";
+import { callImageProvider, type ImageCallDependencies, releasingOnError, requireCredits } from "./image-provider-call.js";
 import type { ImageGenerationBody } from "./image-request.js";
-import { imageOutcome, type ImageCallContext, type ImageOutcome } from "./image-results.js";
+import { type ImageCallContext, type ImageOutcome, imageOutcome } from "./image-results.js";
 import { enhancedPromptHeader, enhancePrompt } from "./prompt-enhancer.js";
 
 export interface ImageDrawingDependencies extends ImageCallDependencies {
@@ -28,7 +28,6 @@ export interface ImageDrawingDependencies extends ImageCallDependencies {
   /** For enhance_prompt: the chat router, billed like any chat call. */
   chat?: ChatService;
 }
-
 
 interface Drawing {
   model: ImageModelEntry;
@@ -51,9 +50,10 @@ export class ImageDrawingService {
     const plan = planDrawing(model, body, context);
     const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id });
     // After every check (an invalid request costs nothing), before the picture's reservation.
-    const enhanced = body.enhance_prompt && this.dependencies.chat
-      ? await enhancePrompt(this.dependencies.chat, this.dependencies.config(), body.prompt, { ...context, endpoint: "image.enhance" })
-      : undefined;
+    const enhanced =
+      body.enhance_prompt && this.dependencies.chat
+        ? await enhancePrompt(this.dependencies.chat, this.dependencies.config(), body.prompt, { ...context, endpoint: "image.enhance" })
+        : undefined;
     if (enhanced) plan.request.prompt = enhanced;
     const request = plan.request;
     const drawing: Drawing = {
@@ -75,13 +75,22 @@ export class ImageDrawingService {
     const roles = rolesFor(model, body.images);
     // Cheap checks (values, plan caps, credits) before any picture is downloaded or read.
     const preliminary = planDrawing(model, body, context);
-    requireCredits(this.dependencies.ledger, context, imagePriceCredits(model, { n: preliminary.request.n, width: preliminary.width, height: preliminary.height, quality: body.quality }));
+    requireCredits(
+      this.dependencies.ledger,
+      context,
+      imagePriceCredits(model, { n: preliminary.request.n, width: preliminary.width, height: preliminary.height, quality: body.quality }),
+    );
     const inputs = await this.readInputs(body.images, context);
     const plan = planDrawing(model, body, context, { inputShape: inputs[0]! });
     // An edit of a library picture joins its lineage unless the caller names another parent.
     const firstAsset = inputs.find((input) => input.assetId !== undefined)?.assetId;
-    const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id ?? firstAsset });
-    const images: ImageInputPart[] = await Promise.all(inputs.map(async (input, index) => ({ ...(await vendorReadable(input, MAX_PICTURE_PIXELS)), role: roles[index]! })));
+    const lineage = await this.dependencies.library.lineage(context.caller.agent.id, {
+      projectId: body.project_id,
+      parentAssetId: body.parent_asset_id ?? firstAsset,
+    });
+    const images: ImageInputPart[] = await Promise.all(
+      inputs.map(async (input, index) => ({ ...(await vendorReadable(input, MAX_PICTURE_PIXELS)), role: roles[index]! })),
+    );
     const request = { ...plan.request, images };
     return this.draw(
       {
@@ -103,10 +112,16 @@ export class ImageDrawingService {
     const { model, plan } = drawing;
     const { ledger, library } = this.dependencies;
     const estimate = imagePriceCredits(model, { n: plan.request.n, width: plan.width, height: plan.height, quality });
-    const { result, upstreamMs, reservation } = await callImageProvider(this.dependencies, model, context, { estimate, supports: drawing.supports, run: drawing.call });
+    const { result, upstreamMs, reservation } = await callImageProvider(this.dependencies, model, context, {
+      estimate,
+      supports: drawing.supports,
+      run: drawing.call,
+    });
 
     // Converted before billing: a picture that cannot be decoded is the vendor's fault.
-    const pictures = await releasingOnError(ledger, reservation, () => Promise.all(result.images.map((image) => convert(image, plan.format, plan.convertCompression))));
+    const pictures = await releasingOnError(ledger, reservation, () =>
+      Promise.all(result.images.map((image) => convert(image, plan.format, plan.convertCompression))),
+    );
 
     // A refusal is billed as the pictures asked for (spec, Image generation rule 5).
     const billed = result.refusal !== undefined ? Math.max(plan.request.n, result.images.length) : result.images.length;
@@ -122,7 +137,12 @@ export class ImageDrawingService {
       requestId: context.requestId,
     });
 
-    const stored = await library.store(context, pictures, { lineage: drawing.lineage, model: model.id, prompt: drawing.prompt, revisedPrompt: plan.request.prompt });
+    const stored = await library.store(context, pictures, {
+      lineage: drawing.lineage,
+      model: model.id,
+      prompt: drawing.prompt,
+      revisedPrompt: plan.request.prompt,
+    });
     const outcome = imageOutcome({ requestId: context.requestId, model: model.id, stored, result, started, upstreamMs });
     if (drawing.enhanced) {
       outcome.body.enhanced_prompt = drawing.enhanced;
@@ -136,7 +156,11 @@ export class ImageDrawingService {
     return Promise.all(
       sources.map((source) => {
         if (source.kind === "asset") return this.dependencies.library.readPicture(context.caller.agent.id, source.assetId, source.param);
-        return readPicture(source.kind === "text" ? source.value : source.bytes, { fetch: this.dependencies.fetchUrl, param: source.param, signal: context.signal });
+        return readPicture(source.kind === "text" ? source.value : source.bytes, {
+          fetch: this.dependencies.fetchUrl,
+          param: source.param,
+          signal: context.signal,
+        });
       }),
     );
   }
@@ -153,13 +177,19 @@ export class ImageDrawingService {
 function rolesFor(model: ImageModelEntry, sources: readonly EditImageSource[]): ImageRole[] {
   const offered = model.constraints.referenceRoles;
   if (sources.length > model.constraints.maxReferences) {
-    throw new InvalidRequestError(`${model.id} takes at most ${model.constraints.maxReferences} picture${model.constraints.maxReferences === 1 ? "" : "s"} per edit; ${sources.length} were sent.`, { param: "images" });
+    throw new InvalidRequestError(
+      `${model.id} takes at most ${model.constraints.maxReferences} picture${model.constraints.maxReferences === 1 ? "" : "s"} per edit; ${sources.length} were sent.`,
+      { param: "images" },
+    );
   }
   return sources.map((source, index) => {
     const role = source.role ?? defaultImageRole(model)!;
     const param = source.role !== undefined && source.kind !== "bytes" ? `${source.param.replace(/\.(url|asset_id)$/, "")}.role` : source.param;
     if (!offered.includes(role)) {
-      throw new InvalidRequestError(`${model.id} cannot use a picture as ${role === "edit" ? "the picture to edit" : `a ${role}`}; its roles are ${offered.join(", ")}.`, { param, code: "image_reference_unsupported" });
+      throw new InvalidRequestError(
+        `${model.id} cannot use a picture as ${role === "edit" ? "the picture to edit" : `a ${role}`}; its roles are ${offered.join(", ")}.`,
+        { param, code: "image_reference_unsupported" },
+      );
     }
     if (role === "edit" && index !== 0) throw new InvalidRequestError("Only the first picture can have the role edit.", { param });
     return role;

@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { ImageRole } from "../../providers/image-types.js";
 import { InvalidRequestError } from "../errors.js";
 import { parseWithSchema } from "../request-schema.js";
-import { imageGenerationSchema, type ImageGenerationBody } from "./image-request.js";
+import { type ImageGenerationBody, imageGenerationSchema } from "./image-request.js";
 
 export const MAX_EDIT_IMAGES = 4;
 
@@ -86,7 +86,8 @@ export function imageEditFromForm(form: { fields: Array<[string, string]>; files
     }
     images.push({ kind: "bytes", bytes: file.bytes, param: `image[${images.length}]` });
   }
-  if (images.length === 0) throw new InvalidRequestError("Missing required parameter: 'image' (send the pictures as 'image' or 'image[]' parts).", { param: "image" });
+  if (images.length === 0)
+    throw new InvalidRequestError("Missing required parameter: 'image' (send the pictures as 'image' or 'image[]' parts).", { param: "image" });
   if (images.length > MAX_EDIT_IMAGES) throw new InvalidRequestError(`Send at most ${MAX_EDIT_IMAGES} pictures.`, { param: "image" });
   const { enhance_prompt: _ignored, ...rest } = parseWithSchema(imageGenerationSchema, body);
   return { ...rest, images };
@@ -108,7 +109,10 @@ function formValue(name: string, value: string): unknown {
 
 function refuseMask(present: boolean): void {
   if (present) {
-    throw new InvalidRequestError("Masks are not supported: describe the change in the prompt, and send the picture to change with role edit.", { param: "mask", code: "mask_unsupported" });
+    throw new InvalidRequestError("Masks are not supported: describe the change in the prompt, and send the picture to change with role edit.", {
+      param: "mask",
+      code: "mask_unsupported",
+    });
   }
 }
 

@@ -2,11 +2,12 @@
 // lineage), library pictures used as inputs, and storing results. A picture that cannot be
 // stored because the storage is full is still returned (it was paid for) without asset_id, with a
 // warning for X-Service-Asset-Warning (docs/decisions.md §2).
+
+import { type ImageInput, probeImage } from "../../media/image-input.js";
 import type { ImageAssetInfo } from "../../store/file-records.js";
 import type { ProjectStore } from "../../store/project-records.js";
-import { probeImage, type ImageInput } from "../../media/image-input.js";
-import { MAX_PICTURE_BYTES, MAX_PICTURE_PIXELS, pictureError } from "../media/picture-input.js";
 import { AssetNotFoundError } from "../errors.js";
+import { MAX_PICTURE_BYTES, MAX_PICTURE_PIXELS, pictureError } from "../media/picture-input.js";
 import { FileTooLargeError, StorageOperationsExceededError, StorageQuotaExceededError } from "../storage/storage-errors.js";
 import type { StorageService } from "../storage/storage-service.js";
 import type { ImageCallContext, ImageResultItem } from "./image-results.js";
@@ -34,7 +35,8 @@ export class ImageLibrary {
    * exactly like a missing one.
    */
   async lineage(agentId: string, request: { projectId?: string | undefined; parentAssetId?: string | undefined }): Promise<Lineage> {
-    const project = (request.projectId !== undefined ? await this.projects.find(agentId, request.projectId) : undefined) ?? (await this.projects.defaultProject(agentId));
+    const project =
+      (request.projectId !== undefined ? await this.projects.find(agentId, request.projectId) : undefined) ?? (await this.projects.defaultProject(agentId));
     const lineage: Lineage = { projectId: project.project_id };
     if (request.parentAssetId !== undefined) {
       const parent = await this.storage.findFile(agentId, request.parentAssetId);

@@ -6,7 +6,7 @@
 import type { ImageModelEntry, ImageOperation } from "../../config/catalog-schema.js";
 import { InvalidRequestError, ModelRequiresUpgradeError, ProviderNotConfiguredError } from "../errors.js";
 import { findImageModel } from "./image-catalog.js";
-import { allowedImageModelIds, imageModelServed, toolOfOperation, type ImageModelsView } from "./image-models.js";
+import { allowedImageModelIds, type ImageModelsView, imageModelServed, toolOfOperation } from "./image-models.js";
 import type { ImageCallContext } from "./image-results.js";
 
 const OPERATION_NAMES: Record<ImageOperation, string> = {
@@ -23,7 +23,12 @@ const OPERATION_VERBS: Record<ImageOperation, string> = {
   background: "remove backgrounds",
 };
 
-export function chooseImageModel(view: ImageModelsView, operation: ImageOperation, requested: string | undefined, context: Pick<ImageCallContext, "plan" | "planName">): ImageModelEntry {
+export function chooseImageModel(
+  view: ImageModelsView,
+  operation: ImageOperation,
+  requested: string | undefined,
+  context: Pick<ImageCallContext, "plan" | "planName">,
+): ImageModelEntry {
   const toolName = toolOfOperation(operation);
   const allowed = allowedImageModelIds(view.config, toolName);
   const served = allowed.filter((id) => {
@@ -37,13 +42,19 @@ export function chooseImageModel(view: ImageModelsView, operation: ImageOperatio
   }
   const id = requested ?? view.config.tools[toolName]?.default ?? served[0]!;
   if (!allowed.includes(id)) {
-    throw new InvalidRequestError(`The image model \`${id}\` is not allowed here. GET /v1/public/image-models lists the models on offer.`, { param: "model", code: "model_not_allowed" });
+    throw new InvalidRequestError(`The image model \`${id}\` is not allowed here. GET /v1/public/image-models lists the models on offer.`, {
+      param: "model",
+      code: "model_not_allowed",
+    });
   }
   const model = findImageModel(view.config.catalog, id);
   if (!model) throw new InvalidRequestError(`The image model \`${id}\` is not in the image catalog.`, { param: "model", code: "model_not_allowed" });
-  if (!imageModelServed(view, model)) throw new ProviderNotConfiguredError(`The image model \`${id}\` needs the provider \`${model.provider}\`, which is not configured.`);
+  if (!imageModelServed(view, model))
+    throw new ProviderNotConfiguredError(`The image model \`${id}\` needs the provider \`${model.provider}\`, which is not configured.`);
   if (!model.operations.includes(operation)) {
-    throw new InvalidRequestError(`The image model \`${id}\` does not ${OPERATION_VERBS[operation]} (it offers ${model.operations.join(", ")}).`, { param: "model" });
+    throw new InvalidRequestError(`The image model \`${id}\` does not ${OPERATION_VERBS[operation]} (it offers ${model.operations.join(", ")}).`, {
+      param: "model",
+    });
   }
   if (context.plan.freeTierOnly && !model.freeTier) throw new ModelRequiresUpgradeError(id, context.planName);
   return model;

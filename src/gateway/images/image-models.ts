@@ -2,10 +2,11 @@
 // operations (`tools.image` for generate and edit, `tools.upscale`, `tools.background`; the
 // default counts as allowed) and served by a configured provider that has the image capability.
 // The public catalog, the styles list and the endpoints all read this.
+
+import type { ImageModelEntry, ImageOperation } from "../../config/catalog-schema.js";
 import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
-import type { ImageModelEntry, ImageOperation } from "../../config/catalog-schema.js";
-import { publicImageCatalog, type PublicImageCatalog } from "./image-catalog.js";
+import { type PublicImageCatalog, publicImageCatalog } from "./image-catalog.js";
 
 export interface ImageModelsView {
   config: Config;
@@ -35,7 +36,8 @@ export function imageModelServed(view: ImageModelsView, model: ImageModelEntry):
 
 /** Allowlisted for one of its operations and served, in catalog order. */
 export function offeredImageModels(view: ImageModelsView): ImageModelEntry[] {
-  const allowed = (model: ImageModelEntry) => model.operations.some((operation) => allowedImageModelIds(view.config, toolOfOperation(operation)).includes(model.id));
+  const allowed = (model: ImageModelEntry) =>
+    model.operations.some((operation) => allowedImageModelIds(view.config, toolOfOperation(operation)).includes(model.id));
   return view.config.catalog.image.filter((model) => allowed(model) && imageModelServed(view, model));
 }
 

@@ -69,5 +69,9 @@ export function imageOutcome(call: FinishedImageCall): ImageOutcome {
 
 /** Printable ASCII on one line, at most 512 characters: safe as a header value. */
 export function headerSafe(value: string): string {
-  return value.replace(/[^\x20-\x7e]/g, " ").replace(/\s+/g, " ").trim().slice(0, 512);
+  return value
+    .replace(/[^\x20-\x7e]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 512);
 }

@@ -37,7 +37,12 @@ export function resolveImageSize(model: ImageModelEntry, request: ImageSizeReque
   return { ...dimensions(size), aspectRatio, resolution };
 }
 
-function explicitSize(model: ImageModelEntry, tiers: Array<[ImageResolution, Record<string, string>]>, size: string, aspectRatio: string | undefined): ResolvedImageSize {
+function explicitSize(
+  model: ImageModelEntry,
+  tiers: Array<[ImageResolution, Record<string, string>]>,
+  size: string,
+  aspectRatio: string | undefined,
+): ResolvedImageSize {
   if (!/^[1-9]\d*x[1-9]\d*$/.test(size)) return { error: { param: "size", message: `size is WIDTHxHEIGHT in pixels (1024x1024); not "${size}".` } };
   if (!model.constraints.features.explicitSize) {
     return { error: { param: "size", message: `${model.id} does not take an explicit size; send aspect_ratio and resolution instead.` } };

@@ -15,8 +15,8 @@ import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/pictu
 import { imagePriceCredits } from "./image-catalog.js";
 import type { ImageLibrary } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
-import { callImageProvider, releasingOnError, requireCredits, type ImageCallDependencies } from "./image-provider-call.js";
-import { imageOutcome, type ImageCallContext, type ImageOutcome } from "./image-results.js";
+import { callImageProvider, type ImageCallDependencies, releasingOnError, requireCredits } from "./image-provider-call.js";
+import { type ImageCallContext, type ImageOutcome, imageOutcome } from "./image-results.js";
 import type { ImageTransformBody, TransformFormat } from "./image-transform-request.js";
 
 export interface ImageTransformDependencies extends ImageCallDependencies {

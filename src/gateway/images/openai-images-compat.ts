@@ -27,9 +27,13 @@ export function fromOpenAIImagesFields(config: Config, get: (name: string) => un
 
 /** A JSON body, translated in place. */
 export function fromOpenAIImagesJson(config: Config, body: Record<string, unknown>): Record<string, unknown> {
-  fromOpenAIImagesFields(config, (name) => body[name], (name, value) => {
-    body[name] = value;
-  });
+  fromOpenAIImagesFields(
+    config,
+    (name) => body[name],
+    (name, value) => {
+      body[name] = value;
+    },
+  );
   return body;
 }
 

@@ -15,7 +15,14 @@ export async function enhancePrompt(chat: ChatService, config: Config, prompt: s
   if (!model) return undefined;
   try {
     const completed = await chat.complete(
-      { model, max_tokens: 300, messages: [{ role: "system", content: INSTRUCTIONS }, { role: "user", content: prompt }] },
+      {
+        model,
+        max_tokens: 300,
+        messages: [
+          { role: "system", content: INSTRUCTIONS },
+          { role: "user", content: prompt },
+        ],
+      },
       { ...context, endpoint: "image.enhance" },
     );
     const message = completed.body.choices[0]?.message as { content?: unknown } | undefined;
@@ -29,5 +36,9 @@ export async function enhancePrompt(chat: ChatService, config: Config, prompt: s
 
 /** For the X-Service-Enhanced-Prompt header: printable ASCII, one line, at most 512 characters. */
 export function enhancedPromptHeader(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, " ").replace(/\s+/g, " ").trim().slice(0, 512);
+  return text
+    .replace(/[^\x20-\x7e]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 512);
 }

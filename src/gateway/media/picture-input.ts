@@ -4,9 +4,10 @@
 // gateway envelope naming the parameter: `url_not_allowed` for a private or internal address
 // (docs/decisions.md §2) or a download over the size, time or redirect caps, `url_fetch_failed` for a URL
 // that could not be read, `invalid_image` for anything that is not a picture we take.
+
+import { decodeImageInput, type ImageInput, InvalidImageError } from "../../media/image-input.js";
 import type { FetchedResource } from "../../net/safe-fetch.js";
-import { FetchFailedError, UrlNotAllowedError, type FetchFailure } from "../../net/safe-fetch-errors.js";
-import { decodeImageInput, InvalidImageError, type ImageInput } from "../../media/image-input.js";
+import { FetchFailedError, type FetchFailure, UrlNotAllowedError } from "../../net/safe-fetch-errors.js";
 import { InvalidRequestError } from "../errors.js";
 
 /** Fetches a user-supplied URL; the gateway's is safeFetch (tests point a public name at a local server). */
@@ -29,13 +30,22 @@ export interface PictureReadOptions {
 export async function readPicture(source: string | Uint8Array, options: PictureReadOptions): Promise<ImageInput> {
   // Base64 never holds a colon: anything with a scheme is a URL, and only http(s) is fetched.
   if (typeof source === "string" && /^\s*[a-z][a-z0-9+.-]*:/i.test(source) && !/^\s*(?:data|https?):/i.test(source)) {
-    throw new InvalidRequestError(`The URL in '${options.param}' is not allowed: only http and https URLs can be fetched.`, { param: options.param, code: "url_not_allowed" });
+    throw new InvalidRequestError(`The URL in '${options.param}' is not allowed: only http and https URLs can be fetched.`, {
+      param: options.param,
+      code: "url_not_allowed",
+    });
   }
   try {
     return await decodeImageInput(source, {
       maxBytes: MAX_PICTURE_BYTES,
       maxPixels: MAX_PICTURE_PIXELS,
-      fetch: (url) => options.fetch(url, { maxBytes: MAX_PICTURE_BYTES, timeoutMs: FETCH_TIMEOUT_MS, accept: "image/*", ...(options.signal ? { signal: options.signal } : {}) }),
+      fetch: (url) =>
+        options.fetch(url, {
+          maxBytes: MAX_PICTURE_BYTES,
+          timeoutMs: FETCH_TIMEOUT_MS,
+          accept: "image/*",
+          ...(options.signal ? { signal: options.signal } : {}),
+        }),
     });
   } catch (error) {
     throw pictureError(error, options.param);
@@ -50,7 +60,8 @@ export function pictureError(error: unknown, param: string): unknown {
   if (error instanceof FetchFailedError) {
     // The fetcher's caps (size, time, redirects) are policy, like the address checks; a host that
     // cannot be found or answers an error status is a URL that could not be read.
-    if (POLICY_FAILURES.has(error.reason)) return new InvalidRequestError(`The URL in '${param}' is not allowed: ${error.message}.`, { param, code: "url_not_allowed" });
+    if (POLICY_FAILURES.has(error.reason))
+      return new InvalidRequestError(`The URL in '${param}' is not allowed: ${error.message}.`, { param, code: "url_not_allowed" });
     return new InvalidRequestError(`The picture in '${param}' could not be downloaded: ${error.message}.`, { param, code: "url_fetch_failed" });
   }
   if (error instanceof InvalidImageError) {

@@ -1,6 +1,7 @@
 // OpenAI chat.completion -> Anthropic Messages response, for the messages endpoint. Pure.
-import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../../providers/json-nesting.js";
+
 import type { ChatCompletion, ChatUsage } from "../../providers/chat-types.js";
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../../providers/json-nesting.js";
 import type { MessagesJson, MessagesOutputBlock, MessagesResponse, MessagesUsage, StopReason } from "./messages-types.js";
 
 export interface ChatToMessagesOptions {

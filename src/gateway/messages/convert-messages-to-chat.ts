@@ -45,12 +45,17 @@ function userMessages(message: MessagesMessage, param: string): ChatMessage[] {
       return;
     }
     const inner = typeof block.content === "string" ? [{ type: "text", text: block.content }] : asBlocks(block.content);
-    const text = inner.filter((item) => item.type === "text").map((item) => String(item.text ?? "")).join("\n");
+    const text = inner
+      .filter((item) => item.type === "text")
+      .map((item) => String(item.text ?? ""))
+      .join("\n");
     // OpenAI has no is_error flag: the model reads it from the text instead.
     tools.push({ role: "tool", tool_call_id: String(block.tool_use_id ?? ""), content: block.is_error ? `Error: ${text}` : text });
-    inner.filter((item) => item.type !== "text").forEach((item, itemIndex) => {
-      parts.push(...userParts(item, `${blockParam}.content[${itemIndex}]`));
-    });
+    inner
+      .filter((item) => item.type !== "text")
+      .forEach((item, itemIndex) => {
+        parts.push(...userParts(item, `${blockParam}.content[${itemIndex}]`));
+      });
   });
   if (parts.length === 0) return tools;
   const onlyText = parts.length === 1 && parts[0]!.type === "text";
@@ -66,7 +71,15 @@ function userParts(block: MessagesInputBlock, param: string): MessagesJson[] {
   }
   if (block.type === "document") {
     if (source.type === "base64") {
-      return [{ type: "file", file: { filename: typeof block.title === "string" ? block.title : "document.pdf", file_data: `data:${String(source.media_type)};base64,${String(source.data)}` } }];
+      return [
+        {
+          type: "file",
+          file: {
+            filename: typeof block.title === "string" ? block.title : "document.pdf",
+            file_data: `data:${String(source.media_type)};base64,${String(source.data)}`,
+          },
+        },
+      ];
     }
     if (source.type === "text" && typeof source.data === "string") return [{ type: "text", text: source.data }];
   }
@@ -79,7 +92,11 @@ function assistantMessage(message: MessagesMessage, param: string): ChatMessage 
   blocksOf(message.content).forEach((block, index) => {
     if (block.type === "text" && typeof block.text === "string") text += block.text;
     else if (block.type === "tool_use") {
-      toolCalls.push({ id: String(block.id ?? ""), type: "function", function: { name: String(block.name ?? ""), arguments: JSON.stringify(block.input ?? {}) } });
+      toolCalls.push({
+        id: String(block.id ?? ""),
+        type: "function",
+        function: { name: String(block.name ?? ""), arguments: JSON.stringify(block.input ?? {}) },
+      });
     } else if (block.type !== "thinking" && block.type !== "redacted_thinking") {
       // Thinking is the model's own scratch work; other blocks have no chat form.
       throw new UnsupportedContentError(`Assistant content blocks of type '${block.type}' are not supported here.`, `${param}[${index}]`);

@@ -11,9 +11,7 @@ const messagesRequestSchema = z
   .object({
     model: z.string().min(1),
     max_tokens: z.number().int().nonnegative(),
-    messages: z
-      .array(z.object({ role: z.enum(["user", "assistant"]), content: z.union([z.string(), z.array(block)]) }).loose())
-      .min(1),
+    messages: z.array(z.object({ role: z.enum(["user", "assistant"]), content: z.union([z.string(), z.array(block)]) }).loose()).min(1),
     system: z.union([z.string(), z.array(z.object({ type: z.literal("text"), text: z.string() }).loose())]).optional(),
     stream: z.boolean().optional(),
     temperature: z.number().min(0).max(1).optional(),

@@ -6,14 +6,14 @@ import type { ChatChunk, ChatStreamEvent, JsonObject } from "../../providers/cha
 import type { NativeMessagesEvent } from "../../providers/messages-types.js";
 import type { Provider } from "../../providers/provider.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
-import { GatewayError } from "../errors.js";
+import { parseJsonObject } from "../../providers/sse.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureMessagesPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage, readMessagesUsage, type UsageReading } from "../billing/token-usage.js";
-import { estimatedChatUsage, type ChatCallContext, type ChatMetering, type MeteredCall, type RelayedText } from "../chat/chat-metering.js";
+import { type ChatCallContext, type ChatMetering, estimatedChatUsage, type MeteredCall, type RelayedText } from "../chat/chat-metering.js";
 import { withoutGatewayControlFields } from "../chat/gateway-control-fields.js";
-import { parseJsonObject } from "../../providers/sse.js";
-import { attemptInOrder, type AttemptTarget } from "../chat/upstream-attempts.js";
+import { type AttemptTarget, attemptInOrder } from "../chat/upstream-attempts.js";
+import { GatewayError } from "../errors.js";
 import { ChatStreamToMessagesEvents, messagesErrorEvent, messagesErrorType } from "./chat-stream-to-messages-events.js";
 import { convertChatToMessages, convertChatUsage } from "./convert-chat-to-messages.js";
 import { convertMessagesToChat } from "./convert-messages-to-chat.js";
@@ -42,16 +42,19 @@ export class MessagesService {
   async create(request: MessagesRequest, context: ChatCallContext, headers: Record<string, string>): Promise<MessagesResult> {
     const call = this.metering.begin(request.model, callSize(request), context);
     try {
-      const { result, target } = await attemptInOrder(this.metering.attempts(call, context, supportsMessages), async ({ candidate, provider, firstByteTimeoutMs }) => {
-        const upstream = { ...withoutGatewayControlFields(request), model: candidate.upstreamModel };
-        if (provider.messages) {
-          const answer = await provider.messages.create(upstream, { signal: context.signal, headers, firstByteTimeoutMs });
-          return { ...answer, usage: readMessagesUsage(answer.body.usage) };
-        }
-        const answer = await provider.chat!.complete({ ...convertMessagesToChat(upstream), stream: false }, { signal: context.signal, firstByteTimeoutMs });
-        const body = convertChatToMessages(answer.body, { model: candidate.publicModel }) as unknown as JsonObject;
-        return { body, upstreamRequestId: answer.upstreamRequestId, usage: readChatUsage(answer.body.usage) };
-      });
+      const { result, target } = await attemptInOrder(
+        this.metering.attempts(call, context, supportsMessages),
+        async ({ candidate, provider, firstByteTimeoutMs }) => {
+          const upstream = { ...withoutGatewayControlFields(request), model: candidate.upstreamModel };
+          if (provider.messages) {
+            const answer = await provider.messages.create(upstream, { signal: context.signal, headers, firstByteTimeoutMs });
+            return { ...answer, usage: readMessagesUsage(answer.body.usage) };
+          }
+          const answer = await provider.chat!.complete({ ...convertMessagesToChat(upstream), stream: false }, { signal: context.signal, firstByteTimeoutMs });
+          const body = convertChatToMessages(answer.body, { model: candidate.publicModel }) as unknown as JsonObject;
+          return { body, upstreamRequestId: answer.upstreamRequestId, usage: readChatUsage(answer.body.usage) };
+        },
+      );
       this.metering.answered(call, target);
       result.body.model = target.candidate.publicModel;
       const relayed = textSize(JSON.stringify(result.body.content ?? ""));
@@ -68,21 +71,28 @@ export class MessagesService {
   async stream(request: MessagesRequest, context: ChatCallContext, headers: Record<string, string>): Promise<MessagesStream> {
     const call = this.metering.begin(request.model, callSize(request), context);
     try {
-      const { result, target } = await attemptInOrder(this.metering.attempts(call, context, supportsMessages), async ({ candidate, provider, firstByteTimeoutMs }) => {
-        const upstream = { ...withoutGatewayControlFields(request), model: candidate.upstreamModel };
-        if (provider.messages) {
-          const response = await provider.messages.stream(upstream, { signal: context.signal, headers, firstByteTimeoutMs });
-          const rest = response.events[Symbol.asyncIterator]();
-          return { source: { kind: "native", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
-        }
-        const response = await provider.chat!.stream({ ...convertMessagesToChat(upstream), stream: true }, { signal: context.signal, firstByteTimeoutMs });
-        const rest = response.chunks[Symbol.asyncIterator]();
-        return { source: { kind: "chat", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
-      });
+      const { result, target } = await attemptInOrder(
+        this.metering.attempts(call, context, supportsMessages),
+        async ({ candidate, provider, firstByteTimeoutMs }) => {
+          const upstream = { ...withoutGatewayControlFields(request), model: candidate.upstreamModel };
+          if (provider.messages) {
+            const response = await provider.messages.stream(upstream, { signal: context.signal, headers, firstByteTimeoutMs });
+            const rest = response.events[Symbol.asyncIterator]();
+            return {
+              source: { kind: "native", ...(await firstBatch(rest, candidate.provider)), rest } as Source,
+              upstreamRequestId: response.upstreamRequestId,
+            };
+          }
+          const response = await provider.chat!.stream({ ...convertMessagesToChat(upstream), stream: true }, { signal: context.signal, firstByteTimeoutMs });
+          const rest = response.chunks[Symbol.asyncIterator]();
+          return { source: { kind: "chat", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
+        },
+      );
       this.metering.answered(call, target);
-      const events = result.source.kind === "native"
-        ? this.relayNative(result.source.first, result.source.rest, context, target, call)
-        : this.relayConverted(result.source.first, result.source.rest, context, target, call);
+      const events =
+        result.source.kind === "native"
+          ? this.relayNative(result.source.first, result.source.rest, context, target, call)
+          : this.relayConverted(result.source.first, result.source.rest, context, target, call);
       return { events, upstreamRequestId: result.upstreamRequestId };
     } catch (error) {
       this.metering.release(call);
@@ -148,7 +158,8 @@ export class MessagesService {
     const converter = new ChatStreamToMessagesEvents({ model: target.candidate.publicModel });
     let usage: UsageReading = { missing: true };
     const relayed = { characters: 0, bytes: 0 };
-    const toNative = (events: ReturnType<ChatStreamToMessagesEvents["push"]>) => events.map((event) => ({ event: event.event, data: JSON.stringify(event.data) }));
+    const toNative = (events: ReturnType<ChatStreamToMessagesEvents["push"]>) =>
+      events.map((event) => ({ event: event.event, data: JSON.stringify(event.data) }));
     try {
       let batch: ChatStreamEvent[] | undefined = first;
       while (batch) {
@@ -206,7 +217,7 @@ async function firstBatch<T>(iterator: AsyncIterator<T[]>, provider: string): Pr
 
 /** A failure after the stream started ends it with the native `error` event. */
 function errorEvent(error: unknown): NativeMessagesEvent {
-  const status = error instanceof GatewayError ? error.status : (error as { status?: number }).status ?? 502;
+  const status = error instanceof GatewayError ? error.status : ((error as { status?: number }).status ?? 502);
   const message = error instanceof GatewayError ? error.message : "The upstream stream failed before it finished.";
   const event = messagesErrorEvent(messagesErrorType(status), message);
   return { event: event.event, data: JSON.stringify(event.data) };

@@ -45,9 +45,7 @@ export interface MessagesRequest {
   [extra: string]: unknown;
 }
 
-export type MessagesOutputBlock =
-  | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; name: string; input: MessagesJson };
+export type MessagesOutputBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: MessagesJson };
 
 export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal";
 

@@ -12,7 +12,8 @@ export function parseProjectCreate(body: Record<string, unknown>): { name: strin
   if (typeof name !== "string") throw new InvalidRequestError("Invalid 'name': expected a string.", { param: "name" });
   const trimmed = name.trim();
   if (trimmed.length === 0) throw new InvalidRequestError("Invalid 'name': the name is empty.", { param: "name" });
-  if (trimmed.length > MAX_PROJECT_NAME_LENGTH) throw new InvalidRequestError(`Invalid 'name': at most ${MAX_PROJECT_NAME_LENGTH} characters.`, { param: "name" });
+  if (trimmed.length > MAX_PROJECT_NAME_LENGTH)
+    throw new InvalidRequestError(`Invalid 'name': at most ${MAX_PROJECT_NAME_LENGTH} characters.`, { param: "name" });
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new InvalidRequestError("Invalid 'name': control characters are not allowed.", { param: "name" });
   return { name: trimmed };

@@ -72,7 +72,12 @@ export class CircuitBreakers {
       this.change(provider, circuit, "open", `the probe failed (${reason}); next probe in ${settings.breakerCooldownMs} ms`);
     } else if (circuit.state === "closed" && circuit.consecutiveFailures >= settings.breakerFailureThreshold) {
       circuit.openedAt = this.now();
-      this.change(provider, circuit, "open", `${circuit.consecutiveFailures} consecutive failed attempts (last: ${reason}); requests skip it for ${settings.breakerCooldownMs} ms`);
+      this.change(
+        provider,
+        circuit,
+        "open",
+        `${circuit.consecutiveFailures} consecutive failed attempts (last: ${reason}); requests skip it for ${settings.breakerCooldownMs} ms`,
+      );
     }
   }
 

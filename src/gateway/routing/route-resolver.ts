@@ -1,8 +1,9 @@
 // Which upstreams may serve a requested model, in the order to try them: routes matched by
 // prefix, highest priority first (then longest prefix); `auto` picks among its upstreams by
 // weight (or, for low-latency plans, the fastest recently). Plan gates apply here.
-import type { Config } from "../../config/resolved-config.js";
+
 import type { PlanLimits, RouteConfig } from "../../config/config-schema.js";
+import type { Config } from "../../config/resolved-config.js";
 import { ModelNotFoundError, ModelRequiresUpgradeError } from "../errors.js";
 import type { LatencyTracker } from "./latency-tracker.js";
 
@@ -54,9 +55,10 @@ function resolveAuto(routes: RouteConfig[], options: ResolveOptions): RouteCandi
   const candidates: RouteCandidate[] = [];
   for (const route of allowed) {
     const upstreams = [...route.upstreams!];
-    const ordered = options.plan.lowLatencyRouting && options.latency
-      ? upstreams.sort((a, b) => options.latency!.estimate(a.provider, a.model) - options.latency!.estimate(b.provider, b.model))
-      : weightedOrder(upstreams, options.random ?? Math.random);
+    const ordered =
+      options.plan.lowLatencyRouting && options.latency
+        ? upstreams.sort((a, b) => options.latency!.estimate(a.provider, a.model) - options.latency!.estimate(b.provider, b.model))
+        : weightedOrder(upstreams, options.random ?? Math.random);
     for (const upstream of ordered) {
       candidates.push({ provider: upstream.provider, upstreamModel: upstream.model, publicModel: `${upstream.provider}/${upstream.model}` });
     }

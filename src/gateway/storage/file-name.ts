@@ -3,6 +3,7 @@
 // Content-Disposition, an agent saving the file) gets a plain name: the last path segment, no
 // control or bidirectional-override characters, NFC, at most 255 characters with the extension kept.
 import contentDisposition from "content-disposition";
+
 const MAX_CHARACTERS = 255;
 const MAX_EXTENSION = 16;
 // C0 and C1 controls, DEL, and the bidi controls used to disguise extensions (U+202E ...).

@@ -48,7 +48,12 @@ export function takeOperation(context: StorageContext, agent: AgentFiles, agentI
   const used = context.operations.count(agentId, period);
   if (used + agent.operationsInFlight >= limits.storageOperationsPerPeriod) {
     const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-    throw new StorageOperationsExceededError(limits.storageOperationsPerPeriod, period, Math.max(1, Math.ceil((next - now.getTime()) / 1000)), new Date(next).toISOString().slice(0, 10));
+    throw new StorageOperationsExceededError(
+      limits.storageOperationsPerPeriod,
+      period,
+      Math.max(1, Math.ceil((next - now.getTime()) / 1000)),
+      new Date(next).toISOString().slice(0, 10),
+    );
   }
   agent.operationsInFlight += 1;
   let settled = false;

@@ -54,7 +54,9 @@ export class StorageOperationsExceededError extends GatewayError {
   readonly type = "rate_limit_error";
   readonly code = "storage_operations_exceeded";
   constructor(limit: number, period: string, retryAfterSeconds: number, resetsOn: string) {
-    super(`Storage operation limit reached: ${limit} uploads, presigned uploads and deletes per period (${period}) on this plan. The count resets on ${resetsOn} (UTC).`);
+    super(
+      `Storage operation limit reached: ${limit} uploads, presigned uploads and deletes per period (${period}) on this plan. The count resets on ${resetsOn} (UTC).`,
+    );
     this.headers = { "retry-after": String(retryAfterSeconds) };
   }
 }

@@ -15,7 +15,11 @@ const presignSchema = z.object({
   // No length cap here: the body is capped, and a long name is shortened, not refused.
   filename: z.string({ error: "filename must be a string" }).min(1, "filename must not be empty"),
   contentType: z.string({ error: "contentType must be a string" }),
-  sizeBytes: z.number({ error: "sizeBytes must be a number" }).int("sizeBytes must be a whole number of bytes").nonnegative("sizeBytes must not be negative").max(Number.MAX_SAFE_INTEGER),
+  sizeBytes: z
+    .number({ error: "sizeBytes must be a number" })
+    .int("sizeBytes must be a whole number of bytes")
+    .nonnegative("sizeBytes must not be negative")
+    .max(Number.MAX_SAFE_INTEGER),
 });
 
 /** POST /v1/storage/presigned-upload as a client may send it. */
@@ -26,10 +30,14 @@ export function parsePresignRequest(body: Record<string, unknown>): PresignReque
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const field = issue.path.join(".");
-    throw new StorageRequestError(issue.code === "invalid_type" && body[field] === undefined ? `${field} is required.` : `${issue.message}.`, "invalid_parameter");
+    throw new StorageRequestError(
+      issue.code === "invalid_type" && body[field] === undefined ? `${field} is required.` : `${issue.message}.`,
+      "invalid_parameter",
+    );
   }
   const contentType = normalizeContentType(result.data.contentType);
-  if (contentType === null) throw new StorageRequestError("contentType must be a MIME type such as image/png or application/octet-stream.", "invalid_parameter");
+  if (contentType === null)
+    throw new StorageRequestError("contentType must be a MIME type such as image/png or application/octet-stream.", "invalid_parameter");
   return { filename: normalizeFilename(result.data.filename), contentType, sizeBytes: result.data.sizeBytes };
 }
 

@@ -6,17 +6,26 @@
 // no API key.
 import path from "node:path";
 import { Readable } from "node:stream";
-import { forwardStream, type BlobStore } from "../../blobs/blob-store.js";
+import { type BlobStore, forwardStream } from "../../blobs/blob-store.js";
 import { createBlobStore } from "../../blobs/create-blob-store.js";
-import { buildSignedUrl, verifyLink, type LinkClaims, type LinkMethod } from "../../blobs/signed-links.js";
+import { buildSignedUrl, type LinkClaims, type LinkMethod, verifyLink } from "../../blobs/signed-links.js";
 import { loadSigningSecret } from "../../blobs/signing-secret.js";
 import type { StorageSettings } from "../../config/config-schema.js";
 import { FileOperationsLog } from "../../store/file-operations-log.js";
-import { FileRecordStore, type FileRecord, type ImageAssetInfo } from "../../store/file-records.js";
+import { type FileRecord, FileRecordStore, type ImageAssetInfo } from "../../store/file-records.js";
 import { formatBytes } from "./byte-size.js";
 import { sameContentType } from "./content-type.js";
-import { FileIndex, type AgentFiles } from "./file-index.js";
-import { blobKeyOf, discardBlob, discardFile, reserveBytes, takeOperation, type StorageContext, type StorageLimits, type StorageLogger } from "./storage-context.js";
+import { type AgentFiles, FileIndex } from "./file-index.js";
+import {
+  blobKeyOf,
+  discardBlob,
+  discardFile,
+  reserveBytes,
+  type StorageContext,
+  type StorageLimits,
+  type StorageLogger,
+  takeOperation,
+} from "./storage-context.js";
 import {
   FileNotFoundError,
   FileStateConflictError,
@@ -29,7 +38,7 @@ import {
 } from "./storage-errors.js";
 import type { ListQuery, PresignRequest } from "./storage-requests.js";
 import { openStoredBytes } from "./stored-bytes.js";
-import { isFileId, newFileId, toStoredFile, type StorageQuota, type StoredFile } from "./stored-file.js";
+import { isFileId, newFileId, type StorageQuota, type StoredFile, toStoredFile } from "./stored-file.js";
 import { UploadMeter } from "./upload-meter.js";
 import { UploadSession } from "./upload-session.js";
 
@@ -125,7 +134,12 @@ export class StorageService {
 
   async quota(agentId: string, limits: StorageLimits): Promise<StorageQuota> {
     const agent = await this.agentFiles(agentId);
-    return { usedBytes: agent.usedBytes, limitBytes: limits.storageBytes, usedFormatted: formatBytes(agent.usedBytes), limitFormatted: formatBytes(limits.storageBytes) };
+    return {
+      usedBytes: agent.usedBytes,
+      limitBytes: limits.storageBytes,
+      usedFormatted: formatBytes(agent.usedBytes),
+      limitFormatted: formatBytes(limits.storageBytes),
+    };
   }
 
   /** A multipart upload: counts as an operation (429 when none is left) once it commits. */
@@ -138,7 +152,11 @@ export class StorageService {
    * Store bytes the gateway produced (a generated picture) as one of the agent's files: the same
    * path as a multipart upload, so it counts against the quota and the operations like one.
    */
-  async storeBytes(agentId: string, limits: StorageLimits, file: { filename: string; contentType: string; bytes: Buffer; image?: ImageAssetInfo }): Promise<StoredFile> {
+  async storeBytes(
+    agentId: string,
+    limits: StorageLimits,
+    file: { filename: string; contentType: string; bytes: Buffer; image?: ImageAssetInfo },
+  ): Promise<StoredFile> {
     const session = await this.startUpload(agentId, limits);
     try {
       await session.receive({ filename: file.filename, contentType: file.contentType, body: Readable.from([file.bytes]) });
@@ -175,7 +193,12 @@ export class StorageService {
     try {
       if (request.sizeBytes > settings.maxFileBytes) throw new FileTooLargeError(settings.maxFileBytes);
       if (!reserveBytes(agent, limits, request.sizeBytes)) {
-        throw new StorageQuotaExceededError({ usedBytes: agent.usedBytes, limitBytes: limits.storageBytes, fileBytes: request.sizeBytes, reservedBytes: agent.reservedBytes });
+        throw new StorageQuotaExceededError({
+          usedBytes: agent.usedBytes,
+          limitBytes: limits.storageBytes,
+          fileBytes: request.sizeBytes,
+          reservedBytes: agent.reservedBytes,
+        });
       }
       const now = this.context.now();
       const expires = Math.floor(now / 1000) + settings.linkTtlSeconds;
@@ -196,7 +219,13 @@ export class StorageService {
       }
       this.context.index.add(record);
       operation.commit("presigned-upload", record.id);
-      const uploadUrl = this.sign(baseUrl, { method: "PUT", path: `${SIGNED_BLOB_PATH}${record.id}`, expires, contentType: record.contentType, sizeBytes: record.sizeBytes });
+      const uploadUrl = this.sign(baseUrl, {
+        method: "PUT",
+        path: `${SIGNED_BLOB_PATH}${record.id}`,
+        expires,
+        contentType: record.contentType,
+        sizeBytes: record.sizeBytes,
+      });
       return { ...toStoredFile(record), uploadUrl, expiresIn: settings.linkTtlSeconds };
     } catch (error) {
       operation.release();
@@ -210,7 +239,13 @@ export class StorageService {
     if (record.state !== "ready") throw new FileStateConflictError("This file has no bytes yet: its presigned upload has not been completed.");
     const ttl = this.context.settings().linkTtlSeconds;
     const expires = Math.floor(this.context.now() / 1000) + ttl;
-    const url = this.sign(baseUrl, { method: "GET", path: `${SIGNED_BLOB_PATH}${record.id}`, expires, contentType: record.contentType, sizeBytes: record.sizeBytes });
+    const url = this.sign(baseUrl, {
+      method: "GET",
+      path: `${SIGNED_BLOB_PATH}${record.id}`,
+      expires,
+      contentType: record.contentType,
+      sizeBytes: record.sizeBytes,
+    });
     return { url, filename: record.filename, contentType: record.contentType, expiresIn: ttl };
   }
 
@@ -247,12 +282,14 @@ export class StorageService {
     const claims = this.verify(request, "PUT");
     const record = this.context.index.find(request.id);
     if (!record || record.contentType !== claims.contentType || record.sizeBytes !== claims.sizeBytes) throw new FileNotFoundError();
-    if (record.state === "ready") throw new LinkRefusedError("This upload link was already used: the file is stored. Ask for a new presigned upload to store other bytes.");
+    if (record.state === "ready")
+      throw new LinkRefusedError("This upload link was already used: the file is stored. Ask for a new presigned upload to store other bytes.");
     if (this.receiving.has(record.id)) throw new FileStateConflictError("An upload to this link is already in progress.");
     if (!sameContentType(request.contentType, claims.contentType)) {
       throw new LinkRefusedError(`This link was signed for Content-Type ${claims.contentType}; send the bytes with exactly that Content-Type.`);
     }
-    if (request.contentLength !== null && request.contentLength > claims.sizeBytes) throw new UploadSizeExceededError(claims.sizeBytes, request.contentLength, { closeConnection: true });
+    if (request.contentLength !== null && request.contentLength > claims.sizeBytes)
+      throw new UploadSizeExceededError(claims.sizeBytes, request.contentLength, { closeConnection: true });
     if (request.contentLength !== null && request.contentLength < claims.sizeBytes) throw sizeShortfall(claims.sizeBytes, request.contentLength);
     this.receiving.add(record.id);
     try {
@@ -326,7 +363,11 @@ export class StorageService {
 
   /** The link's claims when it is genuine, current and for `expected`; else 403 (or 410 when expired). */
   private verify(request: SignedLinkRequest, expected: LinkMethod): LinkClaims {
-    const check = verifyLink(this.secret(), { method: request.method, path: `${SIGNED_BLOB_PATH}${request.id}`, query: request.query }, Math.floor(this.context.now() / 1000));
+    const check = verifyLink(
+      this.secret(),
+      { method: request.method, path: `${SIGNED_BLOB_PATH}${request.id}`, query: request.query },
+      Math.floor(this.context.now() / 1000),
+    );
     if (check.ok && check.claims.method === expected) return check.claims;
     if (check.ok || check.reason === "method") throw new LinkRefusedError(`This link is for ${check.claims!.method} requests only.`);
     if (check.reason === "expired") throw new LinkExpiredError(check.claims!.expires);
@@ -365,5 +406,8 @@ export class StorageService {
 }
 
 function sizeShortfall(signed: number, received: number): StorageRequestError {
-  return new StorageRequestError(`This link was signed for ${signed} bytes but ${received} arrived; nothing was stored. Send exactly ${signed} bytes.`, "size_mismatch");
+  return new StorageRequestError(
+    `This link was signed for ${signed} bytes but ${received} arrived; nothing was stored. Send exactly ${signed} bytes.`,
+    "size_mismatch",
+  );
 }

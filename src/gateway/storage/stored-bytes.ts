@@ -7,7 +7,11 @@ import type { FileRecord } from "../../store/file-records.js";
 import { blobKeyOf, type StorageContext } from "./storage-context.js";
 import { FileNotFoundError, StoredBytesUnreadableError } from "./storage-errors.js";
 
-export async function openStoredBytes(context: StorageContext, record: FileRecord, requestId: string | undefined): Promise<{ body: Readable; sizeBytes: number }> {
+export async function openStoredBytes(
+  context: StorageContext,
+  record: FileRecord,
+  requestId: string | undefined,
+): Promise<{ body: Readable; sizeBytes: number }> {
   const key = blobKeyOf(record);
   const unreadable = (cause: unknown) => {
     logFault(context, cause, requestId);
@@ -37,5 +41,8 @@ export async function openStoredBytes(context: StorageContext, record: FileRecor
 
 function logFault(context: StorageContext, cause: unknown, requestId: string | undefined): void {
   if (context.logger.error) context.logger.error(cause, requestId);
-  else context.logger.warn(`${requestId ? `${requestId} ` : ""}storage: stored bytes cannot be read: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`);
+  else
+    context.logger.warn(
+      `${requestId ? `${requestId} ` : ""}storage: stored bytes cannot be read: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`,
+    );
 }

@@ -7,11 +7,11 @@ import type { Readable } from "node:stream";
 import { forwardStream } from "../../blobs/blob-store.js";
 import type { FileRecord, ImageAssetInfo } from "../../store/file-records.js";
 import { normalizeContentType } from "./content-type.js";
-import { normalizeFilename } from "./file-name.js";
 import type { AgentFiles } from "./file-index.js";
-import { blobKeyOf, discardFile, reserveBytes, type OperationSlot, type StorageContext, type StorageLimits } from "./storage-context.js";
+import { normalizeFilename } from "./file-name.js";
+import { blobKeyOf, discardFile, type OperationSlot, reserveBytes, type StorageContext, type StorageLimits } from "./storage-context.js";
 import { FileTooLargeError, StorageQuotaExceededError, StorageRequestError } from "./storage-errors.js";
-import { newFileId, toStoredFile, type StoredFile } from "./stored-file.js";
+import { newFileId, type StoredFile, toStoredFile } from "./stored-file.js";
 import { UploadMeter } from "./upload-meter.js";
 
 export interface IncomingFile {
@@ -64,7 +64,12 @@ export class UploadSession {
       errorFor: (failure, totalBytes) =>
         failure === "too-large"
           ? new FileTooLargeError(maxBytes)
-          : new StorageQuotaExceededError({ usedBytes: this.agent.usedBytes, limitBytes: this.limits.storageBytes, fileBytes: totalBytes, reservedBytes: this.agent.reservedBytes }),
+          : new StorageQuotaExceededError({
+              usedBytes: this.agent.usedBytes,
+              limitBytes: this.limits.storageBytes,
+              fileBytes: totalBytes,
+              reservedBytes: this.agent.reservedBytes,
+            }),
     });
     this.meter = meter;
     this.sizeBytes = await this.context.blobs.write(blobKeyOf(record), forwardStream(file.body, meter));

@@ -13,7 +13,7 @@ import type { ChatService } from "../chat/chat-service.js";
 import { InsufficientCreditsError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, type UrlFetcher } from "../media/picture-input.js";
 import { chooseToolModel } from "./tool-model.js";
-import { readSourcePicture, type DescribeBody } from "./vision-request.js";
+import { type DescribeBody, readSourcePicture } from "./vision-request.js";
 
 export const DEFAULT_DESCRIBE_PROMPT =
   "Describe this image in detail: the main subjects, their setting and actions, notable objects, colours and composition, " +

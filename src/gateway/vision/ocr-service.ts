@@ -9,15 +9,15 @@
 // is the mean of its words'); `fullText` is the lines joined by newlines, with a blank line
 // between paragraphs.
 import type { Config } from "../../config/resolved-config.js";
-import { findTesseract, type EngineInfo } from "../../media/engines.js";
+import { type EngineInfo, findTesseract } from "../../media/engines.js";
 import { loadSharp } from "../../media/sharp-loader.js";
-import { OcrEngineError, recognizeText, type OcrText } from "../../media/tesseract-ocr.js";
+import { OcrEngineError, type OcrText, recognizeText } from "../../media/tesseract-ocr.js";
 import type { CreditLedger } from "../billing/credit-ledger.js";
 import { ProviderNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, type UrlFetcher } from "../media/picture-input.js";
 import type { VisionCallContext } from "./describe-service.js";
 import { chooseToolModel } from "./tool-model.js";
-import { readSourcePicture, type OcrBody } from "./vision-request.js";
+import { type OcrBody, readSourcePicture } from "./vision-request.js";
 
 export interface OcrBlock {
   text: string;
@@ -100,7 +100,9 @@ export class OcrService {
       throw new ProviderNotConfiguredError(`The OCR model \`${model}\` needs a provider \`${provider}\` of type "local", which is not configured.`);
     }
     if (engine !== ENGINE_MODEL) {
-      throw new ProviderNotConfiguredError(`The OCR model \`${model}\` is not an engine this gateway runs; the local OCR engine is \`${provider}/${ENGINE_MODEL}\`.`);
+      throw new ProviderNotConfiguredError(
+        `The OCR model \`${model}\` is not an engine this gateway runs; the local OCR engine is \`${provider}/${ENGINE_MODEL}\`.`,
+      );
     }
     return provider;
   }
@@ -130,7 +132,9 @@ export class OcrService {
 }
 
 function missingEngine(model: string): ProviderNotConfiguredError {
-  return new ProviderNotConfiguredError(`The OCR model \`${model}\` needs the tesseract binary, which is not installed on this machine (install tesseract-ocr and its English data).`);
+  return new ProviderNotConfiguredError(
+    `The OCR model \`${model}\` needs the tesseract binary, which is not installed on this machine (install tesseract-ocr and its English data).`,
+  );
 }
 
 /** Tesseract's 0-100 score as 0-1, four decimals. */

@@ -2,10 +2,10 @@
 // /v1/vision/describe and /v1/vision/ocr): exactly one of `mediaUrl` (an http(s) URL the gateway
 // downloads through the SSRF-safe fetcher) or `mediaBase64` (base64, or a data: URL).
 import { z } from "zod";
+import type { ImageInput } from "../../media/image-input.js";
 import { InvalidRequestError } from "../errors.js";
 import { readPicture, type UrlFetcher } from "../media/picture-input.js";
 import { parseWithSchema } from "../request-schema.js";
-import type { ImageInput } from "../../media/image-input.js";
 
 /** What a request names (read later, once the model is known), or a picture already read (a library asset over MCP). */
 export type PictureSource = { param: "mediaUrl" | "mediaBase64"; value: string } | { read: ImageInput };
@@ -77,7 +77,10 @@ function checkedUrl(value: string): string {
   if (!URL.canParse(value)) throw new InvalidRequestError("'mediaUrl' is not a valid URL.", { param: "mediaUrl" });
   const protocol = new URL(value).protocol;
   if (protocol !== "http:" && protocol !== "https:") {
-    throw new InvalidRequestError(`The URL in 'mediaUrl' is not allowed: only http and https URLs are fetched, not ${protocol.slice(0, -1)}.`, { param: "mediaUrl", code: "url_not_allowed" });
+    throw new InvalidRequestError(`The URL in 'mediaUrl' is not allowed: only http and https URLs are fetched, not ${protocol.slice(0, -1)}.`, {
+      param: "mediaUrl",
+      code: "url_not_allowed",
+    });
   }
   return value;
 }

@@ -1,13 +1,14 @@
 // Chat completions against Anthropic's Messages API: OpenAI-shaped requests are converted out,
 // Anthropic's answers and stream events converted back.
+
+import type { Redact } from "../../net/secret-redaction.js";
+import { toNetworkError, type UpstreamResponse, type UpstreamTarget, upstreamRequestIdOf, upstreamTarget } from "../../net/upstream-http.js";
+import { requireJsonObject } from "../chat-answer.js";
 import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
+import { withFilledMaxTokens } from "../max-tokens.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
 import { parseJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
-import { requireJsonObject } from "../chat-answer.js";
-import { withFilledMaxTokens } from "../max-tokens.js";
-import { toNetworkError, upstreamRequestIdOf, upstreamTarget, type UpstreamResponse, type UpstreamTarget } from "../../net/upstream-http.js";
-import type { Redact } from "../../net/secret-redaction.js";
 import type { AnthropicMessageResponse, AnthropicStreamEvent } from "./anthropic-api-types.js";
 import { fromAnthropicHttpError, fromAnthropicStreamError } from "./anthropic-error.js";
 import { AnthropicStreamConverter, convertFromAnthropicChat } from "./convert-from-anthropic-chat.js";

@@ -1,7 +1,8 @@
 // Anthropic error bodies ({type:"error", error:{type, message}}, reference §4) -> the OpenAI error
 // envelope the chat endpoint returns verbatim. The vendor body is kept for the messages endpoint.
-import { UpstreamHttpError } from "../provider-errors.js";
+
 import { isObject } from "../openai-message-parts.js";
+import { UpstreamHttpError } from "../provider-errors.js";
 
 const STATUS_BY_TYPE: Record<string, number> = {
   invalid_request_error: 400,

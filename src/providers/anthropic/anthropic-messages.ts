@@ -1,12 +1,13 @@
 // The messages endpoint's native path: a Messages API request goes to Anthropic as it came
 // (model id aside) with the client's anthropic-version / anthropic-beta; the answer and every
 // stream event come back untouched for the gateway to relay.
+
+import { toNetworkError, type UpstreamResponse } from "../../net/upstream-http.js";
 import type { JsonObject } from "../chat-types.js";
-import type { MessagesCapability, MessagesCallOptions, NativeMessagesEvent } from "../messages-types.js";
+import type { MessagesCallOptions, MessagesCapability, NativeMessagesEvent } from "../messages-types.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError } from "../provider-errors.js";
 import { looksLikeJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
-import { toNetworkError, type UpstreamResponse } from "../../net/upstream-http.js";
 import { anthropicEndpoint, anthropicHeaders, anthropicRequestId, requireAnthropicMessage } from "./anthropic-chat.js";
 import { fromAnthropicHttpError, fromAnthropicStreamError } from "./anthropic-error.js";
 
@@ -18,7 +19,15 @@ export function createAnthropicMessages(context: ProviderContext): MessagesCapab
     const headers = { ...baseHeaders, ...options.headers };
     try {
       return await context.http.send(
-        { provider: context.name, target, headers, body: JSON.stringify(body), signal: options.signal, firstByteTimeoutMs: options.firstByteTimeoutMs, redact: context.redact },
+        {
+          provider: context.name,
+          target,
+          headers,
+          body: JSON.stringify(body),
+          signal: options.signal,
+          firstByteTimeoutMs: options.firstByteTimeoutMs,
+          redact: context.redact,
+        },
         context.upstream,
       );
     } catch (error) {

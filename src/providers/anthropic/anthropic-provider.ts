@@ -7,6 +7,11 @@ export const anthropicProvider = defineProvider({
   type: "anthropic",
   capabilities: ["chat", "messages"],
   create(context) {
-    return { name: context.name, type: "anthropic", chat: createAnthropicChat(context, { defaultMaxTokens: context.config.defaultMaxTokens }), messages: createAnthropicMessages(context) };
+    return {
+      name: context.name,
+      type: "anthropic",
+      chat: createAnthropicChat(context, { defaultMaxTokens: context.config.defaultMaxTokens }),
+      messages: createAnthropicMessages(context),
+    };
   },
 });

@@ -118,7 +118,13 @@ export class AnthropicStreamConverter {
   }
 
   private chunk(delta: Record<string, unknown>, finishReason: string | null = null): ChatChunk {
-    return { id: this.id, object: "chat.completion.chunk", created: this.created, model: this.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+    return {
+      id: this.id,
+      object: "chat.completion.chunk",
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    };
   }
 
   /** The usage chunk, when Anthropic reported counts (else the gateway estimates them). */

@@ -2,10 +2,10 @@
 // Parameters Anthropic has no field for (seed, penalties, logprobs, logit_bias, stream_options,
 // service_tier, store, reasoning_effort ...) are left out: sending them would be a 400.
 import type { ChatRequest } from "../chat-types.js";
+import { contentParts, imageUrlOf, isObject, type Json, parseDataUrl, parseToolArguments, textOf } from "../openai-message-parts.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesRequest, AnthropicTool, AnthropicToolChoice } from "./anthropic-api-types.js";
 import { hasFixedSampling, rejectsPrefill } from "./anthropic-model-rules.js";
-import { contentParts, imageUrlOf, isObject, parseDataUrl, parseToolArguments, textOf, type Json } from "../openai-message-parts.js";
 
 export const DEFAULT_MAX_TOKENS = 4096;
 const IMAGE_MEDIA_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
@@ -15,7 +15,10 @@ export interface AnthropicRequestSettings {
   defaultMaxTokens: number;
 }
 
-export function convertToAnthropicChat(request: ChatRequest, settings: AnthropicRequestSettings = { defaultMaxTokens: DEFAULT_MAX_TOKENS }): AnthropicMessagesRequest {
+export function convertToAnthropicChat(
+  request: ChatRequest,
+  settings: AnthropicRequestSettings = { defaultMaxTokens: DEFAULT_MAX_TOKENS },
+): AnthropicMessagesRequest {
   if (typeof request.n === "number" && request.n > 1) {
     throw new UnsupportedContentError("Anthropic returns one choice per request; n must be 1.", "n");
   }

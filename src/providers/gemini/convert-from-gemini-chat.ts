@@ -133,7 +133,9 @@ export class GeminiStreamConverter {
   /** After the body ended: the usage chunk, when Gemini reported usage at all. */
   end(): ChatChunk[] {
     if (!this.usage) return [];
-    return [{ id: this.id, object: "chat.completion.chunk", created: this.options.created, model: this.model, choices: [], usage: convertGeminiUsage(this.usage) }];
+    return [
+      { id: this.id, object: "chat.completion.chunk", created: this.options.created, model: this.model, choices: [], usage: convertGeminiUsage(this.usage) },
+    ];
   }
 
   private candidate(index: number, candidate: GeminiCandidate): ChatChunk[] {
@@ -156,7 +158,8 @@ export class GeminiStreamConverter {
         chunks.push(this.chunk(index, { tool_calls: [{ index: toolIndex, function: { arguments: call.function.arguments } }] }));
       }
     }
-    if (candidate.finishReason && !choice.finished) chunks.push(this.finish(index, choice, mapGeminiFinishReason(candidate.finishReason, choice.toolCalls > 0)));
+    if (candidate.finishReason && !choice.finished)
+      chunks.push(this.finish(index, choice, mapGeminiFinishReason(candidate.finishReason, choice.toolCalls > 0)));
     return chunks;
   }
 
@@ -166,6 +169,12 @@ export class GeminiStreamConverter {
   }
 
   private chunk(index: number, delta: Record<string, unknown>, finishReason: string | null = null): ChatChunk {
-    return { id: this.id, object: "chat.completion.chunk", created: this.options.created, model: this.model, choices: [{ index, delta, logprobs: null, finish_reason: finishReason }] };
+    return {
+      id: this.id,
+      object: "chat.completion.chunk",
+      created: this.options.created,
+      model: this.model,
+      choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
+    };
   }
 }

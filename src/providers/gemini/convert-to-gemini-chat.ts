@@ -3,10 +3,10 @@
 // parallel_tool_calls, service_tier, store, reasoning_effort, and presence/frequency penalties
 // (several current Gemini models answer those with 400 "Penalty is not enabled").
 import type { ChatRequest } from "../chat-types.js";
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../json-nesting.js";
+import { contentParts, imageUrlOf, isObject, type Json, parseDataUrl, parseToolArguments, textOf } from "../openai-message-parts.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from "./gemini-api-types.js";
-import { contentParts, imageUrlOf, isObject, parseDataUrl, parseToolArguments, textOf, type Json } from "../openai-message-parts.js";
-import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../json-nesting.js";
 
 export function convertToGeminiChat(request: ChatRequest): GeminiRequest {
   const system: Array<{ text: string }> = [];

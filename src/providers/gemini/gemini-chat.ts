@@ -1,18 +1,19 @@
 // Chat completions against Gemini's generateContent / streamGenerateContent?alt=sse: OpenAI-shaped
 // requests are converted out, Gemini's answers and chunks converted back. Gemini sends no
 // request-id header the reference names, so no upstreamRequestId is reported.
+
+import { toNetworkError, type UpstreamResponse, type UpstreamTarget, upstreamTarget } from "../../net/upstream-http.js";
+import { requireJsonObject } from "../chat-answer.js";
 import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
+import { withFilledMaxTokens } from "../max-tokens.js";
+import { isObject } from "../openai-message-parts.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
 import { parseJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
-import { requireJsonObject } from "../chat-answer.js";
-import { withFilledMaxTokens } from "../max-tokens.js";
-import { toNetworkError, upstreamTarget, type UpstreamResponse, type UpstreamTarget } from "../../net/upstream-http.js";
-import type { GeminiResponse } from "./gemini-api-types.js";
-import { fromGeminiHttpError, fromGeminiStreamError } from "./gemini-error.js";
 import { convertFromGeminiChat, GeminiStreamConverter } from "./convert-from-gemini-chat.js";
 import { convertToGeminiChat } from "./convert-to-gemini-chat.js";
-import { isObject } from "../openai-message-parts.js";
+import type { GeminiResponse } from "./gemini-api-types.js";
+import { fromGeminiHttpError, fromGeminiStreamError } from "./gemini-error.js";
 
 export function createGeminiChat(context: ProviderContext): ChatCapability {
   // The base URL may name the API version (`.../v1beta`) or just the origin.
@@ -31,7 +32,10 @@ export function createGeminiChat(context: ProviderContext): ChatCapability {
   async function send(request: ChatRequest, method: string, { signal, firstByteTimeoutMs, fillMaxTokens }: ChatCallOptions): Promise<UpstreamResponse> {
     const body = JSON.stringify(convertToGeminiChat(withFilledMaxTokens(request, fillMaxTokens)));
     try {
-      return await context.http.send({ provider: context.name, target: targetFor(request.model, method), headers, body, signal, firstByteTimeoutMs, redact: context.redact }, context.upstream);
+      return await context.http.send(
+        { provider: context.name, target: targetFor(request.model, method), headers, body, signal, firstByteTimeoutMs, redact: context.redact },
+        context.upstream,
+      );
     } catch (error) {
       throw error instanceof UpstreamHttpError ? fromGeminiHttpError(error) : error;
     }

@@ -1,7 +1,8 @@
 // Google RPC error bodies ({error:{code, message, status, details}}, reference §5) -> the OpenAI
 // error envelope the chat endpoint returns verbatim. The vendor body is kept as `vendorBody`.
-import { UpstreamHttpError } from "../provider-errors.js";
+
 import { isObject, type Json } from "../openai-message-parts.js";
+import { UpstreamHttpError } from "../provider-errors.js";
 
 interface GoogleError {
   message?: string;
@@ -16,14 +17,29 @@ export function fromGeminiHttpError(error: UpstreamHttpError): UpstreamHttpError
   // Gemini answers a bad API key with 400; it is the operator's key, not the caller's request.
   const status = google.reason === "API_KEY_INVALID" ? 401 : error.status;
   const message = google.message ?? `Gemini answered HTTP ${error.status}.`;
-  return new UpstreamHttpError(error.provider, status, envelope(message, status, google), "application/json", error.retryAfterMs ?? google.retryDelayMs, error.body, error.request);
+  return new UpstreamHttpError(
+    error.provider,
+    status,
+    envelope(message, status, google),
+    "application/json",
+    error.retryAfterMs ?? google.retryDelayMs,
+    error.body,
+    error.request,
+  );
 }
 
 /** A `{"error":{...}}` chunk inside a 200 stream, reported as the HTTP error it stands for. */
 export function fromGeminiStreamError(provider: string, data: string): UpstreamHttpError {
   const google = readGoogleError(data);
   const status = google.code && google.code >= 400 ? google.code : 500;
-  return new UpstreamHttpError(provider, status, envelope(google.message ?? "The Gemini stream failed.", status, google), "application/json", google.retryDelayMs, data);
+  return new UpstreamHttpError(
+    provider,
+    status,
+    envelope(google.message ?? "The Gemini stream failed.", status, google),
+    "application/json",
+    google.retryDelayMs,
+    data,
+  );
 }
 
 function envelope(message: string, status: number, google: GoogleError): string {

@@ -1,7 +1,7 @@
 // The local provider's image capability: upscaling (lanczos) and flat-background removal with
 // sharp on this machine. It draws and edits nothing. No network, so the signal is only checked
 // before the work starts.
-import type { ImageCapability, ImageCallOptions, ImageTransformRequest } from "../image-types.js";
+import type { ImageCallOptions, ImageCapability, ImageTransformRequest } from "../image-types.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import { FLAT_BACKGROUND_MODEL, removeFlatBackground } from "./flat-background.js";
 import { LANCZOS_MODEL, lanczosUpscale } from "./lanczos-upscale.js";
@@ -22,7 +22,8 @@ export function createLocalImages(provider: string): ImageCapability {
 
   function checkRequest(request: ImageTransformRequest, options: ImageCallOptions, model: string, what: string): void {
     options.signal.throwIfAborted();
-    if (request.model !== model) throw new UnsupportedContentError(`The local provider has no ${what} "${request.model}"; it has "${provider}/${model}".`, "model");
+    if (request.model !== model)
+      throw new UnsupportedContentError(`The local provider has no ${what} "${request.model}"; it has "${provider}/${model}".`, "model");
     if (request.prompt !== undefined) throw new UnsupportedContentError(`${provider}/${model} takes no prompt.`, "prompt");
   }
 }

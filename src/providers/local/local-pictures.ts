@@ -45,7 +45,10 @@ export function localFormat(format: ImageOutputFormat | undefined, engine: strin
 
 export function refuseOversizedWebp(format: LocalOutputFormat, width: number, height: number, engine: string): void {
   if (format === "webp" && Math.max(width, height) > WEBP_MAX_SIDE) {
-    throw new UnsupportedContentError(`${engine} would produce ${width}x${height} pixels, more than the ${WEBP_MAX_SIDE} pixels a side webp holds; ask for png.`, "output_format");
+    throw new UnsupportedContentError(
+      `${engine} would produce ${width}x${height} pixels, more than the ${WEBP_MAX_SIDE} pixels a side webp holds; ask for png.`,
+      "output_format",
+    );
   }
 }
 

@@ -1,6 +1,7 @@
 // OpenAI's ImagesResponse (reference images.md §1.3) -> the vendor-neutral image result.
-import type { GeneratedImage, ImageResult } from "../image-types.js";
+
 import { sniffImageMediaType } from "../image-bytes.js";
+import type { GeneratedImage, ImageResult } from "../image-types.js";
 import { UpstreamNetworkError } from "../provider-errors.js";
 import type { OpenAIImagesResponse } from "./openai-images-api-types.js";
 

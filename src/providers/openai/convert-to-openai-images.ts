@@ -1,11 +1,12 @@
 // Vendor-neutral image requests -> OpenAI Images requests (reference images.md §1.1, §1.2):
 // a JSON body for generations, multipart parts for edits. What the model cannot do is refused
 // here, before any upstream call, never dropped.
-import type { ImageEditRequest, ImageGenerateRequest, ImageQuality, ImageRole } from "../image-types.js";
+
 import { imageFileName } from "../image-bytes.js";
+import type { ImageEditRequest, ImageGenerateRequest, ImageQuality, ImageRole } from "../image-types.js";
 import type { MultipartPart } from "../multipart-body.js";
 import { UnsupportedContentError } from "../provider-errors.js";
-import { openaiImageModelRules, type OpenAIImageModelRules } from "./openai-image-model-rules.js";
+import { type OpenAIImageModelRules, openaiImageModelRules } from "./openai-image-model-rules.js";
 
 /** The generations body for one call drawing `count` pictures. */
 export function convertToOpenAIGeneration(request: ImageGenerateRequest, count: number): Record<string, unknown> {
@@ -23,7 +24,10 @@ export function convertToOpenAIEdit(request: ImageEditRequest, count: number): M
     throw new UnsupportedContentError(`OpenAI's ${request.model} edits one picture at a time.`, "images");
   }
   const fieldName = rules.family === "dall-e-2" ? "image" : "image[]";
-  const prompt = promptWithRoles(request.prompt, request.images.map((image) => image.role));
+  const prompt = promptWithRoles(
+    request.prompt,
+    request.images.map((image) => image.role),
+  );
   const parts: MultipartPart[] = [
     { name: "model", value: request.model },
     { name: "prompt", value: prompt },
@@ -82,8 +86,10 @@ function outputOptions(request: ImageGenerateRequest, rules: OpenAIImageModelRul
     if (request.outputFormat !== undefined && request.outputFormat !== "png") {
       throw new UnsupportedContentError(`OpenAI's ${request.model} draws PNG only.`, "output_format");
     }
-    if (request.background === "transparent") throw new UnsupportedContentError(`OpenAI's ${request.model} cannot draw a transparent background.`, "background");
-    if (request.outputCompression !== undefined) throw new UnsupportedContentError(`OpenAI's ${request.model} does not take output_compression.`, "output_compression");
+    if (request.background === "transparent")
+      throw new UnsupportedContentError(`OpenAI's ${request.model} cannot draw a transparent background.`, "background");
+    if (request.outputCompression !== undefined)
+      throw new UnsupportedContentError(`OpenAI's ${request.model} does not take output_compression.`, "output_compression");
   }
   // Base64 always: a URL would be one more download, from a host that forgets it in 60 minutes.
   if (rules.takesResponseFormat) options.response_format = "b64_json";

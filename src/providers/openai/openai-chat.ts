@@ -1,12 +1,13 @@
 // Chat completions against OpenAI and every OpenAI-compatible server (OpenRouter, Groq, vLLM,
 // Ollama, llama.cpp): the request goes out as it came, always asking for streamed usage.
+
+import type { Redact } from "../../net/secret-redaction.js";
+import { toNetworkError, upstreamRequestIdOf, upstreamTarget } from "../../net/upstream-http.js";
+import { requireChatCompletion } from "../chat-answer.js";
 import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
+import { withFilledMaxTokens } from "../max-tokens.js";
 import type { ProviderContext } from "../provider.js";
 import { looksLikeJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
-import { toNetworkError, upstreamRequestIdOf, upstreamTarget } from "../../net/upstream-http.js";
-import type { Redact } from "../../net/secret-redaction.js";
-import { requireChatCompletion } from "../chat-answer.js";
-import { withFilledMaxTokens } from "../max-tokens.js";
 
 export function createOpenAIChat(context: ProviderContext): ChatCapability {
   const baseUrl = (context.config.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
@@ -33,7 +34,10 @@ export function createOpenAIChat(context: ProviderContext): ChatCapability {
       const { signal } = options;
       const streamOptions = { ...(request.stream_options as object | undefined), include_usage: true };
       const response = await send({ ...request, stream: true, stream_options: streamOptions }, options);
-      return { chunks: parseChunks(context.name, response.body, signal, context.redact, (reason) => context.warn(`${context.name}: skipped ${reason}`)), upstreamRequestId: upstreamRequestIdOf(response.headers, "x-request-id", context.redact) };
+      return {
+        chunks: parseChunks(context.name, response.body, signal, context.redact, (reason) => context.warn(`${context.name}: skipped ${reason}`)),
+        upstreamRequestId: upstreamRequestIdOf(response.headers, "x-request-id", context.redact),
+      };
     },
   };
 }
@@ -43,7 +47,13 @@ export function createOpenAIChat(context: ProviderContext): ChatCapability {
  * The body is read to its natural end (it ends right after `[DONE]`): leaving the loop early
  * would destroy it with an AbortError, whose stack trace costs more than the read.
  */
-async function* parseChunks(provider: string, body: AsyncIterable<Uint8Array>, signal: AbortSignal, redact: Redact, skipped: (reason: string) => void): AsyncGenerator<ChatStreamEvent[]> {
+async function* parseChunks(
+  provider: string,
+  body: AsyncIterable<Uint8Array>,
+  signal: AbortSignal,
+  redact: Redact,
+  skipped: (reason: string) => void,
+): AsyncGenerator<ChatStreamEvent[]> {
   let finished = false;
   try {
     for await (const batch of readServerSentEventBatches(body, redact)) {
@@ -63,5 +73,3 @@ async function* parseChunks(provider: string, body: AsyncIterable<Uint8Array>, s
     throw toNetworkError(provider, error, signal);
   }
 }
-
-

@@ -2,8 +2,9 @@
 // model declining to draw, which the spec answers as a refusal, not an error. Anything else keeps
 // OpenAI's own envelope (it is already the gateway's shape), or gets one built from the status
 // when the body is not one (a proxy's HTML page).
-import { UpstreamHttpError } from "../provider-errors.js";
+
 import { isObject } from "../openai-message-parts.js";
+import { UpstreamHttpError } from "../provider-errors.js";
 
 const REFUSAL_CODES = new Set(["moderation_blocked", "content_policy_violation"]);
 

@@ -1,16 +1,17 @@
 // Image generation and editing against OpenAI's Images API (and compatible servers): JSON for
 // generations, multipart for edits, base64 answers only. Moderation blocks come back as refusals.
-import type { ImageCapability, ImageResult } from "../image-types.js";
+
+import { toNetworkError, type UpstreamResponse, type UpstreamTarget, upstreamTarget } from "../../net/upstream-http.js";
 import { drawInBatches } from "../image-batches.js";
+import type { ImageCapability, ImageResult } from "../image-types.js";
 import { encodeMultipart } from "../multipart-body.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
-import { toNetworkError, upstreamTarget, type UpstreamResponse, type UpstreamTarget } from "../../net/upstream-http.js";
 import { convertFromOpenAIImages } from "./convert-from-openai-images.js";
 import { convertToOpenAIEdit, convertToOpenAIGeneration } from "./convert-to-openai-images.js";
-import type { OpenAIImagesResponse } from "./openai-images-api-types.js";
 import { fromOpenAIHttpError, openaiImageRefusal } from "./openai-error.js";
 import { openaiImageModelRules } from "./openai-image-model-rules.js";
+import type { OpenAIImagesResponse } from "./openai-images-api-types.js";
 
 export function createOpenAIImages(context: ProviderContext): ImageCapability {
   const baseUrl = (context.config.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
@@ -22,7 +23,10 @@ export function createOpenAIImages(context: ProviderContext): ImageCapability {
   async function call(target: UpstreamTarget, body: string | Buffer, contentType: string, signal: AbortSignal): Promise<ImageResult> {
     let response: UpstreamResponse;
     try {
-      response = await context.http.send({ provider: context.name, target, headers: { ...headers, "content-type": contentType }, body, signal, redact: context.redact }, context.upstream);
+      response = await context.http.send(
+        { provider: context.name, target, headers: { ...headers, "content-type": contentType }, body, signal, redact: context.redact },
+        context.upstream,
+      );
     } catch (error) {
       if (!(error instanceof UpstreamHttpError)) throw error;
       const refusal = openaiImageRefusal(error);

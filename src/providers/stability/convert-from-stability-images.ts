@@ -1,10 +1,11 @@
 // A Stability v2beta success (reference images.md §2.1) -> one picture or a refusal. Asked with
 // `accept: image/*`, the body is the picture itself and the metadata is in headers; a JSON
 // answer ({image, finish_reason, seed}) is read too, in case a proxy asked for it.
-import type { ImageResult } from "../image-types.js";
+
 import { bareMediaType, sniffImageMediaType } from "../image-bytes.js";
-import { UpstreamNetworkError } from "../provider-errors.js";
+import type { ImageResult } from "../image-types.js";
 import { isObject } from "../openai-message-parts.js";
+import { UpstreamNetworkError } from "../provider-errors.js";
 
 export const CONTENT_FILTERED_REFUSAL = "Stability's content moderation filtered the picture (it came back blurred).";
 
@@ -34,7 +35,12 @@ interface Answer {
 }
 
 function fromBytes(body: Buffer, headers: Headers): Answer {
-  return { bytes: body, mediaType: bareMediaType(headers["content-type"]), finishReason: header(headers, "finish-reason"), seed: seedOf(header(headers, "seed")) };
+  return {
+    bytes: body,
+    mediaType: bareMediaType(headers["content-type"]),
+    finishReason: header(headers, "finish-reason"),
+    seed: seedOf(header(headers, "seed")),
+  };
 }
 
 function fromJson(provider: string, body: Buffer): Answer {

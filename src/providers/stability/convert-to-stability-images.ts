@@ -1,15 +1,16 @@
 // Vendor-neutral image requests -> Stability v2beta multipart forms (reference images.md §2).
 // Stability draws one picture per call, sized by aspect ratio; what it cannot do is refused here.
-import type { ImageEditRequest, ImageGenerateRequest, ImageTransformRequest } from "../image-types.js";
+
 import { imageFileName } from "../image-bytes.js";
+import type { ImageEditRequest, ImageGenerateRequest, ImageTransformRequest } from "../image-types.js";
 import type { MultipartPart } from "../multipart-body.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import {
   STABILITY_ASPECT_RATIOS,
+  type StabilityTransformRules,
   stabilityBackgroundRemovalRules,
   stabilityGenerateRules,
   stabilityUpscaleRules,
-  type StabilityTransformRules,
 } from "./stability-model-rules.js";
 
 export interface StabilityCall {
@@ -108,7 +109,10 @@ export function stabilityAspectRatio(request: Pick<ImageGenerateRequest, "aspect
 
 function transformCall(request: ImageTransformRequest, rules: StabilityTransformRules): StabilityCall {
   if (request.outputFormat !== undefined && !rules.outputFormats.includes(request.outputFormat)) {
-    throw new UnsupportedContentError(`Stability's ${request.model} answers ${rules.outputFormats.join(" or ")}; not ${request.outputFormat}.`, "output_format");
+    throw new UnsupportedContentError(
+      `Stability's ${request.model} answers ${rules.outputFormats.join(" or ")}; not ${request.outputFormat}.`,
+      "output_format",
+    );
   }
   const parts: MultipartPart[] = [
     { name: "image", filename: imageFileName("image", request.image.mediaType), contentType: request.image.mediaType, bytes: request.image.bytes },

@@ -1,8 +1,9 @@
 // Stability error bodies ({id, name, errors: [...]}, reference images.md §2.5) -> the OpenAI error
 // envelope the image endpoints return verbatim; the vendor's body is kept as `vendorBody`.
 // A 403 `content_moderation` is the model declining to draw: a refusal, not an error.
-import { UpstreamHttpError } from "../provider-errors.js";
+
 import { isObject } from "../openai-message-parts.js";
+import { UpstreamHttpError } from "../provider-errors.js";
 
 interface StabilityError {
   id?: string;

@@ -1,12 +1,13 @@
 // Image generation, editing (image-to-image), upscaling and background removal against Stability's REST v2beta: every call
 // a multipart form, every answer the picture's bytes (`accept: image/*`: no base64 to inflate
 // and decode again, and the finish reason and seed arrive as headers). One picture per call.
-import type { ImageCapability, ImageResult } from "../image-types.js";
+
+import { toNetworkError, type UpstreamResponse, upstreamTarget } from "../../net/upstream-http.js";
 import { drawInBatches } from "../image-batches.js";
+import type { ImageCapability, ImageResult } from "../image-types.js";
 import { encodeMultipart } from "../multipart-body.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError } from "../provider-errors.js";
-import { toNetworkError, upstreamTarget, type UpstreamResponse } from "../../net/upstream-http.js";
 import { convertFromStabilityImage } from "./convert-from-stability-images.js";
 import {
   convertToStabilityBackgroundRemoval,
@@ -28,7 +29,10 @@ export function createStabilityImages(context: ProviderContext): ImageCapability
     const target = upstreamTarget(`${baseUrl}${path}`);
     let response: UpstreamResponse;
     try {
-      response = await context.http.send({ provider: context.name, target, headers: { ...headers, "content-type": form.contentType }, body: form.body, signal, redact: context.redact }, context.upstream);
+      response = await context.http.send(
+        { provider: context.name, target, headers: { ...headers, "content-type": form.contentType }, body: form.body, signal, redact: context.redact },
+        context.upstream,
+      );
     } catch (error) {
       if (!(error instanceof UpstreamHttpError)) throw error;
       const refused = stabilityRefusal(error);

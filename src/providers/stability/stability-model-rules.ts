@@ -28,8 +28,23 @@ export interface StabilityTransformRules {
 export const STABILITY_ASPECT_RATIOS = ["21:9", "16:9", "3:2", "5:4", "1:1", "4:5", "2:3", "9:16", "9:21"] as const;
 
 export const STABILITY_STYLE_PRESETS = [
-  "enhance", "anime", "photographic", "digital-art", "comic-book", "fantasy-art", "line-art", "analog-film", "neon-punk",
-  "isometric", "low-poly", "origami", "modeling-compound", "cinematic", "3d-model", "pixel-art", "tile-texture",
+  "enhance",
+  "anime",
+  "photographic",
+  "digital-art",
+  "comic-book",
+  "fantasy-art",
+  "line-art",
+  "analog-film",
+  "neon-punk",
+  "isometric",
+  "low-poly",
+  "origami",
+  "modeling-compound",
+  "cinematic",
+  "3d-model",
+  "pixel-art",
+  "tile-texture",
 ] as const;
 
 const GENERATE = "/v2beta/stable-image/generate";

@@ -3,12 +3,13 @@
 // validation, plan caps, credits, storage and lineage are those of HTTP. The input schemas tell
 // clients the shape; the values are checked by the endpoint's own rules, so a bad value comes back
 // with the HTTP error code.
-import { z } from "zod";
+
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { isFileId } from "../../gateway/storage/stored-file.js";
+import { z } from "zod";
 import { parseImageEdit } from "../../gateway/images/image-edit-request.js";
 import { parseImageGeneration } from "../../gateway/images/image-request.js";
 import { parseBackgroundRemoval, parseImageUpscale } from "../../gateway/images/image-transform-request.js";
+import { isFileId } from "../../gateway/storage/stored-file.js";
 import { parseDescribeRequest } from "../../gateway/vision/vision-request.js";
 import type { McpToolContext } from "./mcp-context.js";
 import { imageToolResult, jsonToolResult } from "./tool-results.js";
@@ -18,7 +19,9 @@ const pictureResultSchema = {
   created: z.number(),
   model: z.string(),
   data: z.array(
-    z.object({ media_type: z.string(), revised_prompt: z.string().optional(), asset_id: z.string().optional().describe("library id of the stored picture") }).loose(),
+    z
+      .object({ media_type: z.string(), revised_prompt: z.string().optional(), asset_id: z.string().optional().describe("library id of the stored picture") })
+      .loose(),
   ),
   refusal: z.string().optional(),
   enhanced_prompt: z.string().optional(),
@@ -49,8 +52,13 @@ export function registerImageTools(server: McpServer, context: McpToolContext): 
     "image_generate",
     {
       title: "Generate pictures",
-      description: "Draw pictures from a text prompt. Each picture comes back as image content and is saved in your library (asset_id in the structured result).",
-      inputSchema: { prompt: z.string().describe("what to draw"), ...drawingOptions, enhance_prompt: z.boolean().optional().describe("expand the prompt with a chat model first") },
+      description:
+        "Draw pictures from a text prompt. Each picture comes back as image content and is saved in your library (asset_id in the structured result).",
+      inputSchema: {
+        prompt: z.string().describe("what to draw"),
+        ...drawingOptions,
+        enhance_prompt: z.boolean().optional().describe("expand the prompt with a chat model first"),
+      },
       outputSchema: pictureResultSchema,
     },
     (args) => context.run(async (call) => imageToolResult(await context.gateway.images.generate(parseImageGeneration(args), call))),

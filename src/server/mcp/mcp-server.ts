@@ -24,7 +24,10 @@ export interface McpRequest {
 export async function handleMcpRequest(gateway: Gateway, version: string, { request, body, caller, requestId, log }: McpRequest): Promise<Response> {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version },
-    { instructions: "gw's image tools: generate, edit, upscale, remove backgrounds and describe pictures. Pictures you make are saved in your gw library; asset ids name them." },
+    {
+      instructions:
+        "gw's image tools: generate, edit, upscale, remove backgrounds and describe pictures. Pictures you make are saved in your gw library; asset ids name them.",
+    },
   );
   registerImageTools(server, mcpToolContext(gateway, caller, requestId, request.signal, log));
   const transport = new WebStandardStreamableHTTPServerTransport({

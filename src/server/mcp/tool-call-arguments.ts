@@ -3,8 +3,9 @@
 // input validation, and a failure there surfaces as -32603 (internal error) with the raw zod issue
 // list as the message: the client's mistake reported as the server's, in a form no one can read.
 // Here it becomes -32602 (invalid params) naming the tool, as a wrong argument value is.
-import { ErrorCode, isJSONRPCRequest, type JSONRPCErrorResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, isJSONRPCRequest, type JSONRPCErrorResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /** Answer a malformed tools/call on the transport itself; pass every other message on to the server. */
 export function refuseNonObjectToolArguments(transport: Transport, log: (error: unknown) => void): void {
@@ -25,7 +26,10 @@ function nonObjectArgumentsError(message: JSONRPCMessage): JSONRPCErrorResponse 
   return {
     jsonrpc: "2.0",
     id: message.id,
-    error: { code: ErrorCode.InvalidParams, message: `Invalid arguments for ${tool}: arguments must be an object of named inputs, not ${describeValue(args)}.` },
+    error: {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid arguments for ${tool}: arguments must be an object of named inputs, not ${describeValue(args)}.`,
+    },
   };
 }
 

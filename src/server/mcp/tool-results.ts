@@ -18,7 +18,10 @@ export function imageToolResult(outcome: ImageOutcome): CallToolResult {
   };
   if (outcome.assetWarning) structured.asset_warning = outcome.assetWarning;
   return {
-    content: [...data.map((picture) => ({ type: "image" as const, data: picture.b64_json, mimeType: picture.media_type })), { type: "text", text: JSON.stringify(structured) }],
+    content: [
+      ...data.map((picture) => ({ type: "image" as const, data: picture.b64_json, mimeType: picture.media_type })),
+      { type: "text", text: JSON.stringify(structured) },
+    ],
     structuredContent: structured,
   };
 }

@@ -4,9 +4,9 @@ import { parseChatRequest } from "../../gateway/chat/chat-request.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { readJsonObject } from "../read-json-body.js";
 import { authenticateBearer, clientGoneSignal, requestIdOf } from "../request-context.js";
+import type { ServerLogger } from "../server-logger.js";
 import { chatFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
-import type { ServerLogger } from "../server-logger.js";
 
 /** Set when the request named no max_tokens: the one gw sent, what the balance pays for within the model's limit. */
 export const FILLED_MAX_TOKENS_HEADER = "x-service-max-tokens-filled";
@@ -24,7 +24,11 @@ export function registerChatCompletions(app: H3, gateway: Gateway, logger: Serve
       const headers: Record<string, string> = {};
       if (streaming.upstreamRequestId) headers["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
       if (streaming.filledMaxTokens !== undefined) headers[FILLED_MAX_TOKENS_HEADER] = String(streaming.filledMaxTokens);
-      return sseResponse(chatFrames(streaming.chunks, (error) => logger.error(error, requestId)), headers, gateway.afterTurnWrites);
+      return sseResponse(
+        chatFrames(streaming.chunks, (error) => logger.error(error, requestId)),
+        headers,
+        gateway.afterTurnWrites,
+      );
     }
     const completed = await gateway.chat.complete(request, context);
     if (completed.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", completed.upstreamRequestId);

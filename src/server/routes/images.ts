@@ -5,12 +5,12 @@
 import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { imageEditFromForm, MAX_EDIT_IMAGES, parseImageEdit } from "../../gateway/images/image-edit-request.js";
-import type { ImageCallContext, ImageOutcome } from "../../gateway/images/image-results.js";
 import { parseImageGeneration } from "../../gateway/images/image-request.js";
+import type { ImageCallContext, ImageOutcome } from "../../gateway/images/image-results.js";
+import { parseBackgroundRemoval, parseImageUpscale } from "../../gateway/images/image-transform-request.js";
 import { fromOpenAIImagesForm, fromOpenAIImagesJson } from "../../gateway/images/openai-images-compat.js";
 // A part larger than one picture may be is refused while it streams in (413), not after.
 import { MAX_PICTURE_BYTES } from "../../gateway/media/picture-input.js";
-import { parseBackgroundRemoval, parseImageUpscale } from "../../gateway/images/image-transform-request.js";
 import { readJsonObject } from "../read-json-body.js";
 import { isMultipart, readMultipartForm } from "../read-multipart-form.js";
 import { authenticateBearer, nodeRequest, requestIdOf } from "../request-context.js";
@@ -26,14 +26,16 @@ export const IMAGE_PATHS = [
   "/v1/images/edits",
 ];
 
-
 export function registerImages(app: H3, gateway: Gateway): void {
   app.get("/v1/public/image-models", () => gateway.imageCatalog());
 
   app.get("/v1/image/styles", () => gateway.imageStyles());
 
   // The spec's paths, and OpenAI's (for the official SDK: `openai` adds its own defaults).
-  for (const [path, openai] of [["/v1/image/generations", false], ["/v1/images/generations", true]] as const) {
+  for (const [path, openai] of [
+    ["/v1/image/generations", false],
+    ["/v1/images/generations", true],
+  ] as const) {
     app.post(path, async (event) => {
       const context = await imageCallContext(event, gateway);
       const json = await readJsonObject(event, gateway.config.server.maxJsonBodyBytes);
@@ -42,7 +44,10 @@ export function registerImages(app: H3, gateway: Gateway): void {
     });
   }
 
-  for (const [path, openai] of [["/v1/image/edits", false], ["/v1/images/edits", true]] as const) {
+  for (const [path, openai] of [
+    ["/v1/image/edits", false],
+    ["/v1/images/edits", true],
+  ] as const) {
     app.post(path, async (event) => {
       const context = await imageCallContext(event, gateway);
       let body: ReturnType<typeof parseImageEdit>;

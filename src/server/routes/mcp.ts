@@ -7,9 +7,9 @@ import type { H3 } from "h3";
 import { gwVersion } from "../../config/project-root.js";
 import { MethodNotAllowedError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
-import type { ServerLogger } from "../server-logger.js";
 import { readJsonValue } from "../read-json-body.js";
 import { authenticateBearer, requestIdOf } from "../request-context.js";
+import type { ServerLogger } from "../server-logger.js";
 
 export const MCP_PATH = "/mcp";
 
@@ -25,7 +25,13 @@ export function registerMcp(app: H3, gateway: Gateway, logger: ServerLogger): vo
     // Read here, with every JSON endpoint's checks (size, nesting depth), before the SDK sees it.
     const body = await readJsonValue(event, gateway.config.server.maxJsonBodyBytes);
     const { handleMcpRequest } = await import("../mcp/mcp-server.js");
-    const response = await handleMcpRequest(gateway, gwVersion(), { request: event.req, body, caller, requestId, log: (error) => logger.error(error, requestId) });
+    const response = await handleMcpRequest(gateway, gwVersion(), {
+      request: event.req,
+      body,
+      caller,
+      requestId,
+      log: (error) => logger.error(error, requestId),
+    });
     response.headers.set("x-request-id", requestId);
     return response;
   });

@@ -1,6 +1,6 @@
 // Signed links (no API key): GET downloads a stored file, PUT sends the bytes of a presigned
 // upload. The link's signature is the only credential; see blobs/signed-links.ts.
-import { HTTPResponse, type H3 } from "h3";
+import { type H3, HTTPResponse } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { attachmentDisposition } from "../../gateway/storage/file-name.js";
 import { StorageRequestError, UploadAbortedError } from "../../gateway/storage/storage-errors.js";
@@ -10,7 +10,12 @@ import { fileIdOf } from "./storage.js";
 
 export function registerStorageLinks(app: H3, gateway: Gateway): void {
   app.get(`${SIGNED_BLOB_PATH}:id`, async (event) => {
-    const download = await gateway.storage.openSignedDownload({ method: event.req.method, id: fileIdOf(event), query: event.url.searchParams, requestId: requestIdOf(event) });
+    const download = await gateway.storage.openSignedDownload({
+      method: event.req.method,
+      id: fileIdOf(event),
+      query: event.url.searchParams,
+      requestId: requestIdOf(event),
+    });
     // A Node stream as the body: srvx pipes it to the socket with backpressure, and destroys it
     // when the client goes away.
     return new HTTPResponse(download.body as unknown as BodyInit, {
@@ -38,7 +43,8 @@ export function registerStorageLinks(app: H3, gateway: Gateway): void {
     const request = nodeRequest(event);
     const lengthHeader = request.headers["content-length"];
     const contentLength = lengthHeader === undefined ? null : Number(lengthHeader);
-    if (contentLength !== null && !Number.isSafeInteger(contentLength)) throw new StorageRequestError("Content-Length is not a number of bytes.", "invalid_content_length");
+    if (contentLength !== null && !Number.isSafeInteger(contentLength))
+      throw new StorageRequestError("Content-Length is not a number of bytes.", "invalid_content_length");
     try {
       const file = await gateway.storage.receiveSignedUpload(
         { method: event.req.method, id: fileIdOf(event), query: event.url.searchParams, contentType: request.headers["content-type"] ?? null, contentLength },

@@ -49,7 +49,8 @@ export async function readMultipartFile(request: IncomingMessage, maxFileBytes: 
       if (error) note(error);
       void (receiving ?? Promise.resolve()).then(() => {
         if (problem) reject(problem);
-        else if (!sawFile) reject(new StorageRequestError("The upload has no `file` part: send the file as multipart/form-data field `file`.", "file_required"));
+        else if (!sawFile)
+          reject(new StorageRequestError("The upload has no `file` part: send the file as multipart/form-data field `file`.", "file_required"));
         else resolve();
       });
     };

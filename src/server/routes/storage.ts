@@ -1,7 +1,7 @@
 // The spec's Storage endpoints under /v1/storage (Bearer key, per-key rate limit). Every error
 // on these paths renders as `{message}` (render-error.ts, "storage" dialect). Signed links are
 // served by storage-links.ts.
-import { HTTPResponse, type H3, type H3Event } from "h3";
+import { type H3, type H3Event, HTTPResponse } from "h3";
 import type { Caller } from "../../gateway/auth/key-authenticator.js";
 import { MethodNotAllowedError, RouteNotFoundError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
