@@ -20,7 +20,7 @@ export class AccessLog implements CallObserver {
   /** Start timing a request; its line is written when its response closes. */
   begin(event: H3Event, requestId: string): void {
     const response = nodeResponseOf(event);
-    if (!response) return;
+    if (!response || this.logger.accessEnabled === false) return;
     const started = performance.now();
     const facts: CallFacts = {};
     this.calls.set(requestId, facts);

@@ -27,6 +27,8 @@ export interface ServerLogger {
   warn(message: string): void;
   error(error: unknown, requestId?: string): void;
   access(record: AccessRecord): void;
+  /** False when the level leaves access lines out: nothing is gathered for them then. */
+  accessEnabled?: boolean;
   /** Write out what is buffered (before the process exits). */
   flush?(): void;
 }
@@ -44,27 +46,37 @@ export interface LoggerOptions {
 export function createServerLogger(options: LoggerOptions = {}): ServerLogger {
   const format = options.format ?? (process.stderr.isTTY ? "pretty" : "json");
   const settings = { level: options.level ?? "info", base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
-  const logger: Logger =
-    format === "pretty"
-      ? pino(
-          settings,
-          pretty({
-            destination: 2,
-            sync: true,
-            singleLine: true,
-            colorize: Boolean(process.stderr.isTTY),
-            translateTime: "SYS:HH:MM:ss.l",
-            // Already in the access line's message.
-            ignore: "method,path,status,durationMs",
-          }),
-        )
-      : // Asynchronous: lines of one turn leave in one write, off the request's path.
-        pino(settings, pino.destination({ dest: 2, sync: false }));
+  if (format === "pretty") {
+    const logger = pino(
+      settings,
+      pretty({
+        destination: 2,
+        sync: true,
+        singleLine: true,
+        colorize: Boolean(process.stderr.isTTY),
+        translateTime: "SYS:HH:MM:ss.l",
+        // Already in the access line's message.
+        ignore: "method,path,status,durationMs",
+      }),
+    );
+    return loggerOf(logger, () => logger.flush());
+  }
+  // Lines are gathered up to 4 KB a write (a write per line cost 7 µs of a chat request's ~100) and
+  // written at least every 100 ms, so a quiet server's lines still show at once.
+  const destination = pino.destination({ dest: 2, sync: false, minLength: 4096 });
+  setInterval(() => destination.flush(), FLUSH_INTERVAL_MS).unref();
+  return loggerOf(pino(settings, destination), () => destination.flushSync());
+}
+
+const FLUSH_INTERVAL_MS = 100;
+
+function loggerOf(logger: Logger, flush: () => void): ServerLogger {
   return {
     info: (message) => logger.info(message),
     warn: (message) => logger.warn(message),
     error: (error, requestId) => logger.error({ err: error, requestId }, error instanceof Error ? error.message : String(error)),
     access: (record) => logger.info(record, `${record.method} ${record.path} ${record.status} ${record.durationMs}ms`),
-    flush: () => logger.flush(),
+    accessEnabled: logger.isLevelEnabled("info"),
+    flush,
   };
 }
