@@ -121,6 +121,11 @@ export class ChatMetering {
   }
 }
 
+/** The size of text relayed to the client, for the estimate. */
+export function textSize(text: string): RelayedText {
+  return { characters: text.length, bytes: Buffer.byteLength(text) };
+}
+
 /** The usage the client sees when the upstream sent none (or sent nonsense): the gateway's estimate. */
 export function estimatedChatUsage(
   call: MeteredCall,

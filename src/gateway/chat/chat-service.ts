@@ -6,7 +6,7 @@ import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureChatPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage } from "../billing/token-usage.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
-import { type ChatCallContext, type ChatMetering, estimatedChatUsage, type MeteredCall, type RelayedText } from "./chat-metering.js";
+import { type ChatCallContext, type ChatMetering, estimatedChatUsage, type MeteredCall, type RelayedText, textSize } from "./chat-metering.js";
 import type { ChatRequestBody } from "./chat-request.js";
 import { withoutGatewayControlFields } from "./gateway-control-fields.js";
 import { StreamRelay } from "./stream-relay.js";
@@ -143,7 +143,3 @@ function completionText(body: ChatCompletion): string {
 }
 
 const NOTHING_RELAYED: RelayedText = { characters: 0, bytes: 0 };
-
-function textSize(text: string): RelayedText {
-  return { characters: text.length, bytes: Buffer.byteLength(text) };
-}

@@ -10,7 +10,7 @@ import { parseJsonObject } from "../../providers/sse.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureMessagesPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage, readMessagesUsage, type UsageReading } from "../billing/token-usage.js";
-import { type ChatCallContext, type ChatMetering, estimatedChatUsage, type MeteredCall, type RelayedText } from "../chat/chat-metering.js";
+import { type ChatCallContext, type ChatMetering, estimatedChatUsage, type MeteredCall, textSize } from "../chat/chat-metering.js";
 import { withoutGatewayControlFields } from "../chat/gateway-control-fields.js";
 import { type AttemptTarget, attemptInOrder } from "../chat/upstream-attempts.js";
 import { GatewayError } from "../errors.js";
@@ -198,10 +198,6 @@ const BLOCK_DELTA_OVERHEAD = 60;
 
 function callSize(request: MessagesRequest): ChatCallSize {
   return { prompt: measureMessagesPrompt(request), maxOutputTokens: request.max_tokens, choices: 1 };
-}
-
-function textSize(text: string): RelayedText {
-  return { characters: text.length, bytes: Buffer.byteLength(text) };
 }
 
 /** The usage object's fields, for merging message_start's and message_delta's. */

@@ -1,7 +1,7 @@
 // Image generation and editing against OpenAI's Images API (and compatible servers): JSON for
 // generations, multipart for edits, base64 answers only. Moderation blocks come back as refusals.
 
-import { toNetworkError, type UpstreamResponse, type UpstreamTarget, upstreamTarget } from "../../net/upstream-http.js";
+import { toNetworkError, type UpstreamResponse, type UpstreamTarget, upstreamRequestIdOf, upstreamTarget } from "../../net/upstream-http.js";
 import { drawInBatches } from "../image-batches.js";
 import type { ImageCapability, ImageResult } from "../image-types.js";
 import { encodeMultipart } from "../multipart-body.js";
@@ -40,7 +40,7 @@ export function createOpenAIImages(context: ProviderContext): ImageCapability {
       if (error instanceof SyntaxError) throw new UpstreamNetworkError(context.name, "invalid_response", "the body is not JSON");
       throw toNetworkError(context.name, error, signal);
     }
-    return convertFromOpenAIImages(context.name, parsed ?? {}, requestIdOf(response.headers));
+    return convertFromOpenAIImages(context.name, parsed ?? {}, upstreamRequestIdOf(response.headers, "x-request-id", context.redact));
   }
 
   return {
@@ -62,9 +62,4 @@ export function createOpenAIImages(context: ProviderContext): ImageCapability {
       });
     },
   };
-}
-
-function requestIdOf(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const value = headers["x-request-id"];
-  return Array.isArray(value) ? value[0] : value;
 }
