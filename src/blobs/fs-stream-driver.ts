@@ -82,7 +82,10 @@ export const streamingFsDriver = defineDriver((options: StreamingFsOptions) => {
         const stat = await handle.stat();
         // Opening a directory succeeds; reading it would fail only once the answer had started.
         if (!stat.isFile()) throw new Error(`[unstorage] [gw-fs] ${file} is not a regular file: the blob's bytes are not there`);
-        return { body: handle.createReadStream({ autoClose: true }), sizeBytes: stat.size };
+        // Reading to the known last byte ends the stream without one more read to find EOF, so the
+        // answer is complete before a client holding every byte can hang up.
+        const end = stat.size > 0 ? stat.size - 1 : undefined;
+        return { body: handle.createReadStream({ autoClose: true, end }), sizeBytes: stat.size };
       } catch (error) {
         await handle.close();
         throw error;

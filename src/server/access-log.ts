@@ -30,8 +30,9 @@ export class AccessLog implements CallObserver {
         requestId,
         method: event.req.method,
         path: event.url.pathname,
-        // A response the client abandoned before it was finished is logged as such (nginx's 499).
-        status: response.writableFinished ? response.statusCode : 499,
+        // A response the client abandoned before the server had produced all of it is logged as
+        // such (nginx's 499); one fully produced whose last bytes were still being flushed is not.
+        status: response.writableEnded ? response.statusCode : 499,
         durationMs: Math.round((performance.now() - started) * 10) / 10,
         ...callerFields(callerOf(event)),
         ...facts,
