@@ -3,6 +3,8 @@
 // built-in entries are in default-image-models.ts; a config that lists `catalog.image` replaces
 // them as a whole.
 import { z } from "zod";
+import { speechModelListSchema, transcriptionModelListSchema } from "./audio-catalog-schema.js";
+import { DEFAULT_SPEECH_MODEL_INPUTS, DEFAULT_TRANSCRIPTION_MODEL_INPUTS } from "./default-audio-models.js";
 import { DEFAULT_IMAGE_MODEL_INPUTS } from "./default-image-models.js";
 
 const nonNegativeInt = z.number().int().nonnegative();
@@ -124,6 +126,8 @@ export const DEFAULT_IMAGE_MODELS: readonly ImageModelEntry[] = imageModelListSc
 export const catalogSchema = z
   .object({
     image: imageModelListSchema.default(() => imageModelListSchema.parse(DEFAULT_IMAGE_MODEL_INPUTS)),
+    speech: speechModelListSchema.default(() => speechModelListSchema.parse(DEFAULT_SPEECH_MODEL_INPUTS)),
+    transcription: transcriptionModelListSchema.default(() => transcriptionModelListSchema.parse(DEFAULT_TRANSCRIPTION_MODEL_INPUTS)),
   })
   .strict();
 

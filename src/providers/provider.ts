@@ -1,5 +1,6 @@
 // What a provider type is: a factory that, given its config entry, offers capabilities.
 // Capabilities are small separate interfaces; a vendor implements only the ones it has.
+import type { SpeechCapability, TranscriptionCapability } from "./audio-types.js";
 import type { ProviderConfig, UpstreamSettings } from "../config/config-schema.js";
 import type { Redact } from "../net/secret-redaction.js";
 import type { UpstreamHttp } from "../net/upstream-http.js";
@@ -27,6 +28,10 @@ export interface Provider {
   messages?: MessagesCapability;
   /** Image generation, editing, upscaling, background removal (each where the vendor has it). */
   images?: ImageCapability;
+  /** Speech to text. */
+  transcription?: TranscriptionCapability;
+  /** Text to speech, and the voices it speaks. */
+  speech?: SpeechCapability;
 }
 
 export interface ProviderDefinition {
