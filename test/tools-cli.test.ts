@@ -151,20 +151,23 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
   // A provider of a type gw does not implement, as an older `gw providers add` let through.
   const file = homePaths(home).config;
   const raw = JSON.parse(readFileSync(file, "utf8")) as { providers: Record<string, unknown> };
-  raw.providers.dg = { type: "deepgram", apiKey: "${DEEPGRAM_API_KEY}" };
+  raw.providers.rw = { type: "runway", apiKey: "${RUNWAY_API_KEY}" };
   writeFileSync(file, `${JSON.stringify(raw, null, 2)}\n`);
   const before = readFileSync(file, "utf8");
 
   const refusals: Array<[string[], RegExp]> = [
-    [
-      ["speech", "anything"],
-      /"anything" is not PROVIDER\/MODEL; speech takes PROVIDER\/MODEL with one of the configured providers gw implements: openai, anthropic, local$/m,
-    ],
-    [["speech", "elevenlabs/rachel"], /no provider "elevenlabs" is configured;.*openai, anthropic, local/],
+    [["speech", "anything"], /"anything" is not in the speech catalog \(catalog.speech\); models that speak: local\/espeak, openai\/tts-1, /],
+    [["speech", "elevenlabs/rachel"], /"elevenlabs\/rachel" is not in the speech catalog.*elevenlabs\/eleven_multilingual_v2/],
     [
       ["transcription", "dg/nova-2"],
-      /provider "dg" is of type deepgram, which gw does not implement \(it implements openai, anthropic, gemini, stability, local\)/,
+      /"dg\/nova-2" is not in the transcription catalog \(catalog.transcription\); models that transcribe: openai\/whisper-1, .*deepgram\/nova-3/,
     ],
+    [
+      ["video", "anything"],
+      /"anything" is not PROVIDER\/MODEL; video takes PROVIDER\/MODEL with one of the configured providers gw implements: openai, anthropic, local$/m,
+    ],
+    [["search", "elevenlabs/web"], /no provider "elevenlabs" is configured;.*openai, anthropic, local/],
+    [["video", "rw/gen-3"], /provider "rw" is of type runway, which gw does not implement \(it implements [^)]*deepgram[^)]*\)/],
     [["video", "local/"], /not PROVIDER\/MODEL/],
     [["describe", "gpt-4o"], /"gpt-4o" is not a chat model this gateway routes.*openai\/MODEL, anthropic\/MODEL, auto/],
     [["enhance", "local/llama3"], /not a chat model this gateway routes/],
@@ -180,6 +183,7 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
 
   const accepted: Array<[string, string]> = [
     ["speech", "local/espeak"],
+    ["transcription", "openai/whisper-1"],
     ["search", "openai/web"],
     ["describe", "anthropic/claude-sonnet-4-5"],
     ["enhance", "auto"],

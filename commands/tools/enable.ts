@@ -9,11 +9,12 @@ import { editConfig } from "../../src/config/config-file.js";
 
 export default class ToolsEnable extends GwCommand {
   static override description =
-    "Allow MODEL for TOOL in config.json (tools.TOOL.allow), and make it the default when the tool has none or with --default. Image tools (image, upscale, background) take models of the image catalog that do their work; describe and enhance take chat model ids a route leads to; ocr takes PROVIDER/tesseract (a provider of type local); the others take PROVIDER/MODEL with a configured provider of a type gw implements. A running server picks the change up without a restart.";
+    "Allow MODEL for TOOL in config.json (tools.TOOL.allow), and make it the default when the tool has none or with --default. Image tools (image, upscale, background) take models of the image catalog that do their work, speech and transcription models of the audio catalog (gw catalog audio); describe and enhance take chat model ids a route leads to; ocr takes PROVIDER/tesseract (a provider of type local); the others take PROVIDER/MODEL with a configured provider of a type gw implements. A running server picks the change up without a restart.";
   static override examples = [
     "<%= config.bin %> tools enable upscale local/lanczos",
     "<%= config.bin %> tools enable background local/flat-background",
     "<%= config.bin %> tools enable image openai/gpt-image-1 --default",
+    "<%= config.bin %> tools enable transcription openai/whisper-1",
   ];
   static override args = {
     tool: Args.string({ description: `tool: ${KNOWN_TOOLS.join(", ")}`, required: true }),

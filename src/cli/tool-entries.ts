@@ -1,7 +1,8 @@
 // `tools` in config.json as `gw tools` shows and edits it: each tool's default and allowlist.
-// Image tools (image, upscale, background) take models of the image catalog that do the tool's
-// work; the other tools take ids a configured provider could serve (tool-models.ts).
-import { catalogSchema, type ImageModelEntry, type ImageOperation } from "../config/catalog-schema.js";
+// Catalog tools take models of their catalog: image, upscale and background the image models
+// that do the tool's work, speech and transcription the audio catalog's; the other tools take ids
+// a configured provider could serve (tool-models.ts).
+import { type CatalogConfig, catalogSchema, type ImageModelEntry, type ImageOperation } from "../config/catalog-schema.js";
 import type { RawConfig } from "../config/config-file.js";
 import { parseConfigText } from "../config/load-config.js";
 import type { Config } from "../config/resolved-config.js";
@@ -16,7 +17,13 @@ export const KNOWN_TOOLS = ["image", "describe", "enhance", "ocr", "speech", "tr
 /** Catalog operations per image tool (`tools.image` allowlists drawing and editing). */
 const IMAGE_TOOL_OPERATIONS: Record<string, readonly ImageOperation[]> = { image: ["generate", "edit"], upscale: ["upscale"], background: ["background"] };
 
-const TOOL_WORK: Record<string, string> = { image: "draw or edit", upscale: "upscale", background: "remove backgrounds" };
+const TOOL_WORK: Record<string, string> = {
+  image: "draw or edit",
+  upscale: "upscale",
+  background: "remove backgrounds",
+  speech: "speak",
+  transcription: "transcribe",
+};
 
 export interface ToolView {
   tool: string;
@@ -32,14 +39,24 @@ export interface ToolCandidate {
   providerConfigured: boolean;
 }
 
+/** Tools whose models are entries of the audio catalog. */
+const AUDIO_TOOLS = new Set(["speech", "transcription"]);
+
 export function isImageTool(tool: string): boolean {
   return tool in IMAGE_TOOL_OPERATIONS;
 }
 
-/** Catalog models that do this tool's work (none for tools outside the image catalog). */
-export function toolModels(catalog: readonly ImageModelEntry[], tool: string): ImageModelEntry[] {
+/** Tools that take models of a catalog (image or audio) rather than any id a provider serves. */
+export function isCatalogTool(tool: string): boolean {
+  return isImageTool(tool) || AUDIO_TOOLS.has(tool);
+}
+
+/** Catalog models that do this tool's work (none for tools outside the catalogs). */
+export function toolModels(catalog: CatalogConfig, tool: string): Array<{ id: string; name: string; provider: string }> {
+  if (tool === "speech") return catalog.speech;
+  if (tool === "transcription") return catalog.transcription;
   const operations = IMAGE_TOOL_OPERATIONS[tool] ?? [];
-  return catalog.filter((model) => model.operations.some((operation) => operations.includes(operation)));
+  return catalog.image.filter((model) => model.operations.some((operation) => operations.includes(operation)));
 }
 
 /** Every tool, the known ones first: its default, allowlist and the catalog models not yet allowed. */
@@ -48,8 +65,8 @@ export function toolOverview(config: Config): Array<ToolView & { available?: Too
   return names.map((tool) => {
     const entry = config.tools[tool];
     const view: ToolView & { available?: ToolCandidate[] } = { tool, default: entry?.default ?? null, allow: [...(entry?.allow ?? [])] };
-    if (isImageTool(tool)) {
-      view.available = toolModels(config.catalog.image, tool)
+    if (isCatalogTool(tool)) {
+      view.available = toolModels(config.catalog, tool)
         .filter((model) => !view.allow.includes(model.id) && view.default !== model.id)
         .map((model) => ({ id: model.id, name: model.name, provider: model.provider, providerConfigured: config.providers[model.provider] !== undefined }));
     }
@@ -70,7 +87,7 @@ export function enableTool(
 ): ToolView & { added: boolean; provider?: string } {
   const entry = toolEntry(raw, tool, { create: true });
   let provider: string | undefined;
-  if (isImageTool(tool)) provider = catalogModelFor(raw, tool, model).provider;
+  if (isCatalogTool(tool)) provider = catalogModelFor(raw, tool, model).provider;
   else requireServableModel(parseConfigText(JSON.stringify(raw), "config.json"), types, tool, model);
   const allow = allowList(entry, tool);
   const added = !allow.includes(model);
@@ -112,12 +129,17 @@ function allowList(entry: Record<string, unknown>, tool: string): string[] {
 }
 
 /** The catalog entry MODEL names, refused when it is missing or does not do the tool's work. */
-function catalogModelFor(raw: RawConfig, tool: string, model: string): ImageModelEntry {
+function catalogModelFor(raw: RawConfig, tool: string, model: string): { id: string; provider: string } {
   const parsed = catalogSchema.safeParse(raw.catalog ?? {});
-  if (!parsed.success) throw new CliError("config.json: the image catalog is invalid; `gw doctor` shows where");
-  const fitting = toolModels(parsed.data.image, tool);
+  if (!parsed.success) throw new CliError("config.json: the catalog is invalid; `gw doctor` shows where");
+  const fitting = toolModels(parsed.data, tool);
   const suggestions = `models that ${TOOL_WORK[tool]}: ${fitting.map((entry) => entry.id).join(", ") || "none in the catalog"}`;
-  const entry = parsed.data.image.find((candidate) => candidate.id === model);
+  if (AUDIO_TOOLS.has(tool)) {
+    const entry = fitting.find((candidate) => candidate.id === model);
+    if (!entry) throw new CliError(`"${model}" is not in the ${tool} catalog (catalog.${tool}); ${suggestions}`);
+    return entry;
+  }
+  const entry: ImageModelEntry | undefined = parsed.data.image.find((candidate) => candidate.id === model);
   if (!entry) throw new CliError(`"${model}" is not in the image catalog (catalog.image); ${suggestions}`);
   if (!fitting.includes(entry)) throw new CliError(`"${model}" does not ${TOOL_WORK[tool]} (it offers ${entry.operations.join(", ")}); ${suggestions}`);
   return entry;

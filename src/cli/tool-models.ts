@@ -1,6 +1,6 @@
 // Which model ids a tool outside the image catalog may be given (`gw tools enable`): ids that a
-// configured provider of a type gw implements could serve. The image tools are checked against
-// the catalog instead (tool-entries.ts).
+// configured provider of a type gw implements could serve. The image and audio tools are checked
+// against their catalog instead (tool-entries.ts).
 import type { Config } from "../config/resolved-config.js";
 import { CliError } from "./cli-error.js";
 import type { ProviderTypeCapabilities } from "./provider-types.js";
@@ -53,7 +53,7 @@ function requireOcrEngine(config: Config, model: string): void {
   );
 }
 
-/** Tools gw has no engine for yet (speech, transcription, video, search): at least a provider gw implements. */
+/** Tools gw has no engine for yet (video, search): at least a provider gw implements. */
 function requireImplementedProvider(config: Config, types: ProviderTypeCapabilities, tool: string, model: string): void {
   const usable = Object.entries(config.providers)
     .filter(([, provider]) => types.has(provider.type))

@@ -178,6 +178,13 @@ export class PlanLimitExceededError extends GatewayError {
 }
 
 /** No provider is configured for a tool (image generation ...): an operator matter. */
+/** A path the API no longer serves; the message names its replacement. */
+export class EndpointRemovedError extends GatewayError {
+  readonly status = 410;
+  readonly type = "invalid_request_error";
+  readonly code = "endpoint_removed";
+}
+
 export class ProviderNotConfiguredError extends GatewayError {
   readonly status = 503;
   readonly type = "service_unavailable";

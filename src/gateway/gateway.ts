@@ -15,6 +15,10 @@ import type { Provider } from "../providers/provider.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { ProjectStore } from "../store/project-records.js";
 import { UsageLog } from "../store/usage-log.js";
+import { type PublicAudioCatalog, publicAudioCatalog } from "./audio/audio-catalog.js";
+import { SpeechService } from "./audio/speech-service.js";
+import { TranscriptionService } from "./audio/transcription-service.js";
+import { listVoices, type VoiceEntry } from "./audio/voice-catalog.js";
 import { type Caller, KeyAuthenticator } from "./auth/key-authenticator.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
 import { RateLimiter } from "./billing/rate-limiter.js";
@@ -68,6 +72,9 @@ export class Gateway {
   /** Picture reading: description through the chat router, OCR on the local engine. */
   readonly describer: DescribeService;
   readonly ocr: OcrService;
+  /** Speech to text and text to speech. */
+  readonly transcription: TranscriptionService;
+  readonly speech: SpeechService;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
   /** The SSRF-safe fetcher for user-supplied URLs. */
@@ -136,6 +143,21 @@ export class Gateway {
       fetchUrl: this.fetchUrl,
       warn: (message: string) => logger.warn(message),
     });
+    this.transcription = new TranscriptionService({
+      config: () => this.currentConfig,
+      providers: () => this.currentProviders,
+      ledger: this.ledger,
+      fetchUrl: this.fetchUrl,
+      maxUploadBytes: () => this.maxAudioUploadBytes(),
+      warn: (message: string) => logger.warn(message),
+    });
+    this.speech = new SpeechService({
+      config: () => this.currentConfig,
+      providers: () => this.currentProviders,
+      ledger: this.ledger,
+      library: this.imageLibrary,
+      warn: (message: string) => logger.warn(message),
+    });
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */
@@ -189,6 +211,21 @@ export class Gateway {
   /** GET /v1/image/styles. */
   imageStyles(): ImageStyles {
     return imageStyles({ config: this.currentConfig, providers: this.currentProviders });
+  }
+
+  /** GET /v1/public/audio-models. */
+  audioCatalog(): Promise<PublicAudioCatalog> {
+    return publicAudioCatalog({ config: this.currentConfig, providers: this.currentProviders }, this.maxAudioUploadBytes());
+  }
+
+  /** GET /v1/audio/voices. */
+  audioVoices(options: { model?: string; signal: AbortSignal }): Promise<VoiceEntry[]> {
+    return listVoices({ config: this.currentConfig, providers: this.currentProviders }, { ...options, warn: (message) => this.logger.warn(message) });
+  }
+
+  /** The largest audio upload: a multipart file as large as a stored file (storage.maxFileBytes). */
+  maxAudioUploadBytes(): number {
+    return this.currentConfig.storage.maxFileBytes;
   }
 
   planOf(caller: Caller): { name: string; limits: PlanLimits } {

@@ -5,6 +5,7 @@ import type { Gateway } from "../gateway/gateway.js";
 import type { AccessLog } from "./access-log.js";
 import { type ErrorDialect, errorResponse } from "./render-error.js";
 import { requestIdOf } from "./request-context.js";
+import { AUDIO_PATHS, registerAudio } from "./routes/audio.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
 import { registerHealth } from "./routes/health.js";
 import { IMAGE_PATHS, registerImages } from "./routes/images.js";
@@ -35,14 +36,23 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
   registerMessages(app, gateway);
   registerImages(app, gateway);
   registerVision(app, gateway);
+  registerAudio(app, gateway);
   registerProjects(app, gateway);
   registerMcp(app, gateway, logger);
   registerStorage(app, gateway);
   registerStorageLinks(app, gateway);
   app.all("/**", (event) => {
-    const known = ["/v1/chat/completions", "/v1/models", "/health", MESSAGES_PATH, PROJECTS_PATH, MCP_PATH, ...IMAGE_PATHS, ...VISION_PATHS].includes(
-      event.url.pathname,
-    );
+    const known = [
+      "/v1/chat/completions",
+      "/v1/models",
+      "/health",
+      MESSAGES_PATH,
+      PROJECTS_PATH,
+      MCP_PATH,
+      ...IMAGE_PATHS,
+      ...VISION_PATHS,
+      ...AUDIO_PATHS,
+    ].includes(event.url.pathname);
     throw known
       ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`)
       : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);

@@ -12,17 +12,17 @@ import type { Provider } from "../../providers/provider.js";
 import type { ChatService } from "../chat/chat-service.js";
 import { InvalidRequestError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/picture-input.js";
+import { callToolProvider, releasingOnError, requireCredits, type ToolCallDependencies } from "../tool-provider-call.js";
 import { defaultImageRole, imagePriceCredits } from "./image-catalog.js";
 import { type DrawPlan, planDrawing } from "./image-draw-plan.js";
 import type { EditImageSource, ImageEditBody } from "./image-edit-request.js";
 import type { ImageLibrary, Lineage, ProducedPicture } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
-import { callImageProvider, type ImageCallDependencies, releasingOnError, requireCredits } from "./image-provider-call.js";
 import type { ImageGenerationBody } from "./image-request.js";
 import { type ImageCallContext, type ImageOutcome, imageOutcome } from "./image-results.js";
 import { enhancedPromptHeader, enhancePrompt } from "./prompt-enhancer.js";
 
-export interface ImageDrawingDependencies extends ImageCallDependencies {
+export interface ImageDrawingDependencies extends ToolCallDependencies {
   library: ImageLibrary;
   fetchUrl: UrlFetcher;
   /** For enhance_prompt: the chat router, billed like any chat call. */
@@ -112,7 +112,7 @@ export class ImageDrawingService {
     const { model, plan } = drawing;
     const { ledger, library } = this.dependencies;
     const estimate = imagePriceCredits(model, { n: plan.request.n, width: plan.width, height: plan.height, quality });
-    const { result, upstreamMs, reservation } = await callImageProvider(this.dependencies, model, context, {
+    const { result, upstreamMs, reservation } = await callToolProvider(this.dependencies, model, context, {
       estimate,
       supports: drawing.supports,
       run: drawing.call,

@@ -69,20 +69,30 @@ export class ImageLibrary {
       const item: ImageResultItem = { b64_json: picture.bytes.toString("base64"), media_type: picture.mediaType };
       const revised = picture.revisedPrompt ?? info.revisedPrompt;
       if (revised !== undefined) item.revised_prompt = revised;
-      try {
-        const stored = await this.storage.storeBytes(context.caller.agent.id, context.plan, {
-          filename: `image-${context.requestId}-${index + 1}.${EXTENSIONS[picture.mediaType] ?? "bin"}`,
-          contentType: picture.mediaType,
-          bytes: picture.bytes,
-          image: { ...info.lineage, model: info.model, prompt: info.prompt },
-        });
-        item.asset_id = stored.id;
-      } catch (error) {
-        if (!(error instanceof StorageQuotaExceededError || error instanceof StorageOperationsExceededError || error instanceof FileTooLargeError)) throw error;
-        warning = `Not saved to your library: ${error.message}`;
-      }
+      const kept = await this.keep(
+        context,
+        { filename: `image-${context.requestId}-${index + 1}.${EXTENSIONS[picture.mediaType] ?? "bin"}`, contentType: picture.mediaType, bytes: picture.bytes },
+        { ...info.lineage, model: info.model, prompt: info.prompt },
+      );
+      if ("assetId" in kept) item.asset_id = kept.assetId;
+      else warning = kept.warning;
       data.push(item);
     }
     return warning === undefined ? { data } : { data, warning };
+  }
+
+  /** Keep one produced file (a picture, synthesized speech) in the library; a full storage answers a warning instead of an asset id. */
+  async keep(
+    context: ImageCallContext,
+    file: { filename: string; contentType: string; bytes: Buffer },
+    asset: ImageAssetInfo,
+  ): Promise<{ assetId: string } | { warning: string }> {
+    try {
+      const stored = await this.storage.storeBytes(context.caller.agent.id, context.plan, { ...file, image: asset });
+      return { assetId: stored.id };
+    } catch (error) {
+      if (!(error instanceof StorageQuotaExceededError || error instanceof StorageOperationsExceededError || error instanceof FileTooLargeError)) throw error;
+      return { warning: `Not saved to your library: ${error.message}` };
+    }
   }
 }

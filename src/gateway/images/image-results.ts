@@ -1,16 +1,9 @@
 // What every image endpoint (generations, edits, upscale, background removal) is called with and
 // answers: the spec's image result, plus what the route turns into response headers.
-import type { PlanLimits } from "../../config/config-schema.js";
 import type { ImageResult } from "../../providers/image-types.js";
-import type { Caller } from "../auth/key-authenticator.js";
+import type { ToolCallContext } from "../tool-provider-call.js";
 
-export interface ImageCallContext {
-  caller: Caller;
-  planName: string;
-  plan: PlanLimits;
-  requestId: string;
-  signal: AbortSignal;
-}
+export type ImageCallContext = ToolCallContext;
 
 export interface ImageResultItem {
   b64_json: string;

@@ -12,14 +12,14 @@ import type { ImageCallOptions, ImageResult, ImageTransformRequest } from "../..
 import type { Provider } from "../../providers/provider.js";
 import { InvalidRequestError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/picture-input.js";
+import { callToolProvider, releasingOnError, requireCredits, type ToolCallDependencies } from "../tool-provider-call.js";
 import { imagePriceCredits } from "./image-catalog.js";
 import type { ImageLibrary } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
-import { callImageProvider, type ImageCallDependencies, releasingOnError, requireCredits } from "./image-provider-call.js";
 import { type ImageCallContext, type ImageOutcome, imageOutcome } from "./image-results.js";
 import type { ImageTransformBody, TransformFormat } from "./image-transform-request.js";
 
-export interface ImageTransformDependencies extends ImageCallDependencies {
+export interface ImageTransformDependencies extends ToolCallDependencies {
   library: ImageLibrary;
   fetchUrl: UrlFetcher;
 }
@@ -80,7 +80,7 @@ export class ImageTransformService {
     // A format the model does not produce is asked of sharp afterwards, not of the vendor.
     if (model.constraints.transformFormats.includes(format)) request.outputFormat = format;
     const estimate = imagePriceCredits(model, { n: 1, ...outputSize(model, input, body.scale) });
-    const { result, upstreamMs, reservation } = await callImageProvider(this.dependencies, model, context, {
+    const { result, upstreamMs, reservation } = await callToolProvider(this.dependencies, model, context, {
       estimate,
       supports: transform.supports,
       run: (provider) => transform.run(provider, request, { signal: context.signal }),

@@ -52,8 +52,8 @@ export async function readPicture(source: string | Uint8Array, options: PictureR
   }
 }
 
-/** The API error for a failed picture read; anything unexpected is rethrown as it is. */
-export function pictureError(error: unknown, param: string): unknown {
+/** The API error for a failed picture (or other media) read; anything unexpected is rethrown as it is. */
+export function pictureError(error: unknown, param: string, what = "picture"): unknown {
   if (error instanceof UrlNotAllowedError) {
     return new InvalidRequestError(`The URL in '${param}' is not allowed: ${error.message}.`, { param, code: "url_not_allowed" });
   }
@@ -62,7 +62,7 @@ export function pictureError(error: unknown, param: string): unknown {
     // cannot be found or answers an error status is a URL that could not be read.
     if (POLICY_FAILURES.has(error.reason))
       return new InvalidRequestError(`The URL in '${param}' is not allowed: ${error.message}.`, { param, code: "url_not_allowed" });
-    return new InvalidRequestError(`The picture in '${param}' could not be downloaded: ${error.message}.`, { param, code: "url_fetch_failed" });
+    return new InvalidRequestError(`The ${what} in '${param}' could not be downloaded: ${error.message}.`, { param, code: "url_fetch_failed" });
   }
   if (error instanceof InvalidImageError) {
     return new InvalidRequestError(`The picture in '${param}' was refused: ${error.message}.`, { param, code: "invalid_image" });

@@ -6,6 +6,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Caller } from "../../gateway/auth/key-authenticator.js";
 import type { Gateway } from "../../gateway/gateway.js";
+import { registerAudioTools } from "./audio-tools.js";
 import { registerImageTools } from "./image-tools.js";
 import { mcpToolContext } from "./mcp-context.js";
 import { refuseNonObjectToolArguments } from "./tool-call-arguments.js";
@@ -26,10 +27,12 @@ export async function handleMcpRequest(gateway: Gateway, version: string, { requ
     { name: MCP_SERVER_NAME, version },
     {
       instructions:
-        "gw's image tools: generate, edit, upscale, remove backgrounds and describe pictures. Pictures you make are saved in your gw library; asset ids name them.",
+        "gw's image and audio tools: generate, edit, upscale, remove backgrounds and describe pictures; transcribe audio and speak text. Pictures and speech you make are saved in your gw library; asset ids name them.",
     },
   );
-  registerImageTools(server, mcpToolContext(gateway, caller, requestId, request.signal, log));
+  const toolContext = mcpToolContext(gateway, caller, requestId, request.signal, log);
+  registerImageTools(server, toolContext);
+  registerAudioTools(server, toolContext);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -1,0 +1,86 @@
+// One metered call to a tool model's provider (image, audio): the estimate reserved from the
+// caller's credits (402 before any upstream call), the provider called with the upstream retries
+// and circuit breakers of chat, the reservation released when it fails. The caller settles the
+// reservation to what was produced.
+import type { PlanLimits } from "../config/config-schema.js";
+import type { Config } from "../config/resolved-config.js";
+import type { Provider } from "../providers/provider.js";
+import type { Caller } from "./auth/key-authenticator.js";
+import type { CreditLedger, Reservation } from "./billing/credit-ledger.js";
+import { attemptInOrder } from "./chat/upstream-attempts.js";
+
+/** Who calls a tool endpoint, under which plan, for which request. */
+export interface ToolCallContext {
+  caller: Caller;
+  planName: string;
+  plan: PlanLimits;
+  requestId: string;
+  signal: AbortSignal;
+}
+
+/** A catalog model: the public id, the provider's name and the vendor's model id. */
+export interface ToolModel {
+  id: string;
+  provider: string;
+  model: string;
+}
+
+export interface ToolCallDependencies {
+  config: () => Config;
+  providers: () => ReadonlyMap<string, Provider>;
+  ledger: CreditLedger;
+  /** The server's log, for each failed upstream attempt. */
+  warn?: (message: string) => void;
+}
+
+export interface ReservedResult<Result> {
+  result: Result;
+  upstreamMs: number;
+  reservation: Reservation;
+}
+
+export async function callToolProvider<Result>(
+  dependencies: ToolCallDependencies,
+  model: ToolModel,
+  context: ToolCallContext,
+  call: { estimate: number; supports: (provider: Provider) => boolean; run: (provider: Provider) => Promise<Result> },
+): Promise<ReservedResult<Result>> {
+  const config = dependencies.config();
+  const reservation = dependencies.ledger.reserve(context.caller.agent.id, context.plan.monthlyCredits, call.estimate);
+  try {
+    const started = performance.now();
+    const attempt = await attemptInOrder(
+      {
+        candidates: [{ provider: model.provider, upstreamModel: model.model, publicModel: model.id }],
+        providers: dependencies.providers(),
+        settings: (name: string) => ({ ...config.upstream, ...config.providers[name]?.upstream }),
+        signal: context.signal,
+        supports: call.supports,
+        onFailedAttempt: (provider, cause) => dependencies.warn?.(`${context.requestId} upstream attempt failed: provider ${provider}: ${cause}`),
+      },
+      ({ provider }) => call.run(provider),
+    );
+    return { result: attempt.result, upstreamMs: Math.round(performance.now() - started), reservation };
+  } catch (error) {
+    dependencies.ledger.release(reservation);
+    throw error;
+  }
+}
+
+/**
+ * 402 early, before inputs are downloaded or read, when the caller cannot pay even this
+ * estimate; the reservation in callToolProvider still decides.
+ */
+export function requireCredits(ledger: CreditLedger, context: ToolCallContext, estimate: number): void {
+  ledger.requireAvailable(context.caller.agent.id, context.plan.monthlyCredits, estimate);
+}
+
+/** Settle or release: anything that fails between the call and the usage row must not leave the reservation behind. */
+export async function releasingOnError<T>(ledger: CreditLedger, reservation: Reservation, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    ledger.release(reservation);
+    throw error;
+  }
+}
