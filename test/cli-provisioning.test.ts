@@ -224,7 +224,7 @@ test("providers add, list and remove never print a literal secret", async (t) =>
     gw(["providers", "list", "--json"], { home, env: { TAVILY_API_KEY: "tvly-from-env" } }),
     gw(["providers", "list"], { home, env: { TAVILY_API_KEY: "tvly-from-env" } }),
     gw(["providers", "add", "x", "--type", "no-such-vendor"], { home }),
-    gw(["providers", "add", "dg", "--type", "deepgram"], { home }),
+    gw(["providers", "add", "aai", "--type", "assemblyai"], { home }),
   ]);
   for (const result of [added, byEnv, listed, table]) {
     t.false(`${result.stdout}${result.stderr}`.includes(secret));
@@ -238,8 +238,8 @@ test("providers add, list and remove never print a literal secret", async (t) =>
   t.is(badType.code, 1);
   t.regex(badType.stderr, /unknown provider type "no-such-vendor"/);
   t.is(unimplemented.code, 1, "a vendor gw has no adapter for would be skipped silently by the gateway");
-  t.regex(unimplemented.stderr, /unknown provider type "deepgram": gw implements openai, anthropic, gemini, stability, local/);
-  t.false("dg" in rawConfig(home).providers);
+  t.regex(unimplemented.stderr, /unknown provider type "assemblyai": gw implements openai, anthropic, gemini, stability, local, deepgram, elevenlabs/);
+  t.false("aai" in rawConfig(home).providers);
 
   const inUse = await gw(["providers", "remove", "openai"], { home });
   t.is(inUse.code, 1);

@@ -48,8 +48,8 @@ function pngHasAlpha(bytes: Buffer): boolean {
   return bytes[25] === 6 || bytes[25] === 4;
 }
 
-test("registry: openai offers chat and images, stability images only", (t) => {
-  t.deepEqual(providerTypes.get("openai")!.capabilities, ["chat", "image"]);
+test("registry: openai offers chat, images and audio, stability images only", (t) => {
+  t.deepEqual(providerTypes.get("openai")!.capabilities, ["chat", "image", "transcription", "speech"]);
   t.deepEqual(providerTypes.get("stability")!.capabilities, ["image"]);
   const stability = providerTypes.get("stability")!.create({ name: "stability", config: { type: "stability" }, upstream: settings, http, ...providerHooks });
   t.is(stability.chat, undefined);

@@ -156,11 +156,11 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
   const before = readFileSync(file, "utf8");
 
   const refusals: Array<[string[], RegExp]> = [
-    [["speech", "anything"], /"anything" is not in the speech catalog \(catalog.speech\); models that speak: local\/espeak, openai\/tts-1, /],
+    [["speech", "anything"], /"anything" is not in the speech catalog \(catalog.speech\) and names no configured provider of a catalog model's type; models that speak: local\/espeak, openai\/tts-1, /],
     [["speech", "elevenlabs/rachel"], /"elevenlabs\/rachel" is not in the speech catalog.*elevenlabs\/eleven_multilingual_v2/],
     [
       ["transcription", "dg/nova-2"],
-      /"dg\/nova-2" is not in the transcription catalog \(catalog.transcription\); models that transcribe: openai\/whisper-1, .*deepgram\/nova-3/,
+      /"dg\/nova-2" is not in the transcription catalog \(catalog.transcription\) and names no configured provider of a catalog model's type; models that transcribe: openai\/whisper-1, .*deepgram\/nova-3/,
     ],
     [
       ["video", "anything"],
@@ -194,6 +194,16 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
     t.is(results[index]!.code, 0, `${tool} ${model}: ${results[index]!.stderr}`);
   });
   t.deepEqual(toolsOf(home).enhance, { default: "auto", allow: ["auto"] });
+
+  // A self-hosted Whisper server added as another provider of type openai serves the catalog's whisper-1.
+  const withWhisper = JSON.parse(readFileSync(file, "utf8")) as { providers: Record<string, unknown> };
+  withWhisper.providers.whisper = { type: "openai", baseUrl: "http://127.0.0.1:9000/v1" };
+  writeFileSync(file, `${JSON.stringify(withWhisper, null, 2)}\n`);
+  const whisper = await gw(["tools", "enable", "transcription", "whisper/whisper-1", "--home", home]);
+  t.is(whisper.code, 0, whisper.stderr);
+  const notWhisper = await gw(["tools", "enable", "transcription", "whisper/nova-3", "--home", home]);
+  t.is(notWhisper.code, 1);
+  t.regex(notWhisper.stderr, /"whisper\/nova-3" is not in the transcription catalog/);
 });
 
 test("concurrent gw tools enable commands both land", async (t) => {

@@ -2,6 +2,7 @@
 // Catalog tools take models of their catalog: image, upscale and background the image models
 // that do the tool's work, speech and transcription the audio catalog's; the other tools take ids
 // a configured provider could serve (tool-models.ts).
+import { type AudioToolName, audioCatalogOf, findAudioModel } from "../config/audio-model-lookup.js";
 import { type CatalogConfig, catalogSchema, type ImageModelEntry, type ImageOperation } from "../config/catalog-schema.js";
 import type { RawConfig } from "../config/config-file.js";
 import { parseConfigText } from "../config/load-config.js";
@@ -87,7 +88,8 @@ export function enableTool(
 ): ToolView & { added: boolean; provider?: string } {
   const entry = toolEntry(raw, tool, { create: true });
   let provider: string | undefined;
-  if (isCatalogTool(tool)) provider = catalogModelFor(raw, tool, model).provider;
+  if (AUDIO_TOOLS.has(tool)) provider = audioModelFor(raw, tool as AudioToolName, model).provider;
+  else if (isImageTool(tool)) provider = catalogModelFor(raw, tool, model).provider;
   else requireServableModel(parseConfigText(JSON.stringify(raw), "config.json"), types, tool, model);
   const allow = allowList(entry, tool);
   const added = !allow.includes(model);
@@ -134,15 +136,24 @@ function catalogModelFor(raw: RawConfig, tool: string, model: string): { id: str
   if (!parsed.success) throw new CliError("config.json: the catalog is invalid; `gw doctor` shows where");
   const fitting = toolModels(parsed.data, tool);
   const suggestions = `models that ${TOOL_WORK[tool]}: ${fitting.map((entry) => entry.id).join(", ") || "none in the catalog"}`;
-  if (AUDIO_TOOLS.has(tool)) {
-    const entry = fitting.find((candidate) => candidate.id === model);
-    if (!entry) throw new CliError(`"${model}" is not in the ${tool} catalog (catalog.${tool}); ${suggestions}`);
-    return entry;
-  }
   const entry: ImageModelEntry | undefined = parsed.data.image.find((candidate) => candidate.id === model);
   if (!entry) throw new CliError(`"${model}" is not in the image catalog (catalog.image); ${suggestions}`);
   if (!fitting.includes(entry)) throw new CliError(`"${model}" does not ${TOOL_WORK[tool]} (it offers ${entry.operations.join(", ")}); ${suggestions}`);
   return entry;
+}
+
+/**
+ * The audio catalog entry MODEL names: one of the catalog's ids, or PROVIDER/MODEL for another
+ * configured provider of a catalog model's type (a self-hosted Whisper server added as type openai).
+ */
+function audioModelFor(raw: RawConfig, tool: AudioToolName, model: string): { id: string; provider: string } {
+  const config = parseConfigText(JSON.stringify(raw), "config.json");
+  const entry = findAudioModel(config, tool, model);
+  if (entry) return entry;
+  const ids = audioCatalogOf(config, tool).map((candidate) => candidate.id);
+  throw new CliError(
+    `"${model}" is not in the ${tool} catalog (catalog.${tool}) and names no configured provider of a catalog model's type; models that ${TOOL_WORK[tool]}: ${ids.join(", ") || "none in the catalog"}`,
+  );
 }
 
 function viewOf(tool: string, entry: Record<string, unknown>): ToolView {

@@ -53,7 +53,7 @@ export const DEFAULT_SPEECH_MODEL_INPUTS: SpeechModelInput[] = [
     name: "ElevenLabs Multilingual v2",
     description: "ElevenLabs' most lifelike voices, 29 languages; the account's voices.",
     freeTier: false,
-    constraints: { maxCharacters: 10_000, defaultVoice: "21m00Tcm4TlvDq8ikWAM" },
+    constraints: { maxCharacters: 10_000, defaultVoice: "21m00Tcm4TlvDq8ikWAM", speed: { min: 0.7, max: 1.2 } },
     pricing: { perCharacter: 300 },
   },
   {
@@ -62,7 +62,7 @@ export const DEFAULT_SPEECH_MODEL_INPUTS: SpeechModelInput[] = [
     model: "eleven_flash_v2_5",
     name: "ElevenLabs Flash v2.5",
     description: "Fast, cheaper ElevenLabs speech, 32 languages; the account's voices.",
-    constraints: { maxCharacters: 40_000, defaultVoice: "21m00Tcm4TlvDq8ikWAM" },
+    constraints: { maxCharacters: 40_000, defaultVoice: "21m00Tcm4TlvDq8ikWAM", speed: { min: 0.7, max: 1.2 } },
     pricing: { perCharacter: 150 },
   },
 ];

@@ -1,11 +1,21 @@
 // Provider types by `type`. Adding a vendor: one folder under src/providers and one line here.
 import { anthropicProvider } from "./anthropic/anthropic-provider.js";
+import { deepgramProvider } from "./deepgram/deepgram-provider.js";
+import { elevenlabsProvider } from "./elevenlabs/elevenlabs-provider.js";
 import { geminiProvider } from "./gemini/gemini-provider.js";
 import { localProvider } from "./local/local-provider.js";
 import { openaiProvider } from "./openai/openai-provider.js";
 import type { ProviderDefinition } from "./provider.js";
 import { stabilityProvider } from "./stability/stability-provider.js";
 
-const definitions: ProviderDefinition[] = [openaiProvider, anthropicProvider, geminiProvider, stabilityProvider, localProvider];
+const definitions: ProviderDefinition[] = [
+  openaiProvider,
+  anthropicProvider,
+  geminiProvider,
+  stabilityProvider,
+  localProvider,
+  deepgramProvider,
+  elevenlabsProvider,
+];
 
 export const providerTypes: ReadonlyMap<string, ProviderDefinition> = new Map(definitions.map((definition) => [definition.type, definition]));

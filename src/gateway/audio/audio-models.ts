@@ -4,27 +4,22 @@
 // machine). Refusals, in order: nothing on offer (503 provider_not_configured), not allowlisted
 // (400 model_not_allowed), its provider gone (503), a free plan on a paid model (403).
 // A bare vendor id (`whisper-1`, `tts-1`, as the official OpenAI SDK sends) names the allowlisted
-// catalog model it belongs to when exactly one matches, as the image aliases do.
-import type { SpeechModelEntry, TranscriptionModelEntry } from "../../config/audio-catalog-schema.js";
+// catalog model it belongs to when exactly one matches, as the image aliases do. A model id may
+// also name another provider of the catalog model's type (config/audio-model-lookup.ts).
+import { type AudioModelEntry, type AudioToolName, findAudioModel } from "../../config/audio-model-lookup.js";
 import type { PlanLimits } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
 import { InvalidRequestError, ModelRequiresUpgradeError, ProviderNotConfiguredError } from "../errors.js";
 
-export type AudioToolName = "speech" | "transcription";
+export type { AudioToolName } from "../../config/audio-model-lookup.js";
 
 export interface AudioModelsView {
   config: Config;
   providers: ReadonlyMap<string, Provider>;
 }
 
-type AudioModelEntry<Tool extends AudioToolName> = Tool extends "speech" ? SpeechModelEntry : TranscriptionModelEntry;
-
 const TOOL_LABELS: Record<AudioToolName, string> = { speech: "Speech synthesis", transcription: "Transcription" };
-
-export function catalogOf<Tool extends AudioToolName>(config: Config, tool: Tool): readonly AudioModelEntry<Tool>[] {
-  return (tool === "speech" ? config.catalog.speech : config.catalog.transcription) as unknown as readonly AudioModelEntry<Tool>[];
-}
 
 /** The ids the operator allowed for a tool (the default counts as allowed). */
 export function allowedAudioModelIds(config: Pick<Config, "tools">, tool: AudioToolName): string[] {
@@ -42,18 +37,19 @@ export function audioModelServed(view: AudioModelsView, tool: AudioToolName, mod
   return tool === "speech" ? provider?.speech !== undefined : provider?.transcription !== undefined;
 }
 
-/** Allowlisted, in the catalog and served (engine readiness aside), in catalog order. */
+/** Allowlisted, found in the catalog and served (engine readiness aside), in allowlist order. */
 export function offeredAudioModels<Tool extends AudioToolName>(view: AudioModelsView, tool: Tool): AudioModelEntry<Tool>[] {
-  const allowed = allowedAudioModelIds(view.config, tool);
-  return catalogOf(view.config, tool).filter((model) => allowed.includes(model.id) && audioModelServed(view, tool, model));
+  return allowedAudioModelIds(view.config, tool)
+    .map((id) => findAudioModel(view.config, tool, id))
+    .filter((model): model is AudioModelEntry<Tool> => model !== undefined && audioModelServed(view, tool, model));
 }
 
 /** A bare vendor id (no `/`) as the one allowlisted catalog model with that vendor id, else as sent. */
 export function resolveAudioAlias(config: Config, tool: AudioToolName, requested: string | undefined): string | undefined {
   if (requested === undefined || requested.includes("/")) return requested;
   const allowed = allowedAudioModelIds(config, tool);
-  const matches = catalogOf(config, tool).filter((model) => model.model === requested && allowed.includes(model.id));
-  return matches.length === 1 ? matches[0]!.id : requested;
+  const matches = allowed.filter((id) => findAudioModel(config, tool, id)?.model === requested);
+  return matches.length === 1 ? matches[0]! : requested;
 }
 
 export function chooseAudioModel<Tool extends AudioToolName>(
@@ -70,7 +66,7 @@ export function chooseAudioModel<Tool extends AudioToolName>(
   }
   const allowed = allowedAudioModelIds(view.config, tool);
   const id = resolveAudioAlias(view.config, tool, requested) ?? view.config.tools[tool]?.default ?? offered[0]!.id;
-  const model = catalogOf(view.config, tool).find((entry) => entry.id === id);
+  const model = findAudioModel(view.config, tool, id);
   if (!allowed.includes(id) || !model) {
     throw new InvalidRequestError(
       `The ${tool} model \`${id}\` is not allowed here; allowed: ${offered.map((entry) => entry.id).join(", ")}. GET /v1/public/audio-models lists them.`,

@@ -1,12 +1,20 @@
 // Provider type `openai`: OpenAI itself and every server that speaks its wire format.
 import { defineProvider } from "../provider.js";
+import { createOpenAISpeech, createOpenAITranscription } from "./openai-audio.js";
 import { createOpenAIChat } from "./openai-chat.js";
 import { createOpenAIImages } from "./openai-images.js";
 
 export const openaiProvider = defineProvider({
   type: "openai",
-  capabilities: ["chat", "image"],
+  capabilities: ["chat", "image", "transcription", "speech"],
   create(context) {
-    return { name: context.name, type: "openai", chat: createOpenAIChat(context), images: createOpenAIImages(context) };
+    return {
+      name: context.name,
+      type: "openai",
+      chat: createOpenAIChat(context),
+      images: createOpenAIImages(context),
+      transcription: createOpenAITranscription(context),
+      speech: createOpenAISpeech(context),
+    };
   },
 });

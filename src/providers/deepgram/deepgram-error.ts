@@ -1,0 +1,53 @@
+// Deepgram error bodies (reference audio.md §3: the older {err_code, err_msg, request_id} and the
+// newer {category, message, details, request_id}) -> the OpenAI error envelope the audio endpoints
+// answer, the status kept; the vendor's body is kept as `vendorBody`.
+
+import { isObject } from "../openai-message-parts.js";
+import { UpstreamHttpError } from "../provider-errors.js";
+
+interface DeepgramError {
+  code?: string;
+  message: string;
+}
+
+export function fromDeepgramHttpError(error: UpstreamHttpError): UpstreamHttpError {
+  const vendor = readDeepgramError(error.body);
+  const body = JSON.stringify({
+    error: {
+      message: vendor?.message ?? `Deepgram answered HTTP ${error.status}.`,
+      type: openaiType(error.status),
+      param: null,
+      code: vendor?.code ?? `http_${error.status}`,
+    },
+  });
+  return new UpstreamHttpError(error.provider, error.status, body, "application/json", error.retryAfterMs, error.body, error.request);
+}
+
+export function readDeepgramError(body: string): DeepgramError | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(parsed)) return undefined;
+  const code = text(parsed.err_code) ?? text(parsed.category);
+  const message = text(parsed.err_msg) ?? text(parsed.message);
+  const details = text(parsed.details);
+  // The newer shape puts the specifics in `details` ("message": "Invalid JSON", "details": "expected ...").
+  const full = message && details && !message.includes(details) ? `${message}${/[.!?]$/.test(message) ? " " : ": "}${details}` : (message ?? details);
+  if (full === undefined) return undefined;
+  return code === undefined ? { message: full } : { code, message: full };
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value : undefined;
+}
+
+function openaiType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 402) return "insufficient_quota";
+  if (status === 403) return "permission_error";
+  if (status === 429) return "rate_limit_error";
+  return status >= 500 ? "server_error" : "invalid_request_error";
+}

@@ -1,0 +1,48 @@
+// Vendor-neutral transcription requests <-> OpenAI's /audio/transcriptions (reference audio.md §1).
+// Segments come only with verbose_json (segment granularity); json is the one format every
+// OpenAI transcription model and every compatible Whisper server answers.
+
+import type { Transcript, TranscriptionRequest, TranscriptSegment } from "../audio-types.js";
+import type { MultipartPart } from "../multipart-body.js";
+import { isObject } from "../openai-message-parts.js";
+import { UpstreamNetworkError } from "../provider-errors.js";
+
+export function convertToOpenAITranscription(request: TranscriptionRequest): MultipartPart[] {
+  const { audio } = request;
+  const parts: MultipartPart[] = [
+    // OpenAI sniffs the format from the file name's extension and the part's content type.
+    { name: "file", filename: audio.filename, contentType: audio.mediaType, bytes: audio.bytes },
+    { name: "model", value: request.model },
+  ];
+  if (request.language !== undefined) parts.push({ name: "language", value: request.language });
+  if (request.segments) {
+    parts.push({ name: "response_format", value: "verbose_json" });
+    parts.push({ name: "timestamp_granularities[]", value: "segment" });
+  } else {
+    parts.push({ name: "response_format", value: "json" });
+  }
+  return parts;
+}
+
+/** A json or verbose_json answer; `usage` is read by no one (the gateway bills by duration). */
+export function convertFromOpenAITranscription(provider: string, body: unknown, segmentsWanted: boolean): Transcript {
+  if (!isObject(body) || typeof body.text !== "string") throw new UpstreamNetworkError(provider, "invalid_response", "the transcription has no text");
+  const transcript: Transcript = { text: body.text };
+  if (typeof body.language === "string" && body.language !== "") transcript.language = body.language;
+  if (typeof body.duration === "number" && Number.isFinite(body.duration) && body.duration >= 0) transcript.durationSeconds = body.duration;
+  // Absent segments stay absent: the gateway, not the adapter, decides what a missing list means.
+  if (segmentsWanted && Array.isArray(body.segments)) transcript.segments = body.segments.map((segment, index) => segmentOf(provider, segment, index));
+  return transcript;
+}
+
+function segmentOf(provider: string, segment: unknown, index: number): TranscriptSegment {
+  if (!isObject(segment) || !isSeconds(segment.start) || !isSeconds(segment.end) || typeof segment.text !== "string") {
+    throw new UpstreamNetworkError(provider, "invalid_response", `segment ${index + 1} lacks start, end or text`);
+  }
+  // Whisper puts a space before each segment's text.
+  return { start: segment.start, end: segment.end, text: segment.text.trim() };
+}
+
+function isSeconds(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
