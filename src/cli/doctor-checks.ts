@@ -8,7 +8,7 @@ import { describeUnsetVariable, envVariableUses } from "../config/env-references
 import { loadConfigFile, readRawConfig } from "../config/load-config.js";
 import { homePaths } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
-import { type EngineInfo, findEspeak, findFfmpeg, findTesseract } from "../media/engines.js";
+import { type EngineInfo, findEspeak, findFfmpeg, findFfprobe, findTesseract } from "../media/engines.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { periodOf, UsageLog } from "../store/usage-log.js";
 
@@ -34,10 +34,11 @@ export interface DoctorReport {
 const MINIMUM_NODE = [20, 19] as const;
 
 export async function runDoctor(home: string, env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
-  const [ffmpeg, espeak, tesseract] = await Promise.all([findFfmpeg(env), findEspeak(env), findTesseract(env)]);
+  const [ffmpeg, ffprobe, espeak, tesseract] = await Promise.all([findFfmpeg(env), findFfprobe(env), findEspeak(env), findTesseract(env)]);
   const checks: DoctorCheck[] = [
     nodeCheck(),
     ffmpegCheck(ffmpeg, env),
+    engineCheck("ffprobe", ffprobe, "transcription cannot check or measure audio, and speech cannot report its duration; install ffmpeg (it ships ffprobe)"),
     engineCheck("espeak-ng", espeak, "local speech (local/espeak) is unavailable; install espeak-ng"),
     engineCheck("tesseract", tesseract, "local OCR (local/tesseract) is unavailable; install tesseract-ocr"),
     ...(await homeChecks(home, env)),

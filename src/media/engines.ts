@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 
-export type EngineSource = "GW_FFMPEG_PATH" | "ffmpeg-static" | "@ffmpeg-installer/ffmpeg" | "PATH";
+export type EngineSource = "GW_FFMPEG_PATH" | "GW_FFPROBE_PATH" | "ffmpeg-static" | "@ffmpeg-installer/ffmpeg" | "beside ffmpeg" | "PATH";
 
 export interface EngineInfo {
   path: string;
@@ -26,6 +26,29 @@ export async function findFfmpeg(env: NodeJS.ProcessEnv = process.env): Promise<
     const found = await candidate();
     if (!found || !isExecutable(found.path)) continue;
     const version = await probeVersion(found.path, ["-version"], /ffmpeg version (\S+)/);
+    if (version !== null) return { ...found, version };
+  }
+  return null;
+}
+
+/**
+ * ffprobe: GW_FFPROBE_PATH, then the `ffprobe` in the directory of the ffmpeg findFfmpeg resolves
+ * (the two ship together, so versions match), then `ffprobe` on PATH.
+ */
+export async function findFfprobe(env: NodeJS.ProcessEnv = process.env): Promise<EngineInfo | null> {
+  const executable = process.platform === "win32" ? "ffprobe.exe" : "ffprobe";
+  const candidates: Array<() => Promise<{ path: string; source: EngineSource } | null>> = [
+    async () => (env.GW_FFPROBE_PATH ? { path: env.GW_FFPROBE_PATH, source: "GW_FFPROBE_PATH" } : null),
+    async () => {
+      const ffmpeg = await findFfmpeg(env);
+      return ffmpeg ? { path: path.join(path.dirname(ffmpeg.path), executable), source: "beside ffmpeg" } : null;
+    },
+    async () => fromPath("ffprobe", env),
+  ];
+  for (const candidate of candidates) {
+    const found = await candidate();
+    if (!found || !isExecutable(found.path)) continue;
+    const version = await probeVersion(found.path, ["-version"], /ffprobe version (\S+)/);
     if (version !== null) return { ...found, version };
   }
   return null;

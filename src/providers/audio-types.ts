@@ -86,4 +86,6 @@ export interface SpeechCapability {
    * engine itself. Providers with a fixed list in the catalog may answer it from there.
    */
   voices(model: string, options: { signal: AbortSignal }): Promise<Voice[]>;
+  /** Whether the engine or account can serve now; absent means ready. */
+  ready?(): Promise<boolean>;
 }

@@ -11,6 +11,7 @@ import type { SpeechAudio, SpeechFormat } from "../../providers/audio-types.js";
 import { InvalidRequestError, ProviderNotConfiguredError } from "../errors.js";
 import type { ImageLibrary } from "../images/image-library.js";
 import { callToolProvider, releasingOnError, requireCredits, type ToolCallContext, type ToolCallDependencies } from "../tool-provider-call.js";
+import { withAudioEngine } from "./audio-engine-errors.js";
 import { type AudioModelsView, chooseAudioModel } from "./audio-models.js";
 import { characterCount, speechCredits } from "./audio-price.js";
 import { checkSpeed, type SpeechBody } from "./speech-request.js";
@@ -67,15 +68,26 @@ export class SpeechService {
     const { result, reservation } = await callToolProvider<SpeechAudio>(this.dependencies, model, context, {
       estimate: credits,
       supports: (provider) => provider.speech !== undefined,
-      run: (provider) => provider.speech!.synthesize({ model: model.model, input: body.input, voice, speed, format: body.format }, { signal: context.signal }),
+      run: (provider) =>
+        withAudioEngine(
+          model.provider,
+          () => provider.speech!.synthesize({ model: model.model, input: body.input, voice, speed, format: body.format }, { signal: context.signal }),
+          this.dependencies.warn,
+        ),
     });
     // Converted and measured before billing: audio that cannot be read is the vendor's fault.
-    const { audio, durationMs } = await releasingOnError(this.dependencies.ledger, reservation, async () => {
-      const produced = result.format === body.format ? result.bytes : await convertAudio(result, body.format, { signal: context.signal });
-      const sampleRate = body.format === "pcm" && result.format === "pcm" ? result.sampleRate : undefined;
-      const measured = await measureAudio(produced, body.format, sampleRate);
-      return { audio: produced, durationMs: measured.durationMs };
-    });
+    const { audio, durationMs } = await releasingOnError(this.dependencies.ledger, reservation, () =>
+      withAudioEngine(
+        model.provider,
+        async () => {
+          const produced = result.format === body.format ? result.bytes : await convertAudio(result, body.format, { signal: context.signal });
+          const sampleRate = body.format === "pcm" && result.format === "pcm" ? result.sampleRate : undefined;
+          const measured = await measureAudio(produced, body.format, sampleRate);
+          return { audio: produced, durationMs: measured.durationMs };
+        },
+        this.dependencies.warn,
+      ),
+    );
     await this.dependencies.ledger.settle(reservation, {
       agent: context.caller.agent.id,
       keyPrefix: context.caller.key.prefix,

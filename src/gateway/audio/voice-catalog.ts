@@ -4,6 +4,7 @@
 // machine (speech.ready() false) is not on offer, so neither are its voices.
 import type { SpeechModelEntry } from "../../config/audio-catalog-schema.js";
 import type { Voice } from "../../providers/audio-types.js";
+import { withAudioEngine } from "./audio-engine-errors.js";
 import { type AudioModelsView, offeredAudioModels } from "./audio-models.js";
 
 export interface VoiceEntry {
@@ -35,7 +36,7 @@ export async function voicesOf(view: AudioModelsView, model: SpeechModelEntry, s
     return model.constraints.voices.map((id) => ({ id, name: id.charAt(0).toUpperCase() + id.slice(1), languages: [] }));
   }
   const speech = view.providers.get(model.provider)?.speech;
-  return speech ? speech.voices(model.model, { signal }) : [];
+  return speech ? withAudioEngine(model.provider, () => speech.voices(model.model, { signal })) : [];
 }
 
 /** Every ready model's voices, one entry per provider and voice; a provider that cannot list them is left out and reported. */

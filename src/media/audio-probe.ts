@@ -1,0 +1,136 @@
+// Check a caller's upload before anything else reads it: sniff its bytes, accept only real audio
+// containers, then let ffprobe read it with the demuxer of the sniffed container forced and only
+// the `file` protocol allowed. A playlist (HLS), a concat list or anything else that makes
+// ffmpeg open other resources is therefore refused twice: by the sniff, and because no demuxer
+// that follows references can be chosen. The length is measured from the packets, not taken
+// from the header (audio-packets.ts), so a header cannot make a long file look short or the
+// other way round.
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileTypeFromBuffer } from "file-type";
+import { measureStream } from "./audio-packets.js";
+import { AudioEngineError } from "./audio-process.js";
+import { withTempDir } from "./temp-dir.js";
+
+export type AudioInputFailure = "not_audio" | "no_audio_stream" | "unreadable" | "timeout" | "missing_engine";
+
+/**
+ * The caller's audio cannot be used. The message is for the caller (it goes into a 400, or a 503
+ * for `missing_engine`) and never names a path.
+ */
+export class AudioInputError extends Error {
+  constructor(
+    readonly reason: AudioInputFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = "AudioInputError";
+  }
+}
+
+export type AudioContainer = "mp3" | "wav" | "ogg" | "flac" | "mp4" | "webm" | "aac" | "aiff";
+
+export interface ProbedAudio {
+  container: AudioContainer;
+  /** The media type to send the file with. */
+  mediaType: string;
+  /** The file name extension to send the file with (vendors look at it). */
+  extension: string;
+  /** ffprobe's codec name of the first audio stream (`mp3`, `opus`, `pcm_s16le` ...). */
+  codec: string;
+  sampleRate: number;
+  channels: number;
+  /** Measured from the audio packets. */
+  durationSeconds: number;
+  /** What the container's header claims, when it claims something. */
+  headerDurationSeconds?: number;
+}
+
+export interface ProbeOptions {
+  signal?: AbortSignal;
+  /** Default 20 s; ffprobe is killed after it. */
+  timeoutMs?: number;
+  /** The ffprobe binary (default: found like findFfprobe). */
+  ffprobe?: string;
+}
+
+interface ContainerKind {
+  container: AudioContainer;
+  /** ffmpeg's demuxer for it. */
+  demuxer: string;
+  extension: string;
+  mediaType: string;
+}
+
+// file-type's extension -> what we accept it as. Everything else is refused before ffprobe runs.
+const ACCEPTED: Record<string, ContainerKind> = {
+  mp3: { container: "mp3", demuxer: "mp3", extension: "mp3", mediaType: "audio/mpeg" },
+  wav: { container: "wav", demuxer: "wav", extension: "wav", mediaType: "audio/wav" },
+  ogg: { container: "ogg", demuxer: "ogg", extension: "ogg", mediaType: "audio/ogg" },
+  opus: { container: "ogg", demuxer: "ogg", extension: "ogg", mediaType: "audio/ogg" },
+  oga: { container: "ogg", demuxer: "ogg", extension: "ogg", mediaType: "audio/ogg" },
+  flac: { container: "flac", demuxer: "flac", extension: "flac", mediaType: "audio/flac" },
+  m4a: { container: "mp4", demuxer: "mov", extension: "m4a", mediaType: "audio/mp4" },
+  m4b: { container: "mp4", demuxer: "mov", extension: "m4a", mediaType: "audio/mp4" },
+  // A video/mp4 or webm is taken for its audio stream (a screen recording, a browser's MediaRecorder).
+  mp4: { container: "mp4", demuxer: "mov", extension: "mp4", mediaType: "audio/mp4" },
+  webm: { container: "webm", demuxer: "webm", extension: "webm", mediaType: "audio/webm" },
+  aac: { container: "aac", demuxer: "aac", extension: "aac", mediaType: "audio/aac" },
+  aif: { container: "aiff", demuxer: "aiff", extension: "aiff", mediaType: "audio/aiff" },
+};
+
+const DEFAULT_TIMEOUT_MS = 20_000;
+const SUPPORTED = "mp3, wav, ogg/opus, flac, m4a/mp4, webm, aac or aiff";
+
+/** Sniff and probe untrusted audio; AudioInputError when it cannot be used, the signal's reason when aborted. */
+export async function probeAudio(bytes: Buffer, options: ProbeOptions = {}): Promise<ProbedAudio> {
+  options.signal?.throwIfAborted();
+  if (bytes.length === 0) throw new AudioInputError("not_audio", "The audio file is empty.");
+  const kind = await sniff(bytes);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+  const measured = await withTempDir(async (directory) => {
+    const file = path.join(directory, `input.${kind.extension}`);
+    await writeFile(file, bytes, { mode: 0o600 });
+    try {
+      return await measureStream({ file, inputFormat: ["-f", kind.demuxer], signal: options.signal, timeoutMs, ffprobe: options.ffprobe });
+    } catch (error) {
+      throw inputError(error, kind, timeoutMs, options.signal);
+    }
+  });
+
+  if (!measured.hasStream) throw new AudioInputError("no_audio_stream", "The file holds no audio stream.");
+  if (measured.packets === 0) throw new AudioInputError("no_audio_stream", "The file's audio stream holds no audio.");
+  return {
+    container: kind.container,
+    mediaType: kind.mediaType,
+    extension: kind.extension,
+    codec: measured.codec,
+    sampleRate: measured.sampleRate,
+    channels: measured.channels,
+    durationSeconds: measured.durationSeconds,
+    ...(measured.headerDurationSeconds !== undefined ? { headerDurationSeconds: measured.headerDurationSeconds } : {}),
+  };
+}
+
+async function sniff(bytes: Buffer): Promise<ContainerKind> {
+  let detected: { ext: string; mime: string } | undefined;
+  try {
+    detected = await fileTypeFromBuffer(bytes);
+  } catch {
+    detected = undefined;
+  }
+  const kind = detected ? ACCEPTED[detected.ext] : undefined;
+  if (kind) return kind;
+  const what = detected ? `${detected.mime} data` : "not a recognised file format";
+  throw new AudioInputError("not_audio", `The file is not audio in a supported format (${SUPPORTED}); it is ${what}.`);
+}
+
+function inputError(error: unknown, kind: ContainerKind, timeoutMs: number, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return signal.reason;
+  if (!(error instanceof AudioEngineError)) return error;
+  if (error.reason === "missing_engine")
+    return new AudioInputError("missing_engine", "Audio cannot be read on this server right now: ffprobe is not installed.");
+  if (error.reason === "timeout") return new AudioInputError("timeout", `The audio took too long to read (over ${Math.round(timeoutMs / 1000)} s).`);
+  return new AudioInputError("unreadable", `The audio could not be read: the file is damaged or is not really ${kind.container}.`);
+}
