@@ -79,12 +79,20 @@ async function storedIds(gateway: TestGateway, key: string): Promise<string[]> {
   return ((await response.json()) as { data: Array<{ id: string }> }).data.map((file) => file.id);
 }
 
-test("tools/list names the image tools with their input schemas", async (t) => {
+test("tools/list names the image and audio tools with their input schemas", async (t) => {
   await withSetup(async ({ gateway, keys }) => {
     const client = await connect(gateway, keys.pro);
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
-    t.deepEqual(names.sort(), ["image_background_remove", "image_describe", "image_edit", "image_generate", "image_upscale"]);
+    t.deepEqual(names.sort(), [
+      "audio_speak",
+      "audio_transcribe",
+      "image_background_remove",
+      "image_describe",
+      "image_edit",
+      "image_generate",
+      "image_upscale",
+    ]);
     const edit = tools.find((tool) => tool.name === "image_edit")!;
     t.deepEqual(edit.inputSchema.required?.sort(), ["images", "prompt"]);
     t.truthy((edit.inputSchema.properties as Record<string, unknown>).image_roles);
