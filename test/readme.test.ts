@@ -34,6 +34,7 @@ import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
 import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
 import { jpegFile, pngFile } from "./fakes/image-files.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAIAudio, startFakeOpenAIAudio } from "./fakes/openai-audio.js";
 import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 
 const repo = path.resolve(import.meta.dirname, "..");
@@ -89,6 +90,11 @@ const COVERED = [
   "gw storage rm",
   "gw storage quota",
   "gw doctor",
+  "gw audio speak",
+  "gw audio transcribe",
+  "gw audio voices",
+  "$GW/v1/audio/speech",
+  "$GW/v1/audio/transcriptions",
   "gw help",
   "$GW/health",
   "export GW=",
@@ -120,6 +126,7 @@ interface Walk {
   fakeUrls: Record<string, string>;
   chat: FakeOpenAI;
   images: FakeOpenAIImages;
+  audio: FakeOpenAIAudio;
   anthropic: FakeAnthropic;
   gemini: FakeGemini;
   openaiFront: http.Server;
@@ -248,10 +255,17 @@ test.before(async () => {
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !DROPPED_ENV.test(name)) env[name] = value;
   Object.assign(env, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, HOME: userHome, GW_HOME: home });
 
-  const [chat, images, anthropic, gemini] = await Promise.all([startFakeOpenAI(), startFakeOpenAIImages(), startFakeAnthropic(), startFakeGemini()]);
-  // One address for an `openai` provider: chat to the chat fake, pictures to the images fake.
+  const [chat, images, audio, anthropic, gemini] = await Promise.all([
+    startFakeOpenAI(),
+    startFakeOpenAIImages(),
+    startFakeOpenAIAudio(),
+    startFakeAnthropic(),
+    startFakeGemini(),
+  ]);
+  // One address for an `openai` provider: chat to the chat fake, pictures and audio to theirs.
   const openaiFront = http.createServer((request, response) => {
-    const target = new URL((request.url ?? "").startsWith("/v1/images/") ? images.url : chat.url);
+    const requested = request.url ?? "";
+    const target = new URL(requested.startsWith("/v1/images/") ? images.url : requested.startsWith("/v1/audio/") ? audio.url : chat.url);
     const forward = http.request(
       { host: target.hostname, port: target.port, method: request.method, path: request.url, headers: request.headers },
       (answer) => {
@@ -305,6 +319,7 @@ test.before(async () => {
     fakeUrls,
     chat,
     images,
+    audio,
     anthropic,
     gemini,
     openaiFront,
@@ -319,7 +334,7 @@ test.after.always(async () => {
     await walk.serveExited;
   }
   walk.openaiFront.close();
-  await Promise.all([walk.chat.close(), walk.images.close(), walk.anthropic.close(), walk.gemini.close()]);
+  await Promise.all([walk.chat.close(), walk.images.close(), walk.audio.close(), walk.anthropic.close(), walk.gemini.close()]);
   rmSync(walk.root, { recursive: true, force: true });
 });
 
@@ -380,4 +395,10 @@ test.serial("every request the blocks made succeeded, vendor calls reached the f
     "no chat call reached the fake",
   );
   if (blocks.some((block) => block.code.includes("/v1/image/generations"))) t.true(w.images.requests.length > 0, "no picture was drawn by the fake");
+  if (blocks.some((block) => block.code.includes("/v1/audio/transcriptions"))) {
+    t.true(
+      w.audio.requests.some((request) => request.path === "/v1/audio/transcriptions"),
+      "no transcription reached the fake",
+    );
+  }
 });

@@ -2,6 +2,7 @@
 // HttpTransport, which owns the base URL, auth, error decoding and body kinds.
 import { parse as parseContentDisposition } from "content-disposition";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelList } from "./api-types.js";
+import { AudioClient } from "./audio-client.js";
 import { GwApiError, isRecord } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
 import type { ImageCatalogBody, ImageEditRequest, ImageGenerationRequest, ImageResultBody, ProjectBody, ProjectListBody } from "./image-types.js";
@@ -26,9 +27,13 @@ export interface CallOptions {
 
 export class GwClient {
   readonly transport: HttpTransport;
+  /** The audio endpoints (audio-client.ts): transcription, speech, voices, the audio catalog. */
+  readonly audio: AudioClient;
 
   constructor(options: TransportOptions | HttpTransport) {
     this.transport = options instanceof HttpTransport ? options : new HttpTransport(options);
+    // Streamed transcription uploads go around the transport's fetch and need the key themselves.
+    this.audio = new AudioClient(this.transport, { apiKey: options instanceof HttpTransport ? undefined : options.apiKey });
   }
 
   async listModels(options: CallOptions = {}): Promise<ModelList> {

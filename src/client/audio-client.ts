@@ -1,0 +1,282 @@
+// The audio endpoints for the client (transcription, speech, voices, the audio catalog), on
+// GwClient's transport; `client.audio` is one built with the client's key.
+// - A transcription's audio goes as multipart/form-data, streamed as it is read (a file from disk
+//   through undici's request() on the upload connections, as `gw storage upload` does: fetch would
+//   hold the whole body in memory), or as JSON naming a URL or carrying base64.
+// - The answer is kept as sent (text, srt and vtt are the transcript itself) and decoded when JSON.
+// - Speech answers bytes; its metadata travels in X-Service-* headers, read into SpeechResult.
+import { Readable } from "node:stream";
+import { request as undiciRequest } from "undici";
+import type {
+  AudioCatalogBody,
+  SpeechFormat,
+  SpeechRequest,
+  SpeechResult,
+  TranscriptionBody,
+  TranscriptionJsonRequest,
+  TranscriptionParams,
+  TranscriptionResult,
+  VerboseTranscriptionBody,
+  VoiceListBody,
+} from "./audio-types.js";
+import { errorFromBody, GwApiError, isRecord } from "./gw-api-error.js";
+import type { HttpTransport } from "./http-transport.js";
+import type { UploadSource } from "./storage-types.js";
+import { uploadDispatcher } from "./upload-connections.js";
+
+export interface AudioCallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * The audio to transcribe: a file whose bytes are read as they are sent (UploadSource), bytes in
+ * memory (stdin), both sent as the multipart part `file`; or a URL the gateway downloads, or
+ * base64 (a data: URL or bare), sent as JSON.
+ */
+export type TranscriptionAudio =
+  | { file: UploadSource }
+  | { bytes: Uint8Array; filename?: string; contentType?: string }
+  | { mediaUrl: string }
+  | { mediaBase64: string };
+
+export const AUDIO_HEADERS = {
+  characters: "x-service-audio-characters",
+  format: "x-service-audio-format",
+  durationMs: "x-service-audio-duration-ms",
+  model: "x-service-audio-model",
+  voice: "x-service-audio-voice",
+  upstreamTraceId: "x-service-upstream-trace-id",
+  assetId: "x-service-asset-id",
+  assetWarning: "x-service-asset-warning",
+  requestId: "x-request-id",
+} as const;
+
+const TRANSCRIPTIONS_PATH = "/v1/audio/transcriptions";
+
+export class AudioClient {
+  /**
+   * `apiKey`: the transport's key again, for streamed uploads, which go around fetch (the
+   * transport keeps its key to itself). GwClient passes it; without it a multipart
+   * transcription is refused as the transport refuses any call without a key.
+   */
+  constructor(
+    private readonly transport: HttpTransport,
+    private readonly options: { apiKey?: string } = {},
+  ) {}
+
+  /** POST /v1/audio/transcriptions. */
+  async transcribe(audio: TranscriptionAudio, params: TranscriptionParams = {}, options: AudioCallOptions = {}): Promise<TranscriptionResult> {
+    if ("mediaUrl" in audio || "mediaBase64" in audio) {
+      const body: TranscriptionJsonRequest = { ...definedParams(params), ...audio };
+      const response = await this.transport.request(TRANSCRIPTIONS_PATH, { json: body, signal: options.signal });
+      return transcriptionResult(response.status, response.headers, await response.text());
+    }
+    const source: UploadSource =
+      "file" in audio
+        ? audio.file
+        : {
+            filename: audio.filename ?? "audio",
+            contentType: audio.contentType ?? "application/octet-stream",
+            sizeBytes: audio.bytes.length,
+            open: async function* () {
+              yield audio.bytes;
+            },
+          };
+    return this.transcribeMultipart(source, params, options);
+  }
+
+  /** POST /v1/audio/speech: the audio bytes, and the metadata from the headers. */
+  async speak(body: SpeechRequest, options: AudioCallOptions = {}): Promise<SpeechResult> {
+    const answer = await this.transport.binary("/v1/audio/speech", { json: body, signal: options.signal, headers: { accept: "audio/*, application/json" } });
+    const headers = answer.headers;
+    if ((answer.contentType.split(";")[0] ?? "").trim().toLowerCase() === "application/json") {
+      throw new GwApiError("unexpected speech answer from the gateway: JSON instead of audio", 200, undefined, undefined, headerText(headers, "requestId"));
+    }
+    const result: SpeechResult = {
+      audio: answer.data,
+      contentType: answer.contentType,
+      format: speechFormatOf(headers.get(AUDIO_HEADERS.format), answer.contentType),
+    };
+    const characters = headerNumber(headers, "characters");
+    if (characters !== undefined) result.characters = characters;
+    const durationMs = headerNumber(headers, "durationMs");
+    if (durationMs !== undefined) result.durationMs = durationMs;
+    for (const name of ["model", "voice", "upstreamTraceId", "assetId", "assetWarning", "requestId"] as const) {
+      const value = headerText(headers, name);
+      if (value !== undefined) result[name] = value;
+    }
+    return result;
+  }
+
+  /** GET /v1/audio/voices (no key needed); `model` narrows it to one speech model's voices. */
+  async voices(query: { model?: string } = {}, options: AudioCallOptions = {}): Promise<VoiceListBody> {
+    const answer = await this.transport.json<unknown>("/v1/audio/voices", { signal: options.signal, query: { model: query.model }, auth: false });
+    if (!isRecord(answer) || !Array.isArray(answer.voices)) throw unexpected("voice list", answer);
+    return answer as unknown as VoiceListBody;
+  }
+
+  /** GET /v1/public/audio-models (no key needed). */
+  async audioCatalog(options: AudioCallOptions = {}): Promise<AudioCatalogBody> {
+    const answer = await this.transport.json<unknown>("/v1/public/audio-models", { signal: options.signal, auth: false });
+    if (!isRecord(answer) || !Array.isArray(answer.speech) || !Array.isArray(answer.transcription)) throw unexpected("audio catalog", answer);
+    return answer as unknown as AudioCatalogBody;
+  }
+
+  /** The fields, then the file part last, streamed from `source.open()` with a known length. */
+  private async transcribeMultipart(source: UploadSource, params: TranscriptionParams, options: AudioCallOptions): Promise<TranscriptionResult> {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+    if (/[\u0000-\u001f\u007f]/.test(source.contentType)) throw new GwApiError(`invalid Content-Type ${JSON.stringify(source.contentType)}`, 0);
+    if (!this.options.apiKey) throw new GwApiError("no API key given", 0);
+    const boundary = `gw-${crypto.randomUUID()}`;
+    const encoder = new TextEncoder();
+    let fields = "";
+    for (const [name, value] of Object.entries(definedParams(params))) {
+      fields += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    }
+    const head = encoder.encode(
+      `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${formFilename(source.filename)}"; filename*=UTF-8''${rfc5987(source.filename)}\r\n` +
+        `Content-Type: ${source.contentType}\r\n\r\n`,
+    );
+    const tail = encoder.encode(`\r\n--${boundary}--\r\n`);
+    const url = `${this.transport.baseUrl}${TRANSCRIPTIONS_PATH}`;
+    let answer: Awaited<ReturnType<typeof undiciRequest>>;
+    try {
+      answer = await undiciRequest(url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${this.options.apiKey}`,
+          "content-type": `multipart/form-data; boundary=${boundary}`,
+          "content-length": String(head.length + source.sizeBytes + tail.length),
+        },
+        body: Readable.from(framed(head, source.open(), tail), { objectMode: false }),
+        signal: options.signal,
+        dispatcher: uploadDispatcher(),
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw new GwApiError(`cannot reach the gateway at ${this.transport.baseUrl} (${networkReason(error)}); is \`gw serve\` running?`, 0);
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const text = await answer.body.text();
+    if (answer.statusCode < 200 || answer.statusCode > 299) throw errorOf(answer.statusCode, headers, text);
+    return transcriptionResult(answer.statusCode, headers, text);
+  }
+}
+
+function definedParams(params: TranscriptionParams): Record<string, string> {
+  const defined: Record<string, string> = {};
+  for (const name of ["model", "language", "response_format"] as const) {
+    const value = params[name];
+    if (value !== undefined) defined[name] = value;
+  }
+  return defined;
+}
+
+function transcriptionResult(status: number, headers: Headers, raw: string): TranscriptionResult {
+  const contentType = headers.get("content-type") ?? "text/plain";
+  const requestId = headers.get(AUDIO_HEADERS.requestId) ?? undefined;
+  const result: TranscriptionResult = { raw, contentType };
+  if (requestId !== undefined) result.requestId = requestId;
+  const durationMs = headerNumber(headers, "durationMs");
+  if (durationMs !== undefined) result.audioDurationMs = durationMs;
+  if (/^application\/([a-z.+-]*\+)?json\b/i.test(contentType.trim())) {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      throw new GwApiError(`the gateway answered with a body that is not JSON: ${raw.slice(0, 200)}`, status, undefined, undefined, requestId);
+    }
+    if (!isRecord(body) || typeof body.text !== "string") throw unexpected("transcription", body);
+    result.json = body as unknown as TranscriptionBody | VerboseTranscriptionBody;
+  }
+  return result;
+}
+
+/** The gateway's error body as GwApiError (the transport's own decoding, for the undici path). */
+function errorOf(status: number, headers: Headers, text: string): GwApiError {
+  const requestId = headers.get(AUDIO_HEADERS.requestId) ?? undefined;
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's page, an empty body): the status and what was sent.
+  }
+  const detail = text.trim() ? `: ${text.trim().slice(0, 200)}` : "";
+  const error = errorFromBody(body, status, requestId) ?? new GwApiError(`HTTP ${status}${detail}`, status, undefined, undefined, requestId, body);
+  const retryAfter = Number(headers.get("retry-after"));
+  if (headers.has("retry-after") && Number.isFinite(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
+  return error;
+}
+
+const FORMAT_BY_MEDIA_TYPE: Record<string, SpeechFormat> = {
+  "audio/mpeg": "mp3",
+  "audio/mp3": "mp3",
+  "audio/wav": "wav",
+  "audio/wave": "wav",
+  "audio/x-wav": "wav",
+  "audio/ogg": "opus",
+  "audio/opus": "opus",
+  "audio/flac": "flac",
+  "audio/x-flac": "flac",
+  "audio/l16": "pcm",
+  "audio/pcm": "pcm",
+};
+
+/** The format the gateway declared, else the one its Content-Type names. */
+export function speechFormatOf(declared: string | null, contentType: string): SpeechFormat | undefined {
+  const named = declared?.trim().toLowerCase();
+  if (named && Object.values(FORMAT_BY_MEDIA_TYPE).includes(named as SpeechFormat)) return named as SpeechFormat;
+  return FORMAT_BY_MEDIA_TYPE[(contentType.split(";")[0] ?? "").trim().toLowerCase()];
+}
+
+function headerText(headers: Headers, name: keyof typeof AUDIO_HEADERS): string | undefined {
+  const value = headers.get(AUDIO_HEADERS[name])?.trim();
+  return value ? value : undefined;
+}
+
+function headerNumber(headers: Headers, name: keyof typeof AUDIO_HEADERS): number | undefined {
+  const text = headerText(headers, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+function unexpected(what: string, body: unknown): GwApiError {
+  return new GwApiError(`unexpected ${what} answer from the gateway`, 200, undefined, undefined, undefined, body);
+}
+
+/** The plain `filename=` beside `filename*`: the HTML standard's escaping, other control characters replaced. */
+function formFilename(name: string): string {
+  return (
+    name
+      .replace(/"/g, "%22")
+      .replace(/\r/g, "%0D")
+      .replace(/\n/g, "%0A")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+      .replace(/[\u0000-\u001f\u007f]/g, "_")
+  );
+}
+
+/** RFC 5987 ext-value characters: the rest percent-encoded as UTF-8. */
+function rfc5987(name: string): string {
+  return encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+async function* framed(head: Uint8Array, body: AsyncIterable<Uint8Array>, tail: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield head;
+  yield* body;
+  yield tail;
+}
+
+function networkReason(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause;
+    if (isRecord(cause) && typeof cause.code === "string") return cause.code;
+    if (cause instanceof Error) return cause.message;
+    return error.message;
+  }
+  return String(error);
+}
