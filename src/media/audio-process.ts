@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import os from "node:os";
 import { type EngineInfo, findFfmpeg, findFfprobe } from "./engines.js";
+import { createRunSlots } from "./run-slots.js";
 
 export type AudioEngineFailure = "missing_engine" | "timeout" | "failed";
 
@@ -48,8 +49,7 @@ const DEFAULT_MAX_STDOUT = 256 * 1024 * 1024;
 // Enough of the engine's complaint to diagnose from the log.
 const STDERR_TAIL = 2048;
 
-let running = 0;
-const waiting: Array<() => void> = [];
+const takeSlot = createRunSlots(MAX_RUNNING);
 
 /** Run `engine` (at `binary`) with `args`; stdout when it exits with status 0. */
 export async function runEngine(engine: AudioEngine, binary: string, args: string[], options: EngineRunOptions): Promise<Buffer> {
@@ -132,37 +132,6 @@ function spawnEngine(engine: AudioEngine, binary: string, args: string[], option
 
 function formatSeconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
-}
-
-/** Wait for a free run slot; the returned function gives it back (once). */
-async function takeSlot(signal: AbortSignal | undefined): Promise<() => void> {
-  signal?.throwIfAborted();
-  if (running < MAX_RUNNING) {
-    running += 1;
-  } else {
-    // The slot is handed over by the run that ends, so `running` does not change here.
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const index = waiting.indexOf(wake);
-        if (index !== -1) waiting.splice(index, 1);
-        reject(signal!.reason);
-      };
-      const wake = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      waiting.push(wake);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-  }
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    const next = waiting.shift();
-    if (next) next();
-    else running -= 1;
-  };
 }
 
 // A found binary is kept for the environment it was looked up in; a miss is not kept, so an

@@ -5,6 +5,7 @@
 // for the same reason (tesseract's OpenMP threads fight each other under parallel load).
 import { type ExecFileException, execFile } from "node:child_process";
 import os from "node:os";
+import { createRunSlots } from "./run-slots.js";
 import { type OcrText, parseTesseractTsv } from "./tesseract-tsv.js";
 
 export type { OcrLine, OcrText, OcrWord } from "./tesseract-tsv.js";
@@ -36,8 +37,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
 const MAX_RUNNING = Math.max(1, os.availableParallelism());
 
-let running = 0;
-const waiting: Array<() => void> = [];
+const takeSlot = createRunSlots(MAX_RUNNING);
 
 /** Recognise the text of a picture in a format tesseract reads (PNG is the safe choice). */
 export async function recognizeText(picture: Buffer, options: TesseractOptions): Promise<OcrText> {
@@ -82,35 +82,4 @@ function engineError(error: ExecFileException, timeoutMs: number): OcrEngineErro
   if (error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return new OcrEngineError("failed", "tesseract produced more output than allowed");
   if (error.killed) return new OcrEngineError("timeout", `tesseract did not finish within ${Math.round(timeoutMs / 1000)} s`);
   return new OcrEngineError("failed", `tesseract could not read the picture (exit status ${typeof error.code === "number" ? error.code : "unknown"})`);
-}
-
-/** Wait for a free run slot; the returned function gives it back (once). */
-async function takeSlot(signal: AbortSignal | undefined): Promise<() => void> {
-  signal?.throwIfAborted();
-  if (running < MAX_RUNNING) {
-    running += 1;
-  } else {
-    // The slot is handed over by the run that ends, so `running` does not change here.
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const index = waiting.indexOf(wake);
-        if (index !== -1) waiting.splice(index, 1);
-        reject(signal!.reason);
-      };
-      const wake = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      waiting.push(wake);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-  }
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    const next = waiting.shift();
-    if (next) next();
-    else running -= 1;
-  };
 }

@@ -52,3 +52,11 @@ export class UnsupportedContentError extends Error {
     this.name = "UnsupportedContentError";
   }
 }
+
+/** OpenAI's error `type` for an HTTP status: what vendor errors are translated into. */
+export function openaiErrorType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 429) return "rate_limit_error";
+  return status >= 500 ? "server_error" : "invalid_request_error";
+}

@@ -1,9 +1,10 @@
 // What a provider type is: a factory that, given its config entry, offers capabilities.
 // Capabilities are small separate interfaces; a vendor implements only the ones it has.
-import type { SpeechCapability, TranscriptionCapability } from "./audio-types.js";
+
 import type { ProviderConfig, UpstreamSettings } from "../config/config-schema.js";
 import type { Redact } from "../net/secret-redaction.js";
 import type { UpstreamHttp } from "../net/upstream-http.js";
+import type { SpeechCapability, TranscriptionCapability } from "./audio-types.js";
 import type { ChatCapability } from "./chat-types.js";
 import type { ImageCapability } from "./image-types.js";
 import type { MessagesCapability } from "./messages-types.js";

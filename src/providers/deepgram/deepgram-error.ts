@@ -3,7 +3,7 @@
 // answer, the status kept; the vendor's body is kept as `vendorBody`.
 
 import { isObject } from "../openai-message-parts.js";
-import { UpstreamHttpError } from "../provider-errors.js";
+import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
 
 interface DeepgramError {
   code?: string;
@@ -15,7 +15,8 @@ export function fromDeepgramHttpError(error: UpstreamHttpError): UpstreamHttpErr
   const body = JSON.stringify({
     error: {
       message: vendor?.message ?? `Deepgram answered HTTP ${error.status}.`,
-      type: openaiType(error.status),
+      // A Deepgram account out of balance is OpenAI's insufficient_quota.
+      type: error.status === 402 ? "insufficient_quota" : openaiErrorType(error.status),
       param: null,
       code: vendor?.code ?? `http_${error.status}`,
     },
@@ -42,12 +43,4 @@ export function readDeepgramError(body: string): DeepgramError | undefined {
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value : undefined;
-}
-
-function openaiType(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 402) return "insufficient_quota";
-  if (status === 403) return "permission_error";
-  if (status === 429) return "rate_limit_error";
-  return status >= 500 ? "server_error" : "invalid_request_error";
 }

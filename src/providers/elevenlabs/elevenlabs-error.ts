@@ -7,7 +7,7 @@
 // upstream rather than in the gateway.
 
 import { isObject } from "../openai-message-parts.js";
-import { UpstreamHttpError } from "../provider-errors.js";
+import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
 
 interface ElevenLabsError {
   message: string;
@@ -20,7 +20,7 @@ export function fromElevenLabsHttpError(error: UpstreamHttpError): UpstreamHttpE
   const body = JSON.stringify({
     error: {
       message: vendor?.message ?? `ElevenLabs answered HTTP ${error.status}.`,
-      type: openaiType(error.status),
+      type: openaiErrorType(error.status),
       param: vendor?.param ?? null,
       code: vendor?.code ?? `http_${error.status}`,
     },
@@ -61,11 +61,4 @@ function fieldOf(location: unknown): string | undefined {
   const names = location.map(String);
   if (["body", "query", "path", "header"].includes(names[0] ?? "")) names.shift();
   return names.length > 0 ? names.join(".") : undefined;
-}
-
-function openaiType(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 429) return "rate_limit_error";
-  return status >= 500 ? "server_error" : "invalid_request_error";
 }

@@ -2,7 +2,7 @@
 // error envelope the chat endpoint returns verbatim. The vendor body is kept as `vendorBody`.
 
 import { isObject, type Json } from "../openai-message-parts.js";
-import { UpstreamHttpError } from "../provider-errors.js";
+import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
 
 interface GoogleError {
   message?: string;
@@ -44,14 +44,7 @@ export function fromGeminiStreamError(provider: string, data: string): UpstreamH
 
 function envelope(message: string, status: number, google: GoogleError): string {
   const code = google.reason === "API_KEY_INVALID" ? "invalid_api_key" : (google.status ?? `http_${status}`).toLowerCase();
-  return JSON.stringify({ error: { message, type: openaiType(status), param: null, code } });
-}
-
-function openaiType(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 429) return "rate_limit_error";
-  return status >= 500 ? "server_error" : "invalid_request_error";
+  return JSON.stringify({ error: { message, type: openaiErrorType(status), param: null, code } });
 }
 
 export function readGoogleError(body: string): GoogleError {

@@ -3,7 +3,7 @@
 // A 403 `content_moderation` is the model declining to draw: a refusal, not an error.
 
 import { isObject } from "../openai-message-parts.js";
-import { UpstreamHttpError } from "../provider-errors.js";
+import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
 
 interface StabilityError {
   id?: string;
@@ -26,7 +26,7 @@ export function fromStabilityHttpError(error: UpstreamHttpError): UpstreamHttpEr
   const vendor = readStabilityError(error.body);
   const message = vendor && vendor.errors.length > 0 ? vendor.errors.join("; ") : `Stability answered HTTP ${error.status}.`;
   const body = JSON.stringify({
-    error: { message, type: openaiType(error.status), param: vendor ? paramOf(vendor.errors) : null, code: vendor?.name ?? `http_${error.status}` },
+    error: { message, type: openaiErrorType(error.status), param: vendor ? paramOf(vendor.errors) : null, code: vendor?.name ?? `http_${error.status}` },
   });
   const retryAfterMs = error.retryAfterMs ?? (error.status === 429 ? RATE_LIMIT_PAUSE_MS : undefined);
   return new UpstreamHttpError(error.provider, error.status, body, "application/json", retryAfterMs, error.body, error.request);
@@ -51,11 +51,4 @@ export function readStabilityError(body: string): StabilityError | undefined {
 function paramOf(errors: readonly string[]): string | null {
   const match = /^([a-z][a-z0-9_]*): /.exec(errors[0] ?? "");
   return match?.[1] ?? null;
-}
-
-function openaiType(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 429) return "rate_limit_error";
-  return status >= 500 ? "server_error" : "invalid_request_error";
 }
