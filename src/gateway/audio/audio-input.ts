@@ -7,6 +7,7 @@ import { AudioInputError, type ProbedAudio, probeAudio } from "../../media/audio
 import { InvalidImageError } from "../../media/image-error.js";
 import { bytesFromBase64, bytesFromDataUrl } from "../../media/image-source.js";
 import type { FetchedResource } from "../../net/safe-fetch.js";
+import { FetchFailedError } from "../../net/safe-fetch-errors.js";
 import { InvalidRequestError, PayloadTooLargeError, ProviderNotConfiguredError } from "../errors.js";
 import { pictureError, type UrlFetcher } from "../media/picture-input.js";
 import type { AudioSource } from "./transcription-request.js";
@@ -51,6 +52,8 @@ async function bytesOf(source: AudioSource, options: { maxBytes: number; fetch: 
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {
+      // Over the model's upload size is 413 naming the limit, however the audio came.
+      if (error instanceof FetchFailedError && error.reason === "too_large") throw tooLarge(source.param, options.maxBytes);
       throw pictureError(error, source.param, "audio");
     }
     return fetched.bytes;
@@ -70,9 +73,13 @@ function tooLarge(param: string, maxBytes: number, size?: number): PayloadTooLar
   return new PayloadTooLargeError(`The audio in '${param}' is larger than the ${formatMegabytes(maxBytes)} this model takes${sent}.`, { param });
 }
 
+/** `25 MB`, `2.5 MB`; under a megabyte in KB (`49 KB`), so a small limit never reads `0 MB`. */
 export function formatMegabytes(bytes: number): string {
   const megabytes = bytes / (1024 * 1024);
-  return `${megabytes >= 10 ? Math.round(megabytes) : Math.round(megabytes * 10) / 10} MB`;
+  if (megabytes >= 1) return `${megabytes >= 10 ? Math.round(megabytes) : Math.round(megabytes * 10) / 10} MB`;
+  const kilobytes = bytes / 1024;
+  if (kilobytes >= 1) return `${kilobytes >= 10 ? Math.round(kilobytes) : Math.round(kilobytes * 10) / 10} KB`;
+  return `${bytes} bytes`;
 }
 
 function audioError(error: unknown, param: string): unknown {

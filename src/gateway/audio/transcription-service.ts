@@ -9,7 +9,7 @@ import type { Transcript } from "../../providers/audio-types.js";
 import { InvalidRequestError, UpstreamUnavailableError } from "../errors.js";
 import type { UrlFetcher } from "../media/picture-input.js";
 import { callToolProvider, releasingOnError, requireCredits, type ToolCallContext, type ToolCallDependencies } from "../tool-provider-call.js";
-import { formatMegabytes, readAudio } from "./audio-input.js";
+import { readAudio } from "./audio-input.js";
 import { type AudioModelsView, chooseAudioModel } from "./audio-models.js";
 import { billedSeconds, transcriptionCredits } from "./audio-price.js";
 import { type RenderedTranscript, renderTranscript } from "./transcript-render.js";
