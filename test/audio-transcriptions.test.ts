@@ -601,3 +601,18 @@ test.serial("X-Service-Upstream-Trace-Id is the vendor's request id", async (t) 
   t.is(dg.headers.get("x-service-upstream-trace-id"), "dg-req-0042");
   t.truthy(dg.headers.get("x-request-id"));
 });
+
+test.serial("AAC audio: OpenAI does not read it (400 naming openai, nothing sent or billed); Deepgram does", async (t) => {
+  const aac = await fakeAudio({ codec: "aac", durationSeconds: 2 });
+  const before = rows().length;
+  const calls = upstreamCalls();
+  const refused = await postForm({}, { bytes: aac, name: "voice.aac", type: "audio/aac" });
+  t.is(refused.status, 400, refused.text);
+  t.like(refused.body.error, { param: "file", provider: "openai" });
+  t.regex(refused.body.error.message, /audio\/aac audio is not read by OpenAI's transcription/);
+  t.is(upstreamCalls(), calls);
+  t.is(rows().length, before);
+  const accepted = await postForm({ model: "deepgram/nova-3" }, { bytes: aac, name: "voice.aac", type: "audio/aac" });
+  t.is(accepted.status, 200, accepted.text);
+  t.is(deepgram.requests.at(-1)!.contentType, "audio/aac");
+});

@@ -3,7 +3,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import test from "ava";
-import { sendRespectingRateLimit } from "../src/cli/image-batch.js";
+import { sendRespectingRateLimit } from "../src/cli/batch-runner.js";
 import { GwApiError } from "../src/client/gw-api-error.js";
 import { GwClient } from "../src/client/gw-client.js";
 import type { ImageResultBody } from "../src/client/image-types.js";

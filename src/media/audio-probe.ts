@@ -44,6 +44,12 @@ export interface ProbedAudio {
   durationSeconds: number;
   /** What the container's header claims, when it claims something. */
   headerDurationSeconds?: number;
+  /**
+   * Set when the audio measured ends before the file does (a WAV whose data chunk is declared
+   * shorter than what follows it): only these first bytes are the audio measured and billed, so
+   * only they may be passed on.
+   */
+  measuredBytes?: number;
 }
 
 export interface ProbeOptions {
@@ -110,7 +116,29 @@ export async function probeAudio(bytes: Buffer, options: ProbeOptions = {}): Pro
     channels: measured.channels,
     durationSeconds: measured.durationSeconds,
     ...(measured.headerDurationSeconds !== undefined ? { headerDurationSeconds: measured.headerDurationSeconds } : {}),
+    ...measuredBytesOf(kind, bytes),
   };
+}
+
+/** A WAV's demuxer stops at its declared data chunk; anything after it was not measured. */
+function measuredBytesOf(kind: ContainerKind, bytes: Buffer): { measuredBytes?: number } {
+  if (kind.container !== "wav") return {};
+  const end = wavDataEnd(bytes);
+  return end !== undefined && end < bytes.length ? { measuredBytes: end } : {};
+}
+
+/** Where a RIFF/WAVE file's `data` chunk ends, as its header declares; undefined when there is no such chunk. */
+export function wavDataEnd(bytes: Buffer): number | undefined {
+  if (bytes.length < 12 || bytes.toString("latin1", 0, 4) !== "RIFF" || bytes.toString("latin1", 8, 12) !== "WAVE") return undefined;
+  let offset = 12;
+  while (offset + 8 <= bytes.length) {
+    const id = bytes.toString("latin1", offset, offset + 4);
+    const size = bytes.readUInt32LE(offset + 4);
+    if (id === "data") return offset + 8 + size;
+    // Chunks are word-aligned: an odd size is followed by a pad byte.
+    offset += 8 + size + (size % 2);
+  }
+  return undefined;
 }
 
 async function sniff(bytes: Buffer): Promise<ContainerKind> {

@@ -164,6 +164,18 @@ test.serial("a WAV whose header claims hours is measured by its packets: 2 s, bi
   t.is(row.credits, 200);
 });
 
+test.serial("a WAV whose data chunk claims less than it holds: only the measured audio goes upstream, and that is what is billed", async (t) => {
+  const wav = Buffer.from(await fakeAudio({ codec: "wav", durationSeconds: 4, sampleRate: 16_000 }));
+  const data = wav.indexOf("data", 12);
+  // Half a second of 16-bit mono at 16 kHz declared; four seconds follow.
+  wav.writeUInt32LE(16_000, data + 4);
+  const answer = await upload(wav, "short-claim.wav", {}, "audio/wav");
+  t.is(answer.status, 200, JSON.stringify(answer.body));
+  t.is(answer.headers.get("x-service-audio-duration-ms"), "500");
+  t.is(openai.requests.at(-1)!.file!.size, data + 8 + 16_000, "the unmeasured samples after the data chunk are not sent");
+  t.is(rows().at(-1)!.units.seconds, 1);
+});
+
 test.serial("a truncated mp3 (40% of 5 s) is billed by what is there, not by its Xing header", async (t) => {
   const mp3 = await fakeAudio({ codec: "mp3", durationSeconds: 5 });
   const cut = mp3.subarray(0, Math.floor(mp3.length * 0.4));

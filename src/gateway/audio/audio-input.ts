@@ -30,7 +30,9 @@ export async function readAudio(source: AudioSource, options: { maxBytes: number
   } catch (error) {
     throw audioError(error, source.param);
   }
-  return { bytes, probed, filename: `audio.${probed.extension}` };
+  // Only the audio that was measured (and is billed) goes upstream.
+  const measured = probed.measuredBytes !== undefined ? bytes.subarray(0, probed.measuredBytes) : bytes;
+  return { bytes: measured, probed, filename: `audio.${probed.extension}` };
 }
 
 async function bytesOf(source: AudioSource, options: { maxBytes: number; fetch: UrlFetcher; signal?: AbortSignal }): Promise<Buffer> {
@@ -69,12 +71,12 @@ async function bytesOf(source: AudioSource, options: { maxBytes: number; fetch: 
 }
 
 function tooLarge(param: string, maxBytes: number, size?: number): PayloadTooLargeError {
-  const sent = size === undefined ? "" : ` (${formatMegabytes(size)} was sent)`;
-  return new PayloadTooLargeError(`The audio in '${param}' is larger than the ${formatMegabytes(maxBytes)} this model takes${sent}.`, { param });
+  const sent = size === undefined ? "" : ` (${formatSize(size)} was sent)`;
+  return new PayloadTooLargeError(`The audio in '${param}' is larger than the ${formatSize(maxBytes)} this model takes${sent}.`, { param });
 }
 
 /** `25 MB`, `2.5 MB`; under a megabyte in KB (`49 KB`), so a small limit never reads `0 MB`. */
-export function formatMegabytes(bytes: number): string {
+export function formatSize(bytes: number): string {
   const megabytes = bytes / (1024 * 1024);
   if (megabytes >= 1) return `${megabytes >= 10 ? Math.round(megabytes) : Math.round(megabytes * 10) / 10} MB`;
   const kilobytes = bytes / 1024;

@@ -5,10 +5,16 @@
 import type { Transcript, TranscriptionRequest, TranscriptSegment } from "../audio-types.js";
 import type { MultipartPart } from "../multipart-body.js";
 import { isObject } from "../openai-message-parts.js";
-import { UpstreamNetworkError } from "../provider-errors.js";
+import { UnsupportedContentError, UpstreamNetworkError } from "../provider-errors.js";
+
+/** What OpenAI's transcription endpoint reads (flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm). */
+const OPENAI_AUDIO_TYPES = new Set(["audio/flac", "audio/mpeg", "audio/mp4", "audio/ogg", "audio/wav", "audio/webm"]);
 
 export function convertToOpenAITranscription(request: TranscriptionRequest): MultipartPart[] {
   const { audio } = request;
+  if (!OPENAI_AUDIO_TYPES.has(audio.mediaType)) {
+    throw new UnsupportedContentError(`${audio.mediaType} audio is not read by OpenAI's transcription; send flac, mp3, mp4/m4a, ogg, wav or webm`, "file");
+  }
   const parts: MultipartPart[] = [
     // OpenAI sniffs the format from the file name's extension and the part's content type.
     { name: "file", filename: audio.filename, contentType: audio.mediaType, bytes: audio.bytes },
