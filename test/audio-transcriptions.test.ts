@@ -384,9 +384,10 @@ test.serial("exactly one of file, mediaUrl, mediaBase64: none or two are 400 nam
 test.serial("an unknown JSON field, a bad response_format or a bad language is 400 naming it", async (t) => {
   const calls = upstreamCalls();
   const audio = mp3.toString("base64");
-  const unknown = await postJson({ mediaBase64: audio, temperature: 0.2 });
+  const unknown = await postJson({ mediaBase64: audio, diarize: true });
   t.is(unknown.status, 400);
-  t.regex(unknown.body.error.message, /temperature/);
+  t.is(unknown.body.error.message, "Unknown parameter: 'diarize'.");
+  t.is(unknown.body.error.param, "diarize");
   const format = await postJson({ mediaBase64: audio, response_format: "diarized_json" });
   t.is(format.status, 400);
   t.is(format.body.error.param, "response_format");
@@ -615,4 +616,20 @@ test.serial("AAC audio: OpenAI does not read it (400 naming openai, nothing sent
   const accepted = await postForm({ model: "deepgram/nova-3" }, { bytes: aac, name: "voice.aac", type: "audio/aac" });
   t.is(accepted.status, 200, accepted.text);
   t.is(deepgram.requests.at(-1)!.contentType, "audio/aac");
+});
+
+test.serial("OpenAI's optional form fields are accepted as the SDK sends them; an unknown form field is 400 naming it", async (t) => {
+  const accepted = await postForm(
+    { prompt: "A beach.", temperature: "0.2", "timestamp_granularities[]": "segment", response_format: "verbose_json" },
+    { bytes: wav, name: "a.wav" },
+  );
+  t.is(accepted.status, 200, accepted.text);
+  const calls = upstreamCalls();
+  const refused = await postForm({ colour: "blue" }, { bytes: wav, name: "a.wav" });
+  t.is(refused.status, 400);
+  t.is(refused.body.error.param, "colour");
+  const hot = await postForm({ temperature: "7" }, { bytes: wav, name: "a.wav" });
+  t.is(hot.status, 400);
+  t.is(hot.body.error.param, "temperature");
+  t.is(upstreamCalls(), calls);
 });

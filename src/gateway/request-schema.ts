@@ -9,9 +9,12 @@ export function parseWithSchema<Schema extends z.ZodType>(schema: Schema, body: 
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const inner = formatJsonPath(issue.path);
+  // An unknown field is named like any other bad one (zod reports it on the object holding it).
+  const path = issue.code === "unrecognized_keys" && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;
+  const inner = formatJsonPath(path);
   const param = at === undefined ? inner : inner ? `${at}.${inner}` : at;
   if (!param) throw new InvalidRequestError(`Invalid request body: ${issue.message}`);
   const missing = issue.code === "invalid_type" && issue.input === undefined;
+  if (issue.code === "unrecognized_keys") throw new InvalidRequestError(`Unknown parameter: '${param}'.`, { param });
   throw new InvalidRequestError(missing ? `Missing required parameter: '${param}'.` : `Invalid '${param}': ${issue.message}.`, { param });
 }

@@ -23,6 +23,12 @@ const SOURCE_FIELDS = "`file` (multipart), `mediaUrl` or `mediaBase64`";
 
 const fieldsSchema = z.object({
   model: z.string().min(1).optional(),
+  // OpenAI's own optional fields, which its SDK sends when asked: accepted so that code written
+  // for OpenAI works unchanged, and not used (gw renders every format from the segments).
+  prompt: z.string().max(4096).optional(),
+  temperature: z.coerce.number().min(0).max(1).optional(),
+  "timestamp_granularities[]": z.enum(["segment", "word"]).optional(),
+  timestamp_granularities: z.array(z.enum(["segment", "word"])).optional(),
   language: z
     .string()
     .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/, "a language code such as en or pt-BR")
@@ -64,7 +70,7 @@ export function parseTranscriptionForm(form: {
   const given = parts.length + (fields.mediaUrl !== undefined ? 1 : 0) + (fields.mediaBase64 !== undefined ? 1 : 0);
   if (given !== 1) throw exactlyOne(given);
   const { mediaUrl, mediaBase64, ...rest } = fields;
-  const parsed = parseWithSchema(fieldsSchema.extend({ mediaUrl: z.string().min(1).optional(), mediaBase64: z.string().min(1).optional() }).strip(), {
+  const parsed = parseWithSchema(fieldsSchema.extend({ mediaUrl: z.string().min(1).optional(), mediaBase64: z.string().min(1).optional() }).strict(), {
     ...rest,
     ...(mediaUrl !== undefined ? { mediaUrl } : {}),
     ...(mediaBase64 !== undefined ? { mediaBase64 } : {}),
