@@ -156,7 +156,10 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
   const before = readFileSync(file, "utf8");
 
   const refusals: Array<[string[], RegExp]> = [
-    [["speech", "anything"], /"anything" is not in the speech catalog \(catalog.speech\) and names no configured provider of a catalog model's type; models that speak: local\/espeak, openai\/tts-1, /],
+    [
+      ["speech", "anything"],
+      /"anything" is not in the speech catalog \(catalog.speech\) and names no configured provider of a catalog model's type; models that speak: local\/espeak, openai\/tts-1, /,
+    ],
     [["speech", "elevenlabs/rachel"], /"elevenlabs\/rachel" is not in the speech catalog.*elevenlabs\/eleven_multilingual_v2/],
     [
       ["transcription", "dg/nova-2"],

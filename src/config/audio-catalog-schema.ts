@@ -41,7 +41,10 @@ export const speechModelSchema = z
         /** The most characters of `input` one call takes. */
         maxCharacters: positiveInt,
         /** Formats the endpoint answers in (the gateway converts what the vendor does not produce). */
-        formats: z.array(z.enum(SPEECH_FORMATS)).min(1).default([...SPEECH_FORMATS]),
+        formats: z
+          .array(z.enum(SPEECH_FORMATS))
+          .min(1)
+          .default([...SPEECH_FORMATS]),
         /** The vendor's fixed voices; empty: the provider lists them (an account's voices, the engine's). */
         voices: z.array(z.string().min(1)).default([]),
         /** The voice used when a request names none. */
@@ -83,7 +86,8 @@ export const transcriptionModelSchema = z
   .superRefine((model, context) => {
     const formats = model.constraints.responseFormats;
     for (const required of ["json", "text"] as const) {
-      if (!formats.includes(required)) context.addIssue({ code: "custom", path: ["constraints", "responseFormats"], message: `every model answers ${required}` });
+      if (!formats.includes(required))
+        context.addIssue({ code: "custom", path: ["constraints", "responseFormats"], message: `every model answers ${required}` });
     }
     const segmentFormats = SEGMENT_FORMATS.filter((format) => formats.includes(format));
     if (segmentFormats.length !== 0 && segmentFormats.length !== SEGMENT_FORMATS.length) {
