@@ -21,7 +21,7 @@ test.before(async () => {
   fake = await startFakeOpenAI();
   home = await makeHome((config) => {
     config.upstream = { retries: 1, retryBaseDelayMs: 1, breakerFailureThreshold: 0 };
-    config.providers = { up: { type: "openai", baseUrl: fake.url, apiKey: UPSTREAM_KEY } };
+    config.providers = { up: { type: "openai", baseUrl: fake.url, apiKey: UPSTREAM_KEY }, local: { type: "local" } };
     config.routes = [{ prefix: "m/", provider: "up", priority: 1 }];
     config.models = [{ id: "m/x", name: "X", context_length: 8000, pricing: { input_per_mtok: 1, output_per_mtok: 1 } }];
   });
@@ -65,6 +65,19 @@ test.serial("a billed chat request: status, duration, agent, key prefix, model, 
   const text = JSON.stringify(record);
   t.false(text.includes(key), "never the full key");
   t.false(text.includes(PROMPT), "never a body");
+});
+
+test.serial("a speech request: the audio model, the provider, its attempt, characters and credits", async (t) => {
+  const response = await fetch(`${gateway.url}/v1/audio/speech`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ input: "Logged speech.", format: "wav" }),
+  });
+  t.is(response.status, 200);
+  await response.arrayBuffer();
+  const record = await accessOf(response.headers.get("x-request-id")!);
+  t.like(record, { method: "POST", path: "/v1/audio/speech", status: 200, model: "local/espeak", provider: "local", attempts: 1, credits: 0 });
+  t.is(record.units?.characters, 14);
 });
 
 test.serial("a stream's line is written after its last frame, with its usage; a refused request has its status", async (t) => {

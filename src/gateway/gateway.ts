@@ -111,6 +111,7 @@ export class Gateway {
       if (state === "closed") logger.info(line);
       else logger.warn(line);
     }, options.clock);
+    const attempted = options.observer && ((requestId: string, provider: string) => options.observer!.attempted(requestId, provider));
     const metering = new ChatMetering({
       config: () => this.currentConfig,
       providers: () => this.currentProviders,
@@ -118,7 +119,7 @@ export class Gateway {
       latency: this.latency,
       breakers: this.breakers,
       warn: (message) => logger.warn(message),
-      attempted: options.observer && ((requestId, provider) => options.observer!.attempted(requestId, provider)),
+      attempted,
     });
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
@@ -133,6 +134,7 @@ export class Gateway {
       library: this.imageLibrary,
       fetchUrl: this.fetchUrl,
       warn: (message: string) => logger.warn(message),
+      attempted,
       chat: this.chat,
     });
     this.imageTransforms = new ImageTransformService({
@@ -142,6 +144,7 @@ export class Gateway {
       library: this.imageLibrary,
       fetchUrl: this.fetchUrl,
       warn: (message: string) => logger.warn(message),
+      attempted,
     });
     this.transcription = new TranscriptionService({
       config: () => this.currentConfig,
@@ -150,6 +153,7 @@ export class Gateway {
       fetchUrl: this.fetchUrl,
       maxUploadBytes: () => this.maxAudioUploadBytes(),
       warn: (message: string) => logger.warn(message),
+      attempted,
     });
     this.speech = new SpeechService({
       config: () => this.currentConfig,
@@ -157,6 +161,7 @@ export class Gateway {
       ledger: this.ledger,
       library: this.imageLibrary,
       warn: (message: string) => logger.warn(message),
+      attempted,
     });
   }
 

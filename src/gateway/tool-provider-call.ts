@@ -31,6 +31,8 @@ export interface ToolCallDependencies {
   ledger: CreditLedger;
   /** The server's log, for each failed upstream attempt. */
   warn?: (message: string) => void;
+  /** Told of each upstream attempt (the access log's provider and attempts). */
+  attempted?: (requestId: string, provider: string) => void;
 }
 
 export interface ReservedResult<Result> {
@@ -56,6 +58,7 @@ export async function callToolProvider<Result>(
         settings: (name: string) => ({ ...config.upstream, ...config.providers[name]?.upstream }),
         signal: context.signal,
         supports: call.supports,
+        onAttempt: dependencies.attempted && ((provider) => dependencies.attempted!(context.requestId, provider)),
         onFailedAttempt: (provider, cause) => dependencies.warn?.(`${context.requestId} upstream attempt failed: provider ${provider}: ${cause}`),
       },
       ({ provider }) => call.run(provider),
