@@ -151,7 +151,7 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
   // A provider of a type gw does not implement, as an older `gw providers add` let through.
   const file = homePaths(home).config;
   const raw = JSON.parse(readFileSync(file, "utf8")) as { providers: Record<string, unknown> };
-  raw.providers.rw = { type: "runway", apiKey: "${RUNWAY_API_KEY}" };
+  raw.providers.lm = { type: "luma", apiKey: "${LUMA_API_KEY}" };
   writeFileSync(file, `${JSON.stringify(raw, null, 2)}\n`);
   const before = readFileSync(file, "utf8");
 
@@ -166,12 +166,13 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
       /"dg\/nova-2" is not in the transcription catalog \(catalog.transcription\) and names no configured provider of a catalog model's type; models that transcribe: openai\/whisper-1, .*deepgram\/nova-3/,
     ],
     [
-      ["video", "anything"],
-      /"anything" is not PROVIDER\/MODEL; video takes PROVIDER\/MODEL with one of the configured providers gw implements: openai, anthropic, local$/m,
+      ["search", "anything"],
+      /"anything" is not PROVIDER\/MODEL; search takes PROVIDER\/MODEL with one of the configured providers gw implements: openai, anthropic, local$/m,
     ],
     [["search", "elevenlabs/web"], /no provider "elevenlabs" is configured;.*openai, anthropic, local/],
-    [["video", "rw/gen-3"], /provider "rw" is of type runway, which gw does not implement \(it implements [^)]*deepgram[^)]*\)/],
-    [["video", "local/"], /not PROVIDER\/MODEL/],
+    [["search", "lm/web"], /provider "lm" is of type luma, which gw does not implement \(it implements [^)]*runway[^)]*\)/],
+    [["search", "local/"], /not PROVIDER\/MODEL/],
+    [["video", "local/"], /"local\/" is not in the video catalog \(catalog.video\); models that make videos: local\/kenburns, runway\/gen4_turbo/],
     [["describe", "gpt-4o"], /"gpt-4o" is not a chat model this gateway routes.*openai\/MODEL, anthropic\/MODEL, auto/],
     [["enhance", "local/llama3"], /not a chat model this gateway routes/],
     [["ocr", "local/easyocr"], /not an OCR engine gw runs: ocr takes local\/tesseract/],
@@ -187,6 +188,7 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
   const accepted: Array<[string, string]> = [
     ["speech", "local/espeak"],
     ["transcription", "openai/whisper-1"],
+    ["video", "openai/sora-2"],
     ["search", "openai/web"],
     ["describe", "anthropic/claude-sonnet-4-5"],
     ["enhance", "auto"],

@@ -1,7 +1,7 @@
 // `tools` in config.json as `gw tools` shows and edits it: each tool's default and allowlist.
 // Catalog tools take models of their catalog: image, upscale and background the image models
-// that do the tool's work, speech and transcription the audio catalog's; the other tools take ids
-// a configured provider could serve (tool-models.ts).
+// that do the tool's work, speech and transcription the audio catalog's, video the video
+// catalog's; the other tools take ids a configured provider could serve (tool-models.ts).
 import { type AudioToolName, audioCatalogOf, findAudioModel } from "../config/audio-model-lookup.js";
 import { type CatalogConfig, catalogSchema, type ImageModelEntry, type ImageOperation } from "../config/catalog-schema.js";
 import type { RawConfig } from "../config/config-file.js";
@@ -24,6 +24,7 @@ const TOOL_WORK: Record<string, string> = {
   background: "remove backgrounds",
   speech: "speak",
   transcription: "transcribe",
+  video: "make videos",
 };
 
 export interface ToolView {
@@ -49,13 +50,14 @@ export function isImageTool(tool: string): boolean {
 
 /** Tools that take models of a catalog (image or audio) rather than any id a provider serves. */
 export function isCatalogTool(tool: string): boolean {
-  return isImageTool(tool) || AUDIO_TOOLS.has(tool);
+  return isImageTool(tool) || AUDIO_TOOLS.has(tool) || tool === "video";
 }
 
 /** Catalog models that do this tool's work (none for tools outside the catalogs). */
 export function toolModels(catalog: CatalogConfig, tool: string): Array<{ id: string; name: string; provider: string }> {
   if (tool === "speech") return catalog.speech;
   if (tool === "transcription") return catalog.transcription;
+  if (tool === "video") return catalog.video;
   const operations = IMAGE_TOOL_OPERATIONS[tool] ?? [];
   return catalog.image.filter((model) => model.operations.some((operation) => operations.includes(operation)));
 }
@@ -89,7 +91,7 @@ export function enableTool(
   const entry = toolEntry(raw, tool, { create: true });
   let provider: string | undefined;
   if (AUDIO_TOOLS.has(tool)) provider = audioModelFor(raw, tool as AudioToolName, model).provider;
-  else if (isImageTool(tool)) provider = catalogModelFor(raw, tool, model).provider;
+  else if (isCatalogTool(tool)) provider = catalogModelFor(raw, tool, model).provider;
   else requireServableModel(parseConfigText(JSON.stringify(raw), "config.json"), types, tool, model);
   const allow = allowList(entry, tool);
   const added = !allow.includes(model);
@@ -136,6 +138,11 @@ function catalogModelFor(raw: RawConfig, tool: string, model: string): { id: str
   if (!parsed.success) throw new CliError("config.json: the catalog is invalid; `gw doctor` shows where");
   const fitting = toolModels(parsed.data, tool);
   const suggestions = `models that ${TOOL_WORK[tool]}: ${fitting.map((entry) => entry.id).join(", ") || "none in the catalog"}`;
+  if (tool === "video") {
+    const entry = fitting.find((candidate) => candidate.id === model);
+    if (!entry) throw new CliError(`"${model}" is not in the video catalog (catalog.video); ${suggestions}`);
+    return entry;
+  }
   const entry: ImageModelEntry | undefined = parsed.data.image.find((candidate) => candidate.id === model);
   if (!entry) throw new CliError(`"${model}" is not in the image catalog (catalog.image); ${suggestions}`);
   if (!fitting.includes(entry)) throw new CliError(`"${model}" does not ${TOOL_WORK[tool]} (it offers ${entry.operations.join(", ")}); ${suggestions}`);

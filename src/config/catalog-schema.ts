@@ -6,6 +6,8 @@ import { z } from "zod";
 import { speechModelListSchema, transcriptionModelListSchema } from "./audio-catalog-schema.js";
 import { DEFAULT_SPEECH_MODEL_INPUTS, DEFAULT_TRANSCRIPTION_MODEL_INPUTS } from "./default-audio-models.js";
 import { DEFAULT_IMAGE_MODEL_INPUTS } from "./default-image-models.js";
+import { DEFAULT_VIDEO_MODEL_INPUTS } from "./default-video-models.js";
+import { videoModelListSchema } from "./video-catalog-schema.js";
 
 const nonNegativeInt = z.number().int().nonnegative();
 const positiveInt = z.number().int().positive();
@@ -128,6 +130,7 @@ export const catalogSchema = z
     image: imageModelListSchema.default(() => imageModelListSchema.parse(DEFAULT_IMAGE_MODEL_INPUTS)),
     speech: speechModelListSchema.default(() => speechModelListSchema.parse(DEFAULT_SPEECH_MODEL_INPUTS)),
     transcription: transcriptionModelListSchema.default(() => transcriptionModelListSchema.parse(DEFAULT_TRANSCRIPTION_MODEL_INPUTS)),
+    video: videoModelListSchema.default(() => videoModelListSchema.parse(DEFAULT_VIDEO_MODEL_INPUTS)),
   })
   .strict();
 

@@ -196,6 +196,25 @@ export const storageSchema = z
   })
   .strict();
 
+export const videoSchema = z
+  .object({
+    /** How often the poller's schedule runs: submits queued jobs and polls running ones (seconds, 1-60). */
+    tickSeconds: z.number().int().min(1).max(60).default(2),
+    /** The least time between two polls of one vendor task; later polls back off up to 6 times this. */
+    pollIntervalSeconds: positiveInt.default(5),
+    /** A job not finished this long after it was queued fails with an error saying so. */
+    maxJobMinutes: positiveInt.default(30),
+    /** How long a finished clip's link is valid (spec: until resultExpiresAt). */
+    resultTtlHours: positiveInt.max(24 * 365).default(24),
+    /** Vendor tasks submitted or polled at once per provider. */
+    concurrencyPerProvider: positiveInt.default(2),
+    /** Local clips rendered at once (each one is an ffmpeg process). */
+    localConcurrency: positiveInt.default(1),
+    /** Largest clip downloaded from a vendor. */
+    maxClipBytes: positiveInt.default(512 * 1024 * 1024),
+  })
+  .strict();
+
 export const billingSchema = z
   .object({
     /** Credits are integer micro-dollars: a price of $X per million tokens is X credits per token. */
@@ -227,6 +246,7 @@ export const configSchema = z
     /** Tool models (image today): constraints and prices per model, beside `tools` (docs/decisions.md §6). */
     catalog: catalogSchema.default(() => catalogSchema.parse({})),
     billing: billingSchema.default(billingSchema.parse({})),
+    video: videoSchema.default(videoSchema.parse({})),
     plans: z.record(z.string(), planSchema).default({}),
     /** Other plan names accepted as aliases (the spec's storage table says Assistant and Engineer). */
     planAliases: z.record(z.string(), z.string()).default({ assistant: "pro", engineer: "max" }),

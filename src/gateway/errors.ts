@@ -178,6 +178,23 @@ export class PlanLimitExceededError extends GatewayError {
 }
 
 /** No provider is configured for a tool (image generation ...): an operator matter. */
+/** A video job that is not the caller's, or does not exist: the same answer for both. */
+export class VideoJobNotFoundError extends GatewayError {
+  readonly status = 404;
+  readonly type = "invalid_request_error";
+  readonly code = "video_job_not_found";
+  constructor(id: string) {
+    super(`No video job ${id} for this key's agent.`, { param: "id" });
+  }
+}
+
+/** A change a video job can no longer take (cancelling a finished one). */
+export class VideoJobConflictError extends GatewayError {
+  readonly status = 409;
+  readonly type = "invalid_request_error";
+  readonly code = "video_job_finished";
+}
+
 /** A path the API no longer serves; the message names its replacement. */
 export class EndpointRemovedError extends GatewayError {
   readonly status = 410;

@@ -15,6 +15,7 @@ import type { Provider } from "../providers/provider.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { ProjectStore } from "../store/project-records.js";
 import { UsageLog } from "../store/usage-log.js";
+import { VideoJobStore } from "../store/video-jobs.js";
 import { type PublicAudioCatalog, publicAudioCatalog } from "./audio/audio-catalog.js";
 import { SpeechService } from "./audio/speech-service.js";
 import { TranscriptionService } from "./audio/transcription-service.js";
@@ -37,6 +38,9 @@ import { createProviders } from "./provider-set.js";
 import { CircuitBreakers } from "./routing/circuit-breaker.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
 import { StorageService } from "./storage/storage-service.js";
+import { type PublicVideoModel, publicVideoCatalog } from "./video/video-models.js";
+import { VideoPoller } from "./video/video-poller.js";
+import { VideoService } from "./video/video-service.js";
 import { DescribeService } from "./vision/describe-service.js";
 import { OcrService } from "./vision/ocr-service.js";
 
@@ -75,6 +79,9 @@ export class Gateway {
   /** Speech to text and text to speech. */
   readonly transcription: TranscriptionService;
   readonly speech: SpeechService;
+  /** Video jobs, and the schedule that moves them on. */
+  readonly video: VideoService;
+  readonly videoPoller: VideoPoller;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
   /** The SSRF-safe fetcher for user-supplied URLs. */
@@ -163,6 +170,32 @@ export class Gateway {
       warn: (message: string) => logger.warn(message),
       attempted,
     });
+    const now = options.now ?? Date.now;
+    const videoJobs = VideoJobStore.open(path.join(paths.dataDir, "video-jobs"));
+    this.video = new VideoService({
+      config: () => this.currentConfig,
+      providers: () => this.currentProviders,
+      ledger: this.ledger,
+      store: videoJobs,
+      storage,
+      library: this.imageLibrary,
+      fetchUrl: this.fetchUrl,
+      now,
+      warn: (message) => logger.warn(message),
+    });
+    this.videoPoller = new VideoPoller({
+      config: () => this.currentConfig,
+      providers: () => this.currentProviders,
+      store: videoJobs,
+      service: this.video,
+      storage,
+      ledger: this.ledger,
+      fetchUrl: this.fetchUrl,
+      usageDir: paths.usageDir,
+      planOf: (agentId) => this.planOfAgent(agentId),
+      now,
+      warn: (message) => logger.warn(message),
+    });
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */
@@ -195,6 +228,7 @@ export class Gateway {
   /** Follow config and metadata changes made by `gw` commands while the server runs. */
   watch(): void {
     this.store.watch();
+    this.videoPoller.start();
     this.configWatcher = watchConfig(this.paths.config, {
       onReload: (config) => this.applyConfig(config),
       onError: (error: ConfigError) => this.logger.warn(`config change refused, previous config stays in force: ${error.message}`),
@@ -228,6 +262,18 @@ export class Gateway {
     return listVoices({ config: this.currentConfig, providers: this.currentProviders }, { ...options, warn: (message) => this.logger.warn(message) });
   }
 
+  /** GET /v1/public/video-models. */
+  videoCatalog(): { models: PublicVideoModel[] } {
+    return publicVideoCatalog({ config: this.currentConfig, providers: this.currentProviders });
+  }
+
+  /** An agent's plan limits now, by its id (a video job finishing after its request is gone). */
+  planOfAgent(agentId: string): PlanLimits {
+    const agent = this.store.data.agents.find((candidate) => candidate.id === agentId);
+    const name = canonicalPlanName(this.currentConfig, agent?.plan ?? "free") ?? "free";
+    return this.currentConfig.resolvedPlans[name]!;
+  }
+
   /** The largest audio upload: a multipart file as large as a stored file (storage.maxFileBytes). */
   maxAudioUploadBytes(): number {
     return this.currentConfig.storage.maxFileBytes;
@@ -245,6 +291,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    await this.videoPoller.stop();
     this.configWatcher?.close();
     this.store.close();
     this.usageLog.close();

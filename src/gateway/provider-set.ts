@@ -13,7 +13,8 @@ export function createProviders(config: Config, http: UpstreamHttp, warn: (messa
     if (!definition) continue;
     const upstream = { ...config.upstream, ...providerConfig.upstream };
     const redact = secretRedactor([providerConfig.apiKey, ...Object.values(providerConfig.headers ?? {})]);
-    providers.set(name, definition.create({ name, config: providerConfig, upstream, http, redact, warn }));
+    const engines = { videoConcurrency: config.video.localConcurrency };
+    providers.set(name, definition.create({ name, config: providerConfig, upstream, http, redact, warn, engines }));
   }
   return providers;
 }

@@ -3,6 +3,7 @@
 // no userinfo, every hop's host checked on every address it resolves to and then connected to by
 // that very address (see safe-fetch-connector.ts), redirects followed by hand and re-checked, the
 // body capped in bytes and the whole fetch, redirects included, capped in time.
+import { type EventEmitter, once } from "node:events";
 import { Client, type Dispatcher } from "undici";
 import { type ConnectRedirect, type HostResolver, pinnedConnector, systemResolver, untilAborted, vetHost } from "./safe-fetch-connector.js";
 import { FetchFailedError, UrlNotAllowedError } from "./safe-fetch-errors.js";
@@ -22,6 +23,11 @@ export interface SafeFetchOptions {
   accept?: string;
   /** Cancels the fetch; its reason is rethrown as is. */
   signal?: AbortSignal;
+  /**
+   * Where the body goes instead of memory (a video clip on its way to a file): written with
+   * backpressure, still capped at maxBytes, and ended when the body is complete; `bytes` is then empty.
+   */
+  sink?: NodeJS.WritableStream;
   /** Skip the address policy (loopback, private ...). Only for an operator's explicit opt-in. */
   allowPrivate?: boolean;
   /** How hostnames are resolved (default: the system resolver, every address). */
@@ -127,8 +133,49 @@ async function fetchHop(client: Client, target: URL, options: SafeFetchOptions, 
     discard(body);
     throw new FetchFailedError("http_status", `the URL answered HTTP ${statusCode}`, statusCode);
   }
+  const contentType = headerValue(headers["content-type"]);
+  if (options.sink) {
+    await streamCapped(body, headers, options.maxBytes, signal, options.sink);
+    return { kind: "done", resource: { bytes: Buffer.alloc(0), contentType, finalUrl: target.href } };
+  }
   const bytes = await readCapped(body, headers, options.maxBytes, signal);
-  return { kind: "done", resource: { bytes, contentType: headerValue(headers["content-type"]), finalUrl: target.href } };
+  return { kind: "done", resource: { bytes, contentType, finalUrl: target.href } };
+}
+
+/** The body written to `sink` as it arrives, at most maxBytes; the sink is ended (and flushed) when it is complete. */
+async function streamCapped(
+  body: Dispatcher.ResponseData["body"],
+  headers: Dispatcher.ResponseData["headers"],
+  maxBytes: number,
+  signal: AbortSignal,
+  sink: NodeJS.WritableStream,
+): Promise<void> {
+  const tooLarge = (): FetchFailedError => new FetchFailedError("too_large", `the resource is larger than the ${maxBytes}-byte limit`);
+  const declared = Number(headerValue(headers["content-length"]));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    discard(body);
+    throw tooLarge();
+  }
+  let total = 0;
+  const writing = (async () => {
+    for await (const chunk of body) {
+      const piece: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+      total += piece.length;
+      if (total > maxBytes) {
+        discard(body);
+        throw tooLarge();
+      }
+      if (!sink.write(piece)) await once(sink as unknown as EventEmitter, "drain");
+    }
+    await new Promise<void>((resolve, reject) => {
+      (sink as unknown as EventEmitter).once("error", reject);
+      sink.end(() => resolve());
+    });
+  })();
+  await untilAborted(writing, signal).catch((error: unknown) => {
+    discard(body);
+    throw error;
+  });
 }
 
 async function readCapped(

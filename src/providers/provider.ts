@@ -8,6 +8,7 @@ import type { SpeechCapability, TranscriptionCapability } from "./audio-types.js
 import type { ChatCapability } from "./chat-types.js";
 import type { ImageCapability } from "./image-types.js";
 import type { MessagesCapability } from "./messages-types.js";
+import type { VideoCapability } from "./video-types.js";
 
 export interface ProviderContext {
   /** The provider's name in the config (`openai`, `groq` ...). */
@@ -19,6 +20,8 @@ export interface ProviderContext {
   redact: Redact;
   /** For what the provider skips rather than fails on (a malformed stream line). */
   warn: (message: string) => void;
+  /** Settings of the local engines from the config (video renders at once). */
+  engines?: { videoConcurrency: number };
 }
 
 export interface Provider {
@@ -33,6 +36,8 @@ export interface Provider {
   transcription?: TranscriptionCapability;
   /** Text to speech, and the voices it speaks. */
   speech?: SpeechCapability;
+  /** Asynchronous video generation jobs. */
+  video?: VideoCapability;
 }
 
 export interface ProviderDefinition {

@@ -6,6 +6,7 @@ import { geminiProvider } from "./gemini/gemini-provider.js";
 import { localProvider } from "./local/local-provider.js";
 import { openaiProvider } from "./openai/openai-provider.js";
 import type { ProviderDefinition } from "./provider.js";
+import { runwayProvider } from "./runway/runway-provider.js";
 import { stabilityProvider } from "./stability/stability-provider.js";
 
 const definitions: ProviderDefinition[] = [
@@ -16,6 +17,7 @@ const definitions: ProviderDefinition[] = [
   localProvider,
   deepgramProvider,
   elevenlabsProvider,
+  runwayProvider,
 ];
 
 export const providerTypes: ReadonlyMap<string, ProviderDefinition> = new Map(definitions.map((definition) => [definition.type, definition]));

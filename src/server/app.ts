@@ -15,6 +15,7 @@ import { registerModels } from "./routes/models.js";
 import { PROJECTS_PATH, registerProjects } from "./routes/projects.js";
 import { isStoragePath, registerStorage } from "./routes/storage.js";
 import { registerStorageLinks } from "./routes/storage-links.js";
+import { registerVideo, VIDEO_PATHS } from "./routes/video.js";
 import { registerVision, VISION_PATHS } from "./routes/vision.js";
 import type { ServerLogger } from "./server-logger.js";
 
@@ -37,22 +38,25 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
   registerImages(app, gateway);
   registerVision(app, gateway);
   registerAudio(app, gateway);
+  registerVideo(app, gateway);
   registerProjects(app, gateway);
   registerMcp(app, gateway, logger);
   registerStorage(app, gateway);
   registerStorageLinks(app, gateway);
   app.all("/**", (event) => {
-    const known = [
-      "/v1/chat/completions",
-      "/v1/models",
-      "/health",
-      MESSAGES_PATH,
-      PROJECTS_PATH,
-      MCP_PATH,
-      ...IMAGE_PATHS,
-      ...VISION_PATHS,
-      ...AUDIO_PATHS,
-    ].includes(event.url.pathname);
+    const known =
+      [
+        "/v1/chat/completions",
+        "/v1/models",
+        "/health",
+        MESSAGES_PATH,
+        PROJECTS_PATH,
+        MCP_PATH,
+        ...IMAGE_PATHS,
+        ...VISION_PATHS,
+        ...AUDIO_PATHS,
+        ...VIDEO_PATHS,
+      ].includes(event.url.pathname) || /^\/v1\/video\/jobs\/[^/]+$/.test(event.url.pathname);
     throw known
       ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`)
       : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);

@@ -44,15 +44,27 @@ export class CreditLedger {
     return { agentId, amount, settled: false };
   }
 
-  /** Debit the usage row's credits and release the reservation; resolves once the row is written. */
-  settle(reservation: Reservation, entry: UsageEntry): Promise<UsageRow> {
+  /**
+   * Hold `amount` without a check: a reservation made before a restart (a video job still running)
+   * is held again as it was, even if the balance has moved since.
+   */
+  hold(agentId: string, amount: number): Reservation {
+    this.reserved.set(agentId, (this.reserved.get(agentId) ?? 0) + amount);
+    return { agentId, amount, settled: false };
+  }
+
+  /**
+   * Debit the usage row's credits and release the reservation; resolves once the row is written.
+   * `rowId` names the row in advance, so a caller that records it can tell after a crash whether it was written.
+   */
+  settle(reservation: Reservation, entry: UsageEntry, rowId?: string): Promise<UsageRow> {
     this.release(reservation);
-    return this.record(entry);
+    return this.record(entry, rowId);
   }
 
   /** A row for free work (local OCR): nothing reserved, so never refused; resolves once written. */
-  async record(entry: UsageEntry): Promise<UsageRow> {
-    const row: UsageRow = { id: randomUUID(), time: this.now().toISOString(), ...entry };
+  async record(entry: UsageEntry, rowId: string = randomUUID()): Promise<UsageRow> {
+    const row: UsageRow = { id: rowId, time: this.now().toISOString(), ...entry };
     await this.log.append(row);
     this.onRecorded?.(row);
     return row;

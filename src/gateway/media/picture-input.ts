@@ -11,7 +11,10 @@ import { FetchFailedError, type FetchFailure, UrlNotAllowedError } from "../../n
 import { InvalidRequestError } from "../errors.js";
 
 /** Fetches a user-supplied URL; the gateway's is safeFetch (tests point a public name at a local server). */
-export type UrlFetcher = (url: string, options: { maxBytes: number; timeoutMs: number; accept: string; signal?: AbortSignal }) => Promise<FetchedResource>;
+export type UrlFetcher = (
+  url: string,
+  options: { maxBytes: number; timeoutMs: number; accept: string; signal?: AbortSignal; sink?: NodeJS.WritableStream },
+) => Promise<FetchedResource>;
 
 /** A picture sent to a tool: 20 MB fits a base64 data: URL in the 25 MB JSON body limit. */
 export const MAX_PICTURE_BYTES = 20 * 1024 * 1024;

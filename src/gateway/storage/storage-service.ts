@@ -157,9 +157,19 @@ export class StorageService {
     limits: StorageLimits,
     file: { filename: string; contentType: string; bytes: Buffer; image?: ImageAssetInfo },
   ): Promise<StoredFile> {
+    const { bytes, ...rest } = file;
+    return this.storeStream(agentId, limits, { ...rest, body: Readable.from([bytes]) });
+  }
+
+  /** Store a file the gateway made, streamed (a video clip): metered like an upload, never whole in memory. */
+  async storeStream(
+    agentId: string,
+    limits: StorageLimits,
+    file: { filename: string; contentType: string; body: Readable; image?: ImageAssetInfo },
+  ): Promise<StoredFile> {
     const session = await this.startUpload(agentId, limits);
     try {
-      await session.receive({ filename: file.filename, contentType: file.contentType, body: Readable.from([file.bytes]) });
+      await session.receive({ filename: file.filename, contentType: file.contentType, body: file.body });
       return await session.commit(file.image !== undefined ? { image: file.image } : {});
     } catch (error) {
       await session.abort();
@@ -233,12 +243,16 @@ export class StorageService {
     }
   }
 
-  /** A signed download link for one of the agent's stored files. */
-  async downloadLink(agentId: string, id: string, baseUrl: string): Promise<DownloadLink> {
+  /**
+   * A signed download link for one of the agent's stored files, valid `linkTtlSeconds` from now, or
+   * until `expires` (unix seconds) when given: the same expiry always signs the same link.
+   */
+  async downloadLink(agentId: string, id: string, baseUrl: string, expires?: number): Promise<DownloadLink> {
     const record = await this.ownFile(agentId, id);
     if (record.state !== "ready") throw new FileStateConflictError("This file has no bytes yet: its presigned upload has not been completed.");
-    const ttl = this.context.settings().linkTtlSeconds;
-    const expires = Math.floor(this.context.now() / 1000) + ttl;
+    const nowSeconds = Math.floor(this.context.now() / 1000);
+    const ttl = expires === undefined ? this.context.settings().linkTtlSeconds : Math.max(0, expires - nowSeconds);
+    if (expires === undefined) expires = nowSeconds + ttl;
     const url = this.sign(baseUrl, {
       method: "GET",
       path: `${SIGNED_BLOB_PATH}${record.id}`,

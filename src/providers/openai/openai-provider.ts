@@ -3,10 +3,11 @@ import { defineProvider } from "../provider.js";
 import { createOpenAISpeech, createOpenAITranscription } from "./openai-audio.js";
 import { createOpenAIChat } from "./openai-chat.js";
 import { createOpenAIImages } from "./openai-images.js";
+import { createOpenAIVideo } from "./openai-video.js";
 
 export const openaiProvider = defineProvider({
   type: "openai",
-  capabilities: ["chat", "image", "transcription", "speech"],
+  capabilities: ["chat", "image", "transcription", "speech", "video"],
   create(context) {
     return {
       name: context.name,
@@ -15,6 +16,7 @@ export const openaiProvider = defineProvider({
       images: createOpenAIImages(context),
       transcription: createOpenAITranscription(context),
       speech: createOpenAISpeech(context),
+      video: createOpenAIVideo(context),
     };
   },
 });

@@ -1,0 +1,73 @@
+// The video models in the config's catalog (docs/decisions.md §8): per model, which provider
+// serves it, what it takes (the spec's "Catalog entries": whether a reference photo is accepted or
+// required, the duration range, the resolutions and ratios offered) and its price per second of
+// finished clip for each resolution. The built-in entries are in default-video-models.ts; a
+// config that lists `catalog.video` replaces them as a whole.
+import { z } from "zod";
+
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+const ratio = z.string().regex(/^[1-9]\d*:[1-9]\d*$/, "a ratio is W:H");
+const pixelSize = z.string().regex(/^[1-9]\d*x[1-9]\d*$/, "a size is WIDTHxHEIGHT");
+const tier = z.string().regex(/^[A-Za-z0-9]+$/, "a resolution is a word such as 720p");
+
+export const videoModelSchema = z
+  .object({
+    /** Public id, `<provider name>/<vendor model>` (`runway/gen4_turbo`). */
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*\/\S+$/, "a video model id is <provider>/<model>"),
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    freeTier: z.boolean().default(false),
+    constraints: z
+      .object({
+        /** none: text only; optional: a first frame may be sent; required: it must be. */
+        referenceImage: z.enum(["none", "optional", "required"]),
+        duration: z
+          .object({
+            min: positiveInt,
+            max: positiveInt,
+            /** Only these lengths, when the vendor takes a few (Sora: 4, 8, 12). */
+            values: z.array(positiveInt).min(1).optional(),
+            default: positiveInt,
+          })
+          .strict(),
+        /** Pixel size per resolution tier and ratio. */
+        resolutions: z.record(tier, z.record(ratio, pixelSize)),
+        defaultResolution: tier,
+        defaultRatio: ratio,
+      })
+      .strict(),
+    /** Credits (micro-dollars) per second of finished clip, per resolution tier. */
+    pricing: z.object({ perSecond: z.record(tier, nonNegativeInt) }).strict(),
+  })
+  .strict()
+  .superRefine((model, context) => {
+    const { duration, resolutions, defaultResolution, defaultRatio } = model.constraints;
+    const at = (...path: Array<string | number>) => ["constraints", ...path];
+    const issue = (path: Array<string | number>, message: string) => context.addIssue({ code: "custom", path, message });
+    if (duration.min > duration.max) issue(at("duration", "min"), "min is above max");
+    for (const value of duration.values ?? [])
+      if (value < duration.min || value > duration.max) issue(at("duration", "values"), `${value} is outside min..max`);
+    const allowed = duration.values ?? [];
+    if (duration.default < duration.min || duration.default > duration.max || (allowed.length > 0 && !allowed.includes(duration.default))) {
+      issue(at("duration", "default"), "the default is not an allowed duration");
+    }
+    if (Object.keys(resolutions).length === 0) issue(at("resolutions"), "a model names at least one resolution");
+    const sizes = resolutions[defaultResolution];
+    if (!sizes) issue(at("defaultResolution"), `there are no sizes for ${defaultResolution}`);
+    else if (!sizes[defaultRatio]) issue(at("defaultRatio"), `${defaultResolution} has no size for ${defaultRatio}`);
+    for (const name of Object.keys(resolutions)) if (model.pricing.perSecond[name] === undefined) issue(["pricing", "perSecond", name], `no price for ${name}`);
+  });
+
+export const videoModelListSchema = z.array(videoModelSchema).superRefine((models, context) => {
+  const seen = new Set<string>();
+  models.forEach((model, index) => {
+    if (seen.has(model.id)) context.addIssue({ code: "custom", path: [index, "id"], message: `the video model "${model.id}" is listed twice` });
+    seen.add(model.id);
+  });
+});
+
+export type VideoModelInput = z.input<typeof videoModelSchema>;
+export type VideoModelEntry = z.output<typeof videoModelSchema>;

@@ -1,0 +1,342 @@
+// What moves video jobs on: a node-cron schedule (every `video.tickSeconds`) whose tick submits
+// QUEUED jobs to their vendor (-> SUBMITTED), polls SUBMITTED ones when due (backoff, and the
+// vendor's Retry-After), fails jobs past `video.maxJobMinutes`, and finishes succeeded ones: the
+// clip streamed to a temp file (SSRF-safe and size-capped for a vendor URL), measured with
+// ffprobe, stored in the agent's storage and library, and billed once.
+//
+// Every job is worked by at most one operation at a time (a job in flight is skipped by later
+// ticks, and ticks never overlap), with at most `video.concurrencyPerProvider` operations per
+// provider. Billing happens exactly once: the usage row is named and recorded on the job before it
+// is written, so after a restart the job finds out whether it was, and a job cancelled while its
+// clip was downloading is not billed.
+import { createReadStream, createWriteStream } from "node:fs";
+import path from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import cron, { type ScheduledTask } from "node-cron";
+import type { PlanLimits } from "../../config/config-schema.js";
+import type { Config } from "../../config/resolved-config.js";
+import type { VideoModelEntry } from "../../config/video-catalog-schema.js";
+import { withTempDir } from "../../media/temp-dir.js";
+import { probeVideoFile } from "../../media/video-probe.js";
+import type { Provider } from "../../providers/provider.js";
+import { UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
+import type { VideoCapability, VideoOutput, VideoRequest } from "../../providers/video-types.js";
+import { periodOf, UsageLog } from "../../store/usage-log.js";
+import type { VideoJobRecord, VideoJobStore } from "../../store/video-jobs.js";
+import type { CreditLedger } from "../billing/credit-ledger.js";
+import type { UrlFetcher } from "../media/picture-input.js";
+import type { StorageService } from "../storage/storage-service.js";
+import { billedVideoSeconds } from "./video-request.js";
+import type { VideoService } from "./video-service.js";
+
+export interface VideoPollerDependencies {
+  config: () => Config;
+  providers: () => ReadonlyMap<string, Provider>;
+  store: VideoJobStore;
+  service: VideoService;
+  storage: StorageService;
+  ledger: CreditLedger;
+  fetchUrl: UrlFetcher;
+  usageDir: string;
+  /** The plan of an agent now (its storage limits). */
+  planOf: (agentId: string) => PlanLimits;
+  now: () => number;
+  warn: (message: string) => void;
+}
+
+const OPERATION_TIMEOUT_MS = 120_000;
+const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
+/** Later polls of a task wait up to this many poll intervals. */
+const MAX_BACKOFF_INTERVALS = 6;
+
+export class VideoPoller {
+  private task: ScheduledTask | undefined;
+  private ticking = false;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perProvider = new Map<string, number>();
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly dependencies: VideoPollerDependencies) {}
+
+  /** Run the schedule (the server does; tests may call tick() themselves). */
+  start(): void {
+    if (this.task) return;
+    const seconds = this.dependencies.config().video.tickSeconds;
+    this.task = cron.schedule(`*/${seconds} * * * * *`, () => this.tick(), { name: "gw-video-poller", noOverlap: true, suppressMissedWarning: true });
+  }
+
+  /** Stop scheduling and wait for the operations in flight (aborted after a grace period). */
+  async stop(graceMs = 5_000): Promise<void> {
+    await this.task?.destroy();
+    this.task = undefined;
+    const timer = setTimeout(() => this.stopping.abort(new Error("the server is stopping")), graceMs);
+    timer.unref();
+    await Promise.allSettled([...this.inFlight.values()]);
+    clearTimeout(timer);
+  }
+
+  /** One pass over the unfinished jobs; the operations it starts run on after it returns. */
+  async tick(): Promise<void> {
+    if (this.ticking || this.stopping.signal.aborted) return;
+    this.ticking = true;
+    try {
+      const config = this.dependencies.config();
+      const now = this.dependencies.now();
+      for (const job of this.dependencies.store.active()) {
+        if (this.inFlight.has(job.id)) continue;
+        if (now - Date.parse(job.queuedAt) > config.video.maxJobMinutes * 60_000 && !job.billing) {
+          this.fail(job, `the job did not finish within ${config.video.maxJobMinutes} minutes`, true);
+          continue;
+        }
+        const video = this.dependencies.providers().get(job.provider)?.video;
+        if (!video) {
+          this.fail(job, `the provider ${job.provider} is no longer configured`);
+          continue;
+        }
+        if (job.nextPollAt && Date.parse(job.nextPollAt) > now) continue;
+        if ((this.perProvider.get(job.provider) ?? 0) >= config.video.concurrencyPerProvider) continue;
+        if (job.billing) this.launch(job, () => this.finishBilling(job));
+        else if (job.status === "QUEUED") this.launch(job, () => this.submit(job, video));
+        else this.launch(job, () => this.poll(job, video));
+      }
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Resolves when nothing is in flight (tests). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private launch(job: VideoJobRecord, work: () => Promise<void>): void {
+    this.perProvider.set(job.provider, (this.perProvider.get(job.provider) ?? 0) + 1);
+    const running = work()
+      .catch((error: unknown) => this.dependencies.warn(`video job ${job.id}: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        this.inFlight.delete(job.id);
+        this.perProvider.set(job.provider, (this.perProvider.get(job.provider) ?? 1) - 1);
+      });
+    this.inFlight.set(job.id, running);
+  }
+
+  private async submit(job: VideoJobRecord, video: VideoCapability): Promise<void> {
+    const image = job.request.image ? this.dependencies.store.readImage(job.id) : undefined;
+    if (job.request.image && !image) return this.fail(job, "the reference photo of this job is gone");
+    const { prompt, durationSeconds, resolution, ratio, width, height } = job.request;
+    const request: VideoRequest = { model: job.vendorModel, prompt, durationSeconds, resolution, ratio, width, height };
+    if (image && job.request.image) request.image = { bytes: image, ...job.request.image };
+    let taskId: string;
+    try {
+      ({ taskId } = await video.submit(request, { signal: this.operationSignal(OPERATION_TIMEOUT_MS) }));
+    } catch (error) {
+      if (transient(error)) return this.later(job, error);
+      return this.fail(job, `${job.provider} refused the job: ${reason(error)}`);
+    }
+    const current = this.dependencies.store.get(job.id)!;
+    if (current.status === "CANCELLED") {
+      // Cancelled while it was being submitted: the vendor's task goes too.
+      await video.cancel?.(taskId, { signal: this.operationSignal(OPERATION_TIMEOUT_MS) }).catch(() => undefined);
+      return;
+    }
+    const now = this.dependencies.now();
+    this.dependencies.store.update(job.id, {
+      status: "SUBMITTED",
+      taskId,
+      startedAt: current.startedAt ?? new Date(now).toISOString(),
+      polls: 0,
+      nextPollAt: new Date(now + this.pollIntervalMs()).toISOString(),
+    });
+  }
+
+  private async poll(job: VideoJobRecord, video: VideoCapability): Promise<void> {
+    let state: Awaited<ReturnType<VideoCapability["poll"]>>;
+    try {
+      state = await video.poll(job.taskId!, { signal: this.operationSignal(OPERATION_TIMEOUT_MS) });
+    } catch (error) {
+      if (transient(error)) return this.later(job, error);
+      return this.fail(job, `${job.provider} could not report on the job: ${reason(error)}`);
+    }
+    if (this.dependencies.store.get(job.id)?.status !== "SUBMITTED") return;
+    switch (state.state) {
+      case "queued":
+      case "running": {
+        const polls = job.polls + 1;
+        const wait = state.retryAfterMs ?? this.pollIntervalMs() * Math.min(MAX_BACKOFF_INTERVALS, 1 + Math.floor(polls / 5));
+        this.dependencies.store.update(job.id, {
+          polls,
+          progress: state.progress,
+          nextPollAt: new Date(this.dependencies.now() + wait).toISOString(),
+        });
+        return;
+      }
+      case "succeeded":
+        return this.finish(job, video, state.output);
+      case "failed":
+        return this.fail(job, `${job.provider} failed the job: ${state.error}`);
+      case "cancelled":
+        return this.fail(job, state.error ? `${job.provider} cancelled the job: ${state.error}` : `${job.provider} cancelled the job`, false, "CANCELLED");
+      case "lost":
+        if (video.resubmitsLostTasks) {
+          this.dependencies.store.update(job.id, { status: "QUEUED", taskId: undefined, nextPollAt: undefined, progress: undefined });
+          return;
+        }
+        return this.fail(job, `${job.provider} no longer knows the job's task`);
+    }
+  }
+
+  /** The clip to a temp file, measured, stored, then billed; a job cancelled meanwhile is neither stored nor billed. */
+  private async finish(job: VideoJobRecord, video: VideoCapability, output: VideoOutput): Promise<void> {
+    const config = this.dependencies.config();
+    const maxBytes = config.video.maxClipBytes;
+    await withTempDir(async (directory) => {
+      const file = path.join(directory, "clip.mp4");
+      try {
+        await this.download(job, video, output, file, maxBytes);
+      } catch (error) {
+        if (transient(error)) return this.later(job, error);
+        return this.fail(job, `the clip could not be downloaded from ${job.provider}: ${reason(error)}`);
+      }
+      let seconds: number;
+      try {
+        seconds = (await probeVideoFile(file, { signal: this.operationSignal(OPERATION_TIMEOUT_MS) })).durationSeconds;
+      } catch (error) {
+        return this.fail(job, `the clip ${job.provider} made cannot be read: ${reason(error)}`);
+      }
+      if (this.dependencies.store.get(job.id)?.status !== "SUBMITTED") return;
+      let fileId: string;
+      try {
+        const stored = await this.dependencies.storage.storeStream(job.agentId, this.dependencies.planOf(job.agentId), {
+          filename: `video-${job.id}.mp4`,
+          contentType: "video/mp4",
+          body: createReadStream(file),
+          image: { projectId: job.projectId, model: job.model, prompt: job.request.prompt },
+        });
+        fileId = stored.id;
+      } catch (error) {
+        return this.fail(job, `the clip could not be stored in your storage: ${reason(error)}`);
+      }
+      const model = config.catalog.video.find((entry) => entry.id === job.model);
+      const billed = billedVideoSeconds(seconds);
+      const credits = billed * priceOf(model, job);
+      const expiresAt = new Date(this.dependencies.now() + config.video.resultTtlHours * 3_600_000).toISOString();
+      const current = this.dependencies.store.get(job.id)!;
+      if (current.status !== "SUBMITTED") {
+        await this.dependencies.storage.remove(job.agentId, this.dependencies.planOf(job.agentId), fileId).catch(() => undefined);
+        return;
+      }
+      const billing = { rowId: crypto.randomUUID(), credits, seconds: billed, written: false };
+      const ready = this.dependencies.store.update(job.id, { billing, result: { fileId, expiresAt, durationSeconds: Math.round(seconds * 1000) / 1000 } });
+      await this.finishBilling(ready);
+    });
+  }
+
+  /** Write the job's usage row unless it already was (a restart between the two), then mark it SUCCEEDED. */
+  private async finishBilling(job: VideoJobRecord): Promise<void> {
+    const billing = job.billing!;
+    if (!billing.written && !this.rowWritten(billing.rowId)) {
+      const reservation = this.dependencies.service.reservations.get(job.id) ?? this.dependencies.ledger.hold(job.agentId, 0);
+      await this.dependencies.ledger.settle(
+        reservation,
+        {
+          agent: job.agentId,
+          keyPrefix: job.keyPrefix,
+          endpoint: "video.generations",
+          model: job.model,
+          provider: job.provider,
+          units: { seconds: billing.seconds },
+          credits: billing.credits,
+          requestId: job.id,
+        },
+        billing.rowId,
+      );
+    }
+    this.dependencies.service.releaseReservation(job.id);
+    this.dependencies.store.update(job.id, {
+      status: "SUCCEEDED",
+      finishedAt: new Date(this.dependencies.now()).toISOString(),
+      billing: { ...billing, written: true },
+      nextPollAt: undefined,
+      progress: undefined,
+    });
+  }
+
+  private async download(job: VideoJobRecord, video: VideoCapability, output: VideoOutput, file: string, maxBytes: number): Promise<void> {
+    const signal = this.operationSignal(DOWNLOAD_TIMEOUT_MS);
+    if (output.kind === "url") {
+      await this.dependencies.fetchUrl(output.url, {
+        maxBytes,
+        timeoutMs: DOWNLOAD_TIMEOUT_MS,
+        accept: "video/*",
+        signal,
+        sink: createWriteStream(file, { mode: 0o600 }),
+      });
+      return;
+    }
+    if (!video.download) throw new Error(`${job.provider} gives no way to download the clip`);
+    const { body } = await video.download(job.taskId!, { signal, maxBytes });
+    let total = 0;
+    const cap = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        total += chunk.length;
+        done(total > maxBytes ? new Error(`the clip is larger than the ${maxBytes}-byte limit`) : null, chunk);
+      },
+    });
+    await pipeline(body, cap, createWriteStream(file, { mode: 0o600 }), { signal });
+  }
+
+  /** A passing problem (a vendor 5xx or 429, a network failure): try again after the poll interval. */
+  private later(job: VideoJobRecord, error: unknown): void {
+    this.dependencies.warn(`video job ${job.id}: ${job.provider} failed for now, trying again: ${reason(error)}`);
+    const retryAfter = error instanceof UpstreamHttpError ? error.retryAfterMs : undefined;
+    this.dependencies.store.update(job.id, { nextPollAt: new Date(this.dependencies.now() + (retryAfter ?? this.pollIntervalMs())).toISOString() });
+  }
+
+  private fail(job: VideoJobRecord, error: string, cancelTask = false, status: "FAILED" | "CANCELLED" = "FAILED"): void {
+    const current = this.dependencies.store.get(job.id);
+    if (!current || current.status === "SUCCEEDED" || current.status === "FAILED" || current.status === "CANCELLED") return;
+    this.dependencies.service.end(current, status, error);
+    const video = this.dependencies.providers().get(job.provider)?.video;
+    if (cancelTask && current.taskId && video?.cancel)
+      video.cancel(current.taskId, { signal: this.operationSignal(OPERATION_TIMEOUT_MS) }).catch(() => undefined);
+  }
+
+  private rowWritten(rowId: string): boolean {
+    const now = new Date(this.dependencies.now());
+    const previous = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15));
+    return [now, previous].some((date) => UsageLog.readRows(this.dependencies.usageDir, periodOf(date)).some((row) => row.id === rowId));
+  }
+
+  private pollIntervalMs(): number {
+    return this.dependencies.config().video.pollIntervalSeconds * 1000;
+  }
+
+  private operationSignal(timeoutMs: number): AbortSignal {
+    return AbortSignal.any([AbortSignal.timeout(timeoutMs), this.stopping.signal]);
+  }
+}
+
+function priceOf(model: VideoModelEntry | undefined, job: VideoJobRecord): number {
+  if (model) return model.pricing.perSecond[job.request.resolution] ?? 0;
+  // The model left the catalog while the job ran: the price it was queued at.
+  return Math.round(job.estimateCredits / job.request.durationSeconds);
+}
+
+function transient(error: unknown): boolean {
+  if (error instanceof UpstreamHttpError) return error.status === 429 || error.status >= 500;
+  return error instanceof UpstreamNetworkError;
+}
+
+function reason(error: unknown): string {
+  if (error instanceof UpstreamHttpError) {
+    try {
+      const parsed = JSON.parse(error.body) as { error?: { message?: unknown } };
+      if (typeof parsed.error?.message === "string") return parsed.error.message;
+    } catch {
+      // not JSON
+    }
+    return `HTTP ${error.status}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,166 @@
+// Video jobs without HTTP: submit (checked against the model's catalog entry, the reference photo
+// fetched and checked, the estimated cost reserved: 402 before anything is queued; nothing is
+// billed), read one (another agent's job answers like a missing one), list an agent's recent jobs,
+// and cancel one that is not finished (409 on a finished one). The poller (video-poller.ts) moves
+// jobs on; billing happens there, once, on success.
+import type { Config } from "../../config/resolved-config.js";
+import type { Provider } from "../../providers/provider.js";
+import { newVideoJobId, TERMINAL_STATUSES, type VideoJobRecord, type VideoJobStore } from "../../store/video-jobs.js";
+import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
+import { VideoJobConflictError, VideoJobNotFoundError } from "../errors.js";
+import type { ImageLibrary } from "../images/image-library.js";
+import { readPicture, type UrlFetcher } from "../media/picture-input.js";
+import type { StorageService } from "../storage/storage-service.js";
+import type { ToolCallContext } from "../tool-provider-call.js";
+import { chooseVideoModel, type VideoModelsView } from "./video-models.js";
+import { checkAgainstModel, estimateVideoCredits, type VideoGenerationBody } from "./video-request.js";
+
+export interface VideoJobBody {
+  id: string;
+  status: VideoJobRecord["status"];
+  model: string;
+  queuedAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  resultUrl?: string;
+  resultExpiresAt?: string;
+  error?: string;
+  /** 0 to 1, while the vendor reports it. */
+  progress?: number;
+}
+
+export interface VideoServiceDependencies {
+  config: () => Config;
+  providers: () => ReadonlyMap<string, Provider>;
+  ledger: CreditLedger;
+  store: VideoJobStore;
+  storage: StorageService;
+  library: ImageLibrary;
+  fetchUrl: UrlFetcher;
+  /** Wall-clock milliseconds (tests move time by hand). */
+  now: () => number;
+  warn: (message: string) => void;
+}
+
+export class VideoService {
+  /** Credits held per running job, released when it ends. */
+  readonly reservations = new Map<string, Reservation>();
+
+  constructor(private readonly dependencies: VideoServiceDependencies) {
+    // Jobs that were running before a restart hold their estimate again.
+    for (const job of dependencies.store.active()) this.reservations.set(job.id, dependencies.ledger.hold(job.agentId, job.estimateCredits));
+  }
+
+  async submit(body: VideoGenerationBody, context: ToolCallContext): Promise<VideoJobBody> {
+    const { ledger, store } = this.dependencies;
+    const model = chooseVideoModel(this.view(), body.model, context);
+    const plan = checkAgainstModel(model, body);
+    const estimate = estimateVideoCredits(model, plan);
+    // 402 before the picture is fetched; the reservation below still decides.
+    ledger.requireAvailable(context.caller.agent.id, context.plan.monthlyCredits, estimate);
+    const picture = body.image_url
+      ? await readPicture(body.image_url, { fetch: this.dependencies.fetchUrl, param: "image_url", signal: context.signal })
+      : undefined;
+    const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id });
+    const reservation = ledger.reserve(context.caller.agent.id, context.plan.monthlyCredits, estimate);
+    const job: VideoJobRecord = {
+      id: newVideoJobId(),
+      agentId: context.caller.agent.id,
+      keyPrefix: context.caller.key.prefix,
+      model: model.id,
+      provider: model.provider,
+      vendorModel: model.model,
+      status: "QUEUED",
+      queuedAt: new Date(this.dependencies.now()).toISOString(),
+      request: { prompt: body.prompt, ...plan, ...(picture ? { image: { mediaType: picture.mediaType, width: picture.width, height: picture.height } } : {}) },
+      projectId: lineage.projectId,
+      estimateCredits: estimate,
+      polls: 0,
+    };
+    try {
+      store.create(job, picture?.bytes);
+    } catch (error) {
+      ledger.release(reservation);
+      throw error;
+    }
+    this.reservations.set(job.id, reservation);
+    return { id: job.id, status: job.status, model: job.model, queuedAt: job.queuedAt };
+  }
+
+  /** The caller's job; another agent's, or none, is 404. */
+  async get(agentId: string, id: string, baseUrl: string): Promise<VideoJobBody> {
+    return this.body(this.own(agentId, id), baseUrl);
+  }
+
+  async list(agentId: string, limit: number, baseUrl: string): Promise<VideoJobBody[]> {
+    return Promise.all(this.dependencies.store.list(agentId, limit).map((job) => this.body(job, baseUrl)));
+  }
+
+  /** Cancel a job that has not finished: CANCELLED, nothing billed, the vendor task cancelled where it can be. */
+  async cancel(agentId: string, id: string, baseUrl: string): Promise<VideoJobBody> {
+    const job = this.own(agentId, id);
+    if (TERMINAL_STATUSES.has(job.status))
+      throw new VideoJobConflictError(`The video job ${id} has already finished (${job.status}); only a queued or running job can be cancelled.`);
+    if (job.billing) throw new VideoJobConflictError(`The video job ${id} is finishing (its clip is being stored); it can no longer be cancelled.`);
+    const cancelled = this.end(job, "CANCELLED", "cancelled by client");
+    const video = this.dependencies.providers().get(job.provider)?.video;
+    if (job.taskId && video?.cancel) {
+      const taskId = job.taskId;
+      video.cancel(taskId, { signal: AbortSignal.timeout(30_000) }).catch((error: unknown) => {
+        this.dependencies.warn(
+          `video job ${id}: the ${job.provider} task ${taskId} could not be cancelled: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      });
+    }
+    return this.body(cancelled, baseUrl);
+  }
+
+  /** Make a job terminal (FAILED or CANCELLED) and give its held credits back. */
+  end(job: VideoJobRecord, status: "FAILED" | "CANCELLED", error: string): VideoJobRecord {
+    const ended = this.dependencies.store.update(job.id, {
+      status,
+      error,
+      finishedAt: new Date(this.dependencies.now()).toISOString(),
+      nextPollAt: undefined,
+      progress: undefined,
+    });
+    this.releaseReservation(job.id);
+    return ended;
+  }
+
+  releaseReservation(jobId: string): void {
+    const reservation = this.reservations.get(jobId);
+    if (reservation) this.dependencies.ledger.release(reservation);
+    this.reservations.delete(jobId);
+  }
+
+  private own(agentId: string, id: string): VideoJobRecord {
+    const job = this.dependencies.store.get(id);
+    if (!job || job.agentId !== agentId) throw new VideoJobNotFoundError(id);
+    return job;
+  }
+
+  /** The spec's job. The result link is signed for the job's fixed expiry, so every poll gets the same link, expired or not. */
+  private async body(job: VideoJobRecord, baseUrl: string): Promise<VideoJobBody> {
+    const body: VideoJobBody = { id: job.id, status: job.status, model: job.model, queuedAt: job.queuedAt };
+    if (job.startedAt) body.startedAt = job.startedAt;
+    if (job.finishedAt) body.finishedAt = job.finishedAt;
+    if (job.status === "SUBMITTED" && job.progress !== undefined) body.progress = job.progress;
+    if (job.status === "SUCCEEDED" && job.result) {
+      const expires = Math.floor(Date.parse(job.result.expiresAt) / 1000);
+      try {
+        body.resultUrl = (await this.dependencies.storage.downloadLink(job.agentId, job.result.fileId, baseUrl, expires)).url;
+        body.resultExpiresAt = job.result.expiresAt;
+      } catch {
+        // The clip was deleted from the agent's storage: the job stays SUCCEEDED, without a link.
+        body.error = "the clip has been deleted from your storage";
+      }
+    }
+    if ((job.status === "FAILED" || job.status === "CANCELLED") && job.error) body.error = job.error;
+    return body;
+  }
+
+  private view(): VideoModelsView {
+    return { config: this.dependencies.config(), providers: this.dependencies.providers() };
+  }
+}

@@ -1,0 +1,49 @@
+// Runway error bodies ({"error": "<human-readable>"}, reference video.md §2; a validation failure
+// may list `issues` beside it) -> the OpenAI error envelope the video endpoints answer, status
+// kept; the vendor's body is kept as `vendorBody`.
+
+import { isObject } from "../openai-message-parts.js";
+import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
+
+/** Runway asks for backoff on a 429, usually without Retry-After: the pause assumed then. */
+export const RUNWAY_RATE_LIMIT_PAUSE_MS = 10_000;
+
+interface RunwayError {
+  message: string;
+  param?: string;
+}
+
+export function fromRunwayHttpError(error: UpstreamHttpError): UpstreamHttpError {
+  const vendor = readRunwayError(error.body);
+  const body = JSON.stringify({
+    error: {
+      message: vendor?.message ?? `Runway answered HTTP ${error.status}.`,
+      type: openaiErrorType(error.status),
+      param: vendor?.param ?? null,
+      code: `http_${error.status}`,
+    },
+  });
+  const retryAfterMs = error.retryAfterMs ?? (error.status === 429 ? RUNWAY_RATE_LIMIT_PAUSE_MS : undefined);
+  return new UpstreamHttpError(error.provider, error.status, body, "application/json", retryAfterMs, error.body, error.request);
+}
+
+export function readRunwayError(body: string): RunwayError | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(parsed)) return undefined;
+  const text = typeof parsed.error === "string" && parsed.error !== "" ? parsed.error : undefined;
+  const issues = (Array.isArray(parsed.issues) ? parsed.issues : []).filter(isObject).map((issue) => ({
+    field: Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined,
+    message: typeof issue.message === "string" ? issue.message : "is invalid",
+  }));
+  if (text === undefined && issues.length === 0) return undefined;
+  const details = issues.map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message));
+  const vendor: RunwayError = { message: [text, details.join("; ")].filter(Boolean).join(": ") };
+  const param = issues[0]?.field;
+  if (param) vendor.param = param;
+  return vendor;
+}
