@@ -79,7 +79,7 @@ async function storedIds(gateway: TestGateway, key: string): Promise<string[]> {
   return ((await response.json()) as { data: Array<{ id: string }> }).data.map((file) => file.id);
 }
 
-test("tools/list names the image and audio tools with their input schemas", async (t) => {
+test("tools/list names the image, audio and video tools with their input schemas", async (t) => {
   await withSetup(async ({ gateway, keys }) => {
     const client = await connect(gateway, keys.pro);
     const { tools } = await client.listTools();
@@ -92,6 +92,8 @@ test("tools/list names the image and audio tools with their input schemas", asyn
       "image_edit",
       "image_generate",
       "image_upscale",
+      "video_generate",
+      "video_status",
     ]);
     const edit = tools.find((tool) => tool.name === "image_edit")!;
     t.deepEqual(edit.inputSchema.required?.sort(), ["images", "prompt"]);

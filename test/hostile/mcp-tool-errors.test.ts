@@ -14,7 +14,17 @@ import { addKey, makeHome, startTestGateway, type TestGateway } from "../helpers
 import { type PictureHosts, startPictureHosts } from "../helpers/picture-hosts.js";
 
 const UPSTREAM_SECRET = "sk-upstream-secret-do-not-leak";
-const TOOL_NAMES = ["audio_speak", "audio_transcribe", "image_background_remove", "image_describe", "image_edit", "image_generate", "image_upscale"];
+const TOOL_NAMES = [
+  "audio_speak",
+  "audio_transcribe",
+  "image_background_remove",
+  "image_describe",
+  "image_edit",
+  "image_generate",
+  "image_upscale",
+  "video_generate",
+  "video_status",
+];
 
 interface Setup {
   gateway: TestGateway;

@@ -10,6 +10,7 @@ import { registerAudioTools } from "./audio-tools.js";
 import { registerImageTools } from "./image-tools.js";
 import { mcpToolContext } from "./mcp-context.js";
 import { refuseNonObjectToolArguments } from "./tool-call-arguments.js";
+import { registerVideoTools } from "./video-tools.js";
 
 export const MCP_SERVER_NAME = "gw";
 
@@ -19,20 +20,27 @@ export interface McpRequest {
   body: unknown;
   caller: Caller;
   requestId: string;
+  /** Where signed links (a video's clip) point. */
+  linkBaseUrl: string;
   log: (error: unknown) => void;
 }
 
-export async function handleMcpRequest(gateway: Gateway, version: string, { request, body, caller, requestId, log }: McpRequest): Promise<Response> {
+export async function handleMcpRequest(
+  gateway: Gateway,
+  version: string,
+  { request, body, caller, requestId, linkBaseUrl, log }: McpRequest,
+): Promise<Response> {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version },
     {
       instructions:
-        "gw's image and audio tools: generate, edit, upscale, remove backgrounds and describe pictures; transcribe audio and speak text. Pictures and speech you make are saved in your gw library; asset ids name them.",
+        "gw's image, audio and video tools: generate, edit, upscale, remove backgrounds and describe pictures; transcribe audio and speak text; start video jobs and follow them (video_status until SUCCEEDED, FAILED or CANCELLED). What you make is saved in your gw library.",
     },
   );
   const toolContext = mcpToolContext(gateway, caller, requestId, request.signal, log);
   registerImageTools(server, toolContext);
   registerAudioTools(server, toolContext);
+  registerVideoTools(server, toolContext, linkBaseUrl);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -10,6 +10,7 @@ import type { Gateway } from "../../gateway/gateway.js";
 import { readJsonValue } from "../read-json-body.js";
 import { authenticateBearer, requestIdOf } from "../request-context.js";
 import type { ServerLogger } from "../server-logger.js";
+import { linkBaseUrl } from "./storage.js";
 
 export const MCP_PATH = "/mcp";
 
@@ -30,6 +31,7 @@ export function registerMcp(app: H3, gateway: Gateway, logger: ServerLogger): vo
       body,
       caller,
       requestId,
+      linkBaseUrl: linkBaseUrl(event, gateway),
       log: (error) => logger.error(error, requestId),
     });
     response.headers.set("x-request-id", requestId);
