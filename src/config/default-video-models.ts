@@ -35,6 +35,7 @@ export const DEFAULT_VIDEO_MODEL_INPUTS: VideoModelInput[] = [
     description: "Image to video: animates the reference photo following the prompt.",
     constraints: {
       referenceImage: "required",
+      maxPromptLength: 1000,
       duration: { min: 5, max: 10, values: [5, 10], default: 5 },
       resolutions: { "720p": { "16:9": "1280x720", "9:16": "720x1280", "4:3": "1104x832", "3:4": "832x1104", "1:1": "960x960", "21:9": "1584x672" } },
       defaultResolution: "720p",
@@ -50,6 +51,7 @@ export const DEFAULT_VIDEO_MODEL_INPUTS: VideoModelInput[] = [
     description: "Text to video, or image to video with a reference photo.",
     constraints: {
       referenceImage: "optional",
+      maxPromptLength: 1000,
       duration: { min: 2, max: 10, default: 5 },
       resolutions: { "720p": LANDSCAPE_AND_PORTRAIT_720 },
       defaultResolution: "720p",

@@ -24,6 +24,8 @@ export const videoModelSchema = z
       .object({
         /** none: text only; optional: a first frame may be sent; required: it must be. */
         referenceImage: z.enum(["none", "optional", "required"]),
+        /** The longest prompt the vendor takes, in characters (the gateway's own cap is 4000). */
+        maxPromptLength: positiveInt.optional(),
         duration: z
           .object({
             min: positiveInt,

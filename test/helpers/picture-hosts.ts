@@ -4,7 +4,7 @@
 // gateway is the real SSRF-safe fetcher; only its DNS and the socket of a vetted public address
 // are redirected to 127.0.0.1, so every refusal is decided by production code, and a test proves
 // a refusal by the trap's counters staying at zero.
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { UrlFetcher } from "../../src/gateway/media/picture-input.js";
 import { type HostResolver, safeFetch } from "../../src/net/safe-fetch.js";
@@ -18,6 +18,8 @@ export interface PictureHosts {
   serve(path: string, bytes: Buffer, contentType?: string): void;
   /** Answer a path of the public host with a redirect. */
   redirect(path: string, location: string): void;
+  /** Relay requests for unregistered paths under `prefix` (query kept) to `origin`, e.g. a fake vendor's clip URLs. */
+  forward(prefix: string, origin: string): void;
   /** Requests the public host received. */
   publicHits: string[];
   /** The trap: requests and connections it got (must stay 0). */
@@ -28,11 +30,14 @@ export interface PictureHosts {
 
 export async function startPictureHosts(): Promise<PictureHosts> {
   const files = new Map<string, { bytes: Buffer; contentType: string } | { location: string }>();
+  const forwards = new Map<string, string>();
   const publicHits: string[] = [];
   const publicServer = createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://x").pathname;
     publicHits.push(path);
     const entry = files.get(path);
+    const forwardTo = entry ? undefined : [...forwards].find(([prefix]) => path.startsWith(prefix))?.[1];
+    if (forwardTo) return void relay(`${forwardTo}${request.url ?? "/"}`, response);
     if (!entry) return void response.writeHead(404).end("not found");
     if ("location" in entry) return void response.writeHead(302, { location: entry.location }).end();
     response.writeHead(200, { "content-type": entry.contentType, "content-length": entry.bytes.length }).end(entry.bytes);
@@ -76,6 +81,9 @@ export async function startPictureHosts(): Promise<PictureHosts> {
     redirect(path, location) {
       files.set(path, { location });
     },
+    forward(prefix, origin) {
+      forwards.set(prefix, origin.replace(/\/+$/, ""));
+    },
     publicHits,
     internal,
     fetchUrl,
@@ -85,6 +93,22 @@ export async function startPictureHosts(): Promise<PictureHosts> {
       await Promise.all([new Promise((done) => publicServer.close(done)), new Promise((done) => internalServer.close(done))]);
     },
   };
+}
+
+/** GET `url` and answer with its status, content type and length, and its body streamed. */
+async function relay(url: string, response: ServerResponse): Promise<void> {
+  try {
+    const upstream = await fetch(url);
+    const headers: Record<string, string> = { "content-type": upstream.headers.get("content-type") ?? "application/octet-stream" };
+    const length = upstream.headers.get("content-length");
+    if (length !== null) headers["content-length"] = length;
+    response.writeHead(upstream.status, headers);
+    if (upstream.body) for await (const chunk of upstream.body) response.write(chunk);
+    response.end();
+  } catch {
+    if (response.headersSent) response.destroy();
+    else response.writeHead(502).end("relay failed");
+  }
 }
 
 function listen(server: Server): Promise<number> {

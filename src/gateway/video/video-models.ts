@@ -61,6 +61,7 @@ export interface PublicVideoModel {
   freeTier: boolean;
   constraints: {
     referenceImage: "none" | "optional" | "required";
+    maxPromptLength?: number;
     duration: { min: number; max: number; values?: number[]; default: number };
     resolutions: string[];
     ratios: string[];

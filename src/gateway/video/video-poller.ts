@@ -86,7 +86,8 @@ export class VideoPoller {
       for (const job of this.dependencies.store.active()) {
         if (this.inFlight.has(job.id)) continue;
         if (now - Date.parse(job.queuedAt) > config.video.maxJobMinutes * 60_000 && !job.billing) {
-          this.fail(job, `the job did not finish within ${config.video.maxJobMinutes} minutes`, true);
+          const minutes = config.video.maxJobMinutes;
+          this.fail(job, `the job did not finish within ${minutes} ${minutes === 1 ? "minute" : "minutes"}`, true);
           continue;
         }
         const video = this.dependencies.providers().get(job.provider)?.video;

@@ -34,7 +34,12 @@ export interface VideoPlan {
 }
 
 export function checkAgainstModel(model: VideoModelEntry, body: VideoGenerationBody): VideoPlan {
-  const { duration, resolutions, referenceImage } = model.constraints;
+  const { duration, resolutions, referenceImage, maxPromptLength } = model.constraints;
+  if (maxPromptLength !== undefined && body.prompt.length > maxPromptLength) {
+    throw new InvalidRequestError(`${model.id} takes prompts of at most ${maxPromptLength} characters; this one has ${body.prompt.length}.`, {
+      param: "prompt",
+    });
+  }
   if (referenceImage === "required" && body.image_url === undefined) {
     throw new InvalidRequestError(`${model.id} makes a clip from a reference photo: send image_url (an http(s) URL or a data: URL).`, { param: "image_url" });
   }
