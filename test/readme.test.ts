@@ -95,6 +95,8 @@ const COVERED = [
   "gw audio voices",
   "$GW/v1/audio/speech",
   "$GW/v1/audio/transcriptions",
+  "$GW/v1/video/generations",
+  "gw video generate",
   "gw help",
   "$GW/health",
   "export GW=",

@@ -20,6 +20,7 @@ import {
   type StoredFileBody,
   type UploadSource,
 } from "./storage-types.js";
+import { VideoClient } from "./video-client.js";
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -29,11 +30,15 @@ export class GwClient {
   readonly transport: HttpTransport;
   /** The audio endpoints (audio-client.ts): transcription, speech, voices, the audio catalog. */
   readonly audio: AudioClient;
+  /** The video endpoints (video-client.ts): submit, poll, cancel and list jobs, the clip, the video catalog. */
+  readonly video: VideoClient;
 
   constructor(options: TransportOptions | HttpTransport) {
     this.transport = options instanceof HttpTransport ? options : new HttpTransport(options);
     // Streamed transcription uploads go around the transport's fetch and need the key themselves.
     this.audio = new AudioClient(this.transport, { apiKey: options instanceof HttpTransport ? undefined : options.apiKey });
+    // Clips come from signed links outside the transport's base URL, fetched with the same fetch.
+    this.video = new VideoClient(this.transport, { fetch: options instanceof HttpTransport ? undefined : options.fetch });
   }
 
   async listModels(options: CallOptions = {}): Promise<ModelList> {
