@@ -7,6 +7,7 @@ import { speechModelListSchema, transcriptionModelListSchema } from "./audio-cat
 import { DEFAULT_SPEECH_MODEL_INPUTS, DEFAULT_TRANSCRIPTION_MODEL_INPUTS } from "./default-audio-models.js";
 import { DEFAULT_IMAGE_MODEL_INPUTS } from "./default-image-models.js";
 import { DEFAULT_VIDEO_MODEL_INPUTS } from "./default-video-models.js";
+import { DEFAULT_SEARCH_MODEL_INPUTS, searchModelListSchema } from "./search-catalog-schema.js";
 import { videoModelListSchema } from "./video-catalog-schema.js";
 
 const nonNegativeInt = z.number().int().nonnegative();
@@ -131,6 +132,7 @@ export const catalogSchema = z
     speech: speechModelListSchema.default(() => speechModelListSchema.parse(DEFAULT_SPEECH_MODEL_INPUTS)),
     transcription: transcriptionModelListSchema.default(() => transcriptionModelListSchema.parse(DEFAULT_TRANSCRIPTION_MODEL_INPUTS)),
     video: videoModelListSchema.default(() => videoModelListSchema.parse(DEFAULT_VIDEO_MODEL_INPUTS)),
+    search: searchModelListSchema.default(() => searchModelListSchema.parse(DEFAULT_SEARCH_MODEL_INPUTS)),
   })
   .strict();
 

@@ -8,6 +8,7 @@ import type { SpeechCapability, TranscriptionCapability } from "./audio-types.js
 import type { ChatCapability } from "./chat-types.js";
 import type { ImageCapability } from "./image-types.js";
 import type { MessagesCapability } from "./messages-types.js";
+import type { SearchCapability } from "./search-types.js";
 import type { VideoCapability } from "./video-types.js";
 
 export interface ProviderContext {
@@ -36,6 +37,8 @@ export interface Provider {
   transcription?: TranscriptionCapability;
   /** Text to speech, and the voices it speaks. */
   speech?: SpeechCapability;
+  /** Web search. */
+  search?: SearchCapability;
   /** Asynchronous video generation jobs. */
   video?: VideoCapability;
 }
