@@ -94,6 +94,7 @@ test("tools/list names the image, audio and video tools with their input schemas
       "image_upscale",
       "video_generate",
       "video_status",
+      "web_search",
     ]);
     const edit = tools.find((tool) => tool.name === "image_edit")!;
     t.deepEqual(edit.inputSchema.required?.sort(), ["images", "prompt"]);

@@ -152,6 +152,11 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
   const file = homePaths(home).config;
   const raw = JSON.parse(readFileSync(file, "utf8")) as { providers: Record<string, unknown> };
   raw.providers.lm = { type: "luma", apiKey: "${LUMA_API_KEY}" };
+  // A tool the config adds itself takes PROVIDER/MODEL of a configured provider of a type gw implements.
+  (raw as { tools?: Record<string, unknown> }).tools = {
+    ...((raw as { tools?: Record<string, unknown> }).tools ?? {}),
+    translate: { default: null, allow: [] },
+  };
   writeFileSync(file, `${JSON.stringify(raw, null, 2)}\n`);
   const before = readFileSync(file, "utf8");
 
@@ -165,14 +170,14 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
       ["transcription", "dg/nova-2"],
       /"dg\/nova-2" is not in the transcription catalog \(catalog.transcription\) and names no configured provider of a catalog model's type; models that transcribe: openai\/whisper-1, .*deepgram\/nova-3/,
     ],
-    [
-      ["search", "anything"],
-      /"anything" is not PROVIDER\/MODEL; search takes PROVIDER\/MODEL with one of the configured providers gw implements: openai, anthropic, local$/m,
-    ],
-    [["search", "elevenlabs/web"], /no provider "elevenlabs" is configured;.*openai, anthropic, local/],
-    [["search", "lm/web"], /provider "lm" is of type luma, which gw does not implement \(it implements [^)]*runway[^)]*\)/],
-    [["search", "local/"], /not PROVIDER\/MODEL/],
+    [["search", "anything"], /"anything" is not in the search catalog \(catalog.search\); models that search the web: brave\/web, tavily\/basic/],
     [["video", "local/"], /"local\/" is not in the video catalog \(catalog.video\); models that make videos: local\/kenburns, runway\/gen4_turbo/],
+    [
+      ["translate", "anything"],
+      /"anything" is not PROVIDER\/MODEL; translate takes PROVIDER\/MODEL with one of the configured providers gw implements: openai, anthropic, local$/m,
+    ],
+    [["translate", "elevenlabs/web"], /no provider "elevenlabs" is configured;.*openai, anthropic, local/],
+    [["translate", "lm/x"], /provider "lm" is of type luma, which gw does not implement \(it implements [^)]*runway[^)]*\)/],
     [["describe", "gpt-4o"], /"gpt-4o" is not a chat model this gateway routes.*openai\/MODEL, anthropic\/MODEL, auto/],
     [["enhance", "local/llama3"], /not a chat model this gateway routes/],
     [["ocr", "local/easyocr"], /not an OCR engine gw runs: ocr takes local\/tesseract/],
@@ -189,7 +194,7 @@ test("gw tools enable refuses model ids nothing configured here serves, naming w
     ["speech", "local/espeak"],
     ["transcription", "openai/whisper-1"],
     ["video", "openai/sora-2"],
-    ["search", "openai/web"],
+    ["search", "searxng/web"],
     ["describe", "anthropic/claude-sonnet-4-5"],
     ["enhance", "auto"],
     ["ocr", "local/tesseract"],

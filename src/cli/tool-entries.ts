@@ -1,7 +1,7 @@
 // `tools` in config.json as `gw tools` shows and edits it: each tool's default and allowlist.
 // Catalog tools take models of their catalog: image, upscale and background the image models
-// that do the tool's work, speech and transcription the audio catalog's, video the video
-// catalog's; the other tools take ids a configured provider could serve (tool-models.ts).
+// that do the tool's work, speech and transcription the audio catalog's, video and search their
+// own; the other tools take ids a configured provider could serve (tool-models.ts).
 import { type AudioToolName, audioCatalogOf, findAudioModel } from "../config/audio-model-lookup.js";
 import { type CatalogConfig, catalogSchema, type ImageModelEntry, type ImageOperation } from "../config/catalog-schema.js";
 import type { RawConfig } from "../config/config-file.js";
@@ -25,6 +25,7 @@ const TOOL_WORK: Record<string, string> = {
   speech: "speak",
   transcription: "transcribe",
   video: "make videos",
+  search: "search the web",
 };
 
 export interface ToolView {
@@ -50,7 +51,7 @@ export function isImageTool(tool: string): boolean {
 
 /** Tools that take models of a catalog (image or audio) rather than any id a provider serves. */
 export function isCatalogTool(tool: string): boolean {
-  return isImageTool(tool) || AUDIO_TOOLS.has(tool) || tool === "video";
+  return isImageTool(tool) || AUDIO_TOOLS.has(tool) || tool === "video" || tool === "search";
 }
 
 /** Catalog models that do this tool's work (none for tools outside the catalogs). */
@@ -58,6 +59,7 @@ export function toolModels(catalog: CatalogConfig, tool: string): Array<{ id: st
   if (tool === "speech") return catalog.speech;
   if (tool === "transcription") return catalog.transcription;
   if (tool === "video") return catalog.video;
+  if (tool === "search") return catalog.search;
   const operations = IMAGE_TOOL_OPERATIONS[tool] ?? [];
   return catalog.image.filter((model) => model.operations.some((operation) => operations.includes(operation)));
 }
@@ -138,9 +140,9 @@ function catalogModelFor(raw: RawConfig, tool: string, model: string): { id: str
   if (!parsed.success) throw new CliError("config.json: the catalog is invalid; `gw doctor` shows where");
   const fitting = toolModels(parsed.data, tool);
   const suggestions = `models that ${TOOL_WORK[tool]}: ${fitting.map((entry) => entry.id).join(", ") || "none in the catalog"}`;
-  if (tool === "video") {
+  if (tool === "video" || tool === "search") {
     const entry = fitting.find((candidate) => candidate.id === model);
-    if (!entry) throw new CliError(`"${model}" is not in the video catalog (catalog.video); ${suggestions}`);
+    if (!entry) throw new CliError(`"${model}" is not in the ${tool} catalog (catalog.${tool}); ${suggestions}`);
     return entry;
   }
   const entry: ImageModelEntry | undefined = parsed.data.image.find((candidate) => candidate.id === model);

@@ -53,7 +53,7 @@ function requireOcrEngine(config: Config, model: string): void {
   );
 }
 
-/** Tools gw has no engine for yet (search): at least a provider gw implements. */
+/** A tool the config adds beyond the known ones: at least a provider gw implements. */
 function requireImplementedProvider(config: Config, types: ProviderTypeCapabilities, tool: string, model: string): void {
   const usable = Object.entries(config.providers)
     .filter(([, provider]) => types.has(provider.type))

@@ -195,6 +195,13 @@ export class VideoJobConflictError extends GatewayError {
   readonly code = "video_job_finished";
 }
 
+/** No search provider is set up and allowlisted (the spec's own row). */
+export class SearchNotConfiguredError extends GatewayError {
+  readonly status = 503;
+  readonly type = "server_error";
+  readonly code = "search_not_configured";
+}
+
 /** A path the API no longer serves; the message names its replacement. */
 export class EndpointRemovedError extends GatewayError {
   readonly status = 410;

@@ -37,6 +37,7 @@ import { MessagesService } from "./messages/messages-service.js";
 import { createProviders } from "./provider-set.js";
 import { CircuitBreakers } from "./routing/circuit-breaker.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
+import { SearchService } from "./search/search-service.js";
 import { StorageService } from "./storage/storage-service.js";
 import { type PublicVideoModel, publicVideoCatalog } from "./video/video-models.js";
 import { VideoPoller } from "./video/video-poller.js";
@@ -82,6 +83,8 @@ export class Gateway {
   /** Video jobs, and the schedule that moves them on. */
   readonly video: VideoService;
   readonly videoPoller: VideoPoller;
+  /** Web search across the configured search providers, in order. */
+  readonly search: SearchService;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
   /** The SSRF-safe fetcher for user-supplied URLs. */
@@ -171,6 +174,14 @@ export class Gateway {
       attempted,
     });
     const now = options.now ?? Date.now;
+    this.search = new SearchService({
+      config: () => this.currentConfig,
+      providers: () => this.currentProviders,
+      ledger: this.ledger,
+      now,
+      warn: (message) => logger.warn(message),
+      attempted,
+    });
     const videoJobs = VideoJobStore.open(path.join(paths.dataDir, "video-jobs"));
     this.video = new VideoService({
       config: () => this.currentConfig,

@@ -13,6 +13,7 @@ import { MCP_PATH, registerMcp } from "./routes/mcp.js";
 import { MESSAGES_PATH, registerMessages } from "./routes/messages.js";
 import { registerModels } from "./routes/models.js";
 import { PROJECTS_PATH, registerProjects } from "./routes/projects.js";
+import { registerSearch, SEARCH_PATHS } from "./routes/search.js";
 import { isStoragePath, registerStorage } from "./routes/storage.js";
 import { registerStorageLinks } from "./routes/storage-links.js";
 import { registerVideo, VIDEO_PATHS } from "./routes/video.js";
@@ -39,6 +40,7 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
   registerVision(app, gateway);
   registerAudio(app, gateway);
   registerVideo(app, gateway);
+  registerSearch(app, gateway);
   registerProjects(app, gateway);
   registerMcp(app, gateway, logger);
   registerStorage(app, gateway);
@@ -56,6 +58,7 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
         ...VISION_PATHS,
         ...AUDIO_PATHS,
         ...VIDEO_PATHS,
+        ...SEARCH_PATHS,
       ].includes(event.url.pathname) || /^\/v1\/video\/jobs\/[^/]+$/.test(event.url.pathname);
     throw known
       ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`)

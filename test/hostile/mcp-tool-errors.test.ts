@@ -24,6 +24,7 @@ const TOOL_NAMES = [
   "image_upscale",
   "video_generate",
   "video_status",
+  "web_search",
 ];
 
 interface Setup {

@@ -9,6 +9,7 @@ import type { Gateway } from "../../gateway/gateway.js";
 import { registerAudioTools } from "./audio-tools.js";
 import { registerImageTools } from "./image-tools.js";
 import { mcpToolContext } from "./mcp-context.js";
+import { registerSearchTools } from "./search-tools.js";
 import { refuseNonObjectToolArguments } from "./tool-call-arguments.js";
 import { registerVideoTools } from "./video-tools.js";
 
@@ -34,13 +35,14 @@ export async function handleMcpRequest(
     { name: MCP_SERVER_NAME, version },
     {
       instructions:
-        "gw's image, audio and video tools: generate, edit, upscale, remove backgrounds and describe pictures; transcribe audio and speak text; start video jobs and follow them (video_status until SUCCEEDED, FAILED or CANCELLED). What you make is saved in your gw library.",
+        "gw's image, audio and video tools: generate, edit, upscale, remove backgrounds and describe pictures; transcribe audio and speak text; start video jobs and follow them (video_status until SUCCEEDED, FAILED or CANCELLED); search the web. What you make is saved in your gw library.",
     },
   );
   const toolContext = mcpToolContext(gateway, caller, requestId, request.signal, log);
   registerImageTools(server, toolContext);
   registerAudioTools(server, toolContext);
   registerVideoTools(server, toolContext, linkBaseUrl);
+  registerSearchTools(server, toolContext);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -1,0 +1,151 @@
+// POST /v1/search without HTTP: check the request (query 1-500 characters, max_results 1-20,
+// nothing else: 400 naming the field, nothing sent), pick the search models allowlisted in
+// `tools.search` whose provider is configured (none: 503 search_not_configured), hold the dearest
+// one's price (402), and ask them in order: a vendor failure of any kind (5xx, 429, a timeout, a
+// refused key, SearXNG's 200 with every engine unresponsive) moves on to the next; when all fail,
+// 502 (504 when only timeouts) listing each provider's cause, never a key. The first answer is
+// billed at its provider's price (one usage row) and returned with dates as YYYY-MM-DD.
+import { z } from "zod";
+import type { Config } from "../../config/resolved-config.js";
+import type { SearchModelEntry } from "../../config/search-catalog-schema.js";
+import type { Provider } from "../../providers/provider.js";
+import { UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
+import type { SearchAnswer } from "../../providers/search-types.js";
+import type { CreditLedger } from "../billing/credit-ledger.js";
+import { ModelRequiresUpgradeError, SearchNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
+import { parseWithSchema } from "../request-schema.js";
+import type { ToolCallContext } from "../tool-provider-call.js";
+import { normalizePublishedDate } from "./published-date.js";
+
+export const MAX_QUERY_LENGTH = 500;
+export const MAX_SEARCH_RESULTS = 20;
+
+const searchSchema = z
+  .object({
+    query: z.string().trim().min(1, "the query is empty").max(MAX_QUERY_LENGTH, `at most ${MAX_QUERY_LENGTH} characters`),
+    max_results: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(10),
+  })
+  .strict();
+
+export type SearchBody = z.output<typeof searchSchema>;
+
+export function parseSearchRequest(json: Record<string, unknown>): SearchBody {
+  return parseWithSchema(searchSchema, json);
+}
+
+export interface SearchResultItem {
+  title: string;
+  url: string;
+  snippet: string;
+  /** YYYY-MM-DD; absent when the vendor gives no date. */
+  publishedDate?: string;
+}
+
+export interface SearchResponseBody {
+  success: true;
+  data: { query: string; provider: string; results: SearchResultItem[] };
+}
+
+export interface SearchServiceDependencies {
+  config: () => Config;
+  providers: () => ReadonlyMap<string, Provider>;
+  ledger: CreditLedger;
+  now: () => number;
+  warn: (message: string) => void;
+  attempted?: (requestId: string, provider: string) => void;
+}
+
+export class SearchService {
+  constructor(private readonly dependencies: SearchServiceDependencies) {}
+
+  async search(body: SearchBody, context: ToolCallContext): Promise<{ body: SearchResponseBody; upstreamRequestId?: string }> {
+    const candidates = this.candidates(context);
+    const price = Math.max(...candidates.map((model) => model.pricing.perRequest));
+    const reservation = this.dependencies.ledger.reserve(context.caller.agent.id, context.plan.monthlyCredits, price);
+    const failures: string[] = [];
+    let timeoutsOnly = true;
+    for (const model of candidates) {
+      const provider = this.dependencies.providers().get(model.provider)!.search!;
+      this.dependencies.attempted?.(context.requestId, model.provider);
+      let answer: SearchAnswer;
+      try {
+        answer = await provider.search({ model: model.model, query: body.query, maxResults: body.max_results }, { signal: context.signal });
+      } catch (error) {
+        if (context.signal.aborted) {
+          this.dependencies.ledger.release(reservation);
+          throw error;
+        }
+        const cause = causeOf(error);
+        if (!(error instanceof UpstreamNetworkError && /timeout/.test(error.failure))) timeoutsOnly = false;
+        failures.push(`${model.provider}: ${cause}`);
+        this.dependencies.warn(`${context.requestId} search provider failed: provider ${model.provider}: ${cause}`);
+        continue;
+      }
+      const results = answer.results.slice(0, body.max_results).map((hit) => this.item(hit));
+      await this.dependencies.ledger.settle(reservation, {
+        agent: context.caller.agent.id,
+        keyPrefix: context.caller.key.prefix,
+        endpoint: "search",
+        model: model.id,
+        provider: model.provider,
+        units: { requests: 1, results: results.length },
+        credits: model.pricing.perRequest,
+        requestId: context.requestId,
+      });
+      const outcome: { body: SearchResponseBody; upstreamRequestId?: string } = {
+        body: { success: true, data: { query: body.query, provider: model.provider, results } },
+      };
+      if (answer.upstreamRequestId) outcome.upstreamRequestId = answer.upstreamRequestId;
+      return outcome;
+    }
+    this.dependencies.ledger.release(reservation);
+    throw new UpstreamUnavailableError("No search provider could answer this search.", {
+      status: timeoutsOnly ? 504 : 502,
+      code: timeoutsOnly ? "upstream_timeout" : "upstream_unavailable",
+      failures,
+    });
+  }
+
+  /** The allowlisted search models with a configured search provider, in allowlist order (the default first). */
+  private candidates(context: ToolCallContext): SearchModelEntry[] {
+    const config = this.dependencies.config();
+    const tool = config.tools.search;
+    const ids = tool ? [...(tool.default !== null ? [tool.default] : []), ...tool.allow.filter((id) => id !== tool.default)] : [];
+    const served = ids
+      .map((id) => config.catalog.search.find((model) => model.id === id))
+      .filter(
+        (model): model is SearchModelEntry =>
+          model !== undefined && config.providers[model.provider] !== undefined && this.dependencies.providers().get(model.provider)?.search !== undefined,
+      );
+    if (served.length === 0) {
+      throw new SearchNotConfiguredError(
+        "Web search is not configured on this gateway: no search provider is set up and allowlisted in tools.search (gw tools enable search brave/web).",
+      );
+    }
+    const reachable = context.plan.freeTierOnly ? served.filter((model) => model.freeTier) : served;
+    if (reachable.length === 0) throw new ModelRequiresUpgradeError(served[0]!.id, context.planName);
+    return reachable;
+  }
+
+  private item(hit: SearchAnswer["results"][number]): SearchResultItem {
+    const item: SearchResultItem = { title: hit.title, url: hit.url, snippet: hit.snippet };
+    const date = normalizePublishedDate(hit.published, this.dependencies.now());
+    if (date !== undefined) item.publishedDate = date;
+    return item;
+  }
+}
+
+/** A vendor failure in words: its status and message (already free of keys), or the network cause. */
+function causeOf(error: unknown): string {
+  if (error instanceof UpstreamHttpError) {
+    try {
+      const parsed = JSON.parse(error.body) as { error?: { message?: unknown } };
+      if (typeof parsed.error?.message === "string") return `HTTP ${error.status}: ${parsed.error.message}`;
+    } catch {
+      // not JSON
+    }
+    return `HTTP ${error.status}`;
+  }
+  if (error instanceof UpstreamNetworkError) return error.detail;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,20 @@
+// POST /v1/search (Bearer key, per-key rate limit): the spec's search envelope
+// `{success, data: {query, provider, results}}`; errors in the gateway envelope, 503
+// `search_not_configured` on a gateway with no search provider.
+import type { H3 } from "h3";
+import type { Gateway } from "../../gateway/gateway.js";
+import { parseSearchRequest } from "../../gateway/search/search-service.js";
+import { readJsonObject } from "../read-json-body.js";
+import { imageCallContext } from "./images.js";
+
+export const SEARCH_PATHS = ["/v1/search"];
+
+export function registerSearch(app: H3, gateway: Gateway): void {
+  app.post("/v1/search", async (event) => {
+    const context = await imageCallContext(event, gateway);
+    const body = parseSearchRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+    const answer = await gateway.search.search(body, context);
+    if (answer.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", answer.upstreamRequestId);
+    return answer.body;
+  });
+}
