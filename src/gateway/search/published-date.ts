@@ -37,7 +37,11 @@ function absoluteTime(text: string): number | undefined {
   // RFC 1123 / RFC 2822 (`Thu, 01 Jan 2026 10:00:00 GMT`) and other forms with a month name.
   if (/[A-Za-z]{3}/.test(text) && /\d{4}/.test(text)) {
     const parsed = Date.parse(text);
-    return Number.isNaN(parsed) ? undefined : parsed;
+    if (Number.isNaN(parsed)) return undefined;
+    if (/\b(?:GMT|UTC|Z)\b|[+-]\d{2}:?\d{2}\b/.test(text)) return parsed;
+    // No zone: Date.parse read it as this machine's local time; keep the calendar date as written.
+    const local = new Date(parsed);
+    return Date.UTC(local.getFullYear(), local.getMonth(), local.getDate());
   }
   return undefined;
 }
