@@ -35,6 +35,7 @@ import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
 import { jpegFile, pngFile } from "./fakes/image-files.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { type FakeOpenAIAudio, startFakeOpenAIAudio } from "./fakes/openai-audio.js";
+import { type FakeSearxng, startFakeSearxng } from "./fakes/searxng.js";
 import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 
 const repo = path.resolve(import.meta.dirname, "..");
@@ -97,6 +98,8 @@ const COVERED = [
   "$GW/v1/audio/transcriptions",
   "$GW/v1/video/generations",
   "gw video generate",
+  "gw search",
+  "$GW/v1/search",
   "gw help",
   "$GW/health",
   "export GW=",
@@ -129,6 +132,7 @@ interface Walk {
   chat: FakeOpenAI;
   images: FakeOpenAIImages;
   audio: FakeOpenAIAudio;
+  searxng: FakeSearxng;
   anthropic: FakeAnthropic;
   gemini: FakeGemini;
   openaiFront: http.Server;
@@ -257,12 +261,13 @@ test.before(async () => {
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !DROPPED_ENV.test(name)) env[name] = value;
   Object.assign(env, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, HOME: userHome, GW_HOME: home });
 
-  const [chat, images, audio, anthropic, gemini] = await Promise.all([
+  const [chat, images, audio, anthropic, gemini, searxng] = await Promise.all([
     startFakeOpenAI(),
     startFakeOpenAIImages(),
     startFakeOpenAIAudio(),
     startFakeAnthropic(),
     startFakeGemini(),
+    startFakeSearxng(),
   ]);
   // One address for an `openai` provider: chat to the chat fake, pictures and audio to theirs.
   const openaiFront = http.createServer((request, response) => {
@@ -280,7 +285,7 @@ test.before(async () => {
   });
   await new Promise<void>((resolve) => openaiFront.listen(0, "127.0.0.1", resolve));
   const frontPort = (openaiFront.address() as net.AddressInfo).port;
-  const fakeUrls = { openai: `http://127.0.0.1:${frontPort}/v1`, anthropic: anthropic.url, gemini: gemini.url };
+  const fakeUrls = { openai: `http://127.0.0.1:${frontPort}/v1`, anthropic: anthropic.url, gemini: gemini.url, searxng: searxng.url };
 
   const tools = await run("bash", ["-c", "command -v curl jq base64"], env, work);
   if (tools.code !== 0) throw new Error("the README's blocks need curl, jq and base64 on PATH");
@@ -322,6 +327,7 @@ test.before(async () => {
     chat,
     images,
     audio,
+    searxng,
     anthropic,
     gemini,
     openaiFront,
@@ -336,7 +342,7 @@ test.after.always(async () => {
     await walk.serveExited;
   }
   walk.openaiFront.close();
-  await Promise.all([walk.chat.close(), walk.images.close(), walk.audio.close(), walk.anthropic.close(), walk.gemini.close()]);
+  await Promise.all([walk.chat.close(), walk.images.close(), walk.audio.close(), walk.searxng.close(), walk.anthropic.close(), walk.gemini.close()]);
   rmSync(walk.root, { recursive: true, force: true });
 });
 
@@ -397,6 +403,7 @@ test.serial("every request the blocks made succeeded, vendor calls reached the f
     "no chat call reached the fake",
   );
   if (blocks.some((block) => block.code.includes("/v1/image/generations"))) t.true(w.images.requests.length > 0, "no picture was drawn by the fake");
+  if (blocks.some((block) => block.code.includes("/v1/search"))) t.true(w.searxng.requests.length > 0, "no search reached the fake");
   if (blocks.some((block) => block.code.includes("/v1/audio/transcriptions"))) {
     t.true(
       w.audio.requests.some((request) => request.path === "/v1/audio/transcriptions"),

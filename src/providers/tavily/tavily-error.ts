@@ -1,0 +1,36 @@
+// Tavily error bodies (reference search.md §2) -> the OpenAI error envelope: {detail: {error}}
+// (what its SDK reads), FastAPI's {detail: "..."} or {detail: [{loc, msg}]}. The status is kept:
+// 401 bad key, 429 rate limit, 432 plan limit, 433 pay-as-you-go limit.
+
+import { isObject } from "../openai-message-parts.js";
+import { openaiErrorType, type UpstreamHttpError } from "../provider-errors.js";
+import { parseJson, withEnvelope } from "../search-text.js";
+
+const BY_STATUS: Record<number, { code: string; message: string; type?: string }> = {
+  401: { code: "invalid_api_key", message: "the Tavily API key is missing or invalid" },
+  429: { code: "rate_limit_exceeded", message: "Tavily's rate limit was reached" },
+  432: { code: "plan_limit_exceeded", message: "the Tavily plan's usage limit is exceeded", type: "insufficient_quota" },
+  433: { code: "pay_as_you_go_limit_exceeded", message: "the Tavily pay-as-you-go spending limit is exceeded", type: "insufficient_quota" },
+};
+
+export function fromTavilyHttpError(error: UpstreamHttpError): UpstreamHttpError {
+  const vendorMessage = readTavilyError(error.body);
+  const known = BY_STATUS[error.status];
+  const message = known ? (vendorMessage ? `${known.message}: ${vendorMessage}` : known.message) : (vendorMessage ?? `Tavily answered HTTP ${error.status}.`);
+  return withEnvelope(error, { message, type: known?.type ?? openaiErrorType(error.status), code: known?.code ?? `http_${error.status}` });
+}
+
+export function readTavilyError(body: string): string | undefined {
+  const parsed = parseJson(body);
+  if (!isObject(parsed)) return undefined;
+  const { detail } = parsed;
+  if (isObject(detail) && typeof detail.error === "string" && detail.error !== "") return detail.error;
+  if (typeof detail === "string" && detail !== "") return detail;
+  if (Array.isArray(detail)) {
+    const messages = detail.filter(isObject).map((item) => (typeof item.msg === "string" ? item.msg : undefined));
+    const listed = messages.filter((item): item is string => item !== undefined);
+    if (listed.length > 0) return listed.join("; ");
+  }
+  if (typeof parsed.error === "string" && parsed.error !== "") return parsed.error;
+  return undefined;
+}
