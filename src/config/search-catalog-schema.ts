@@ -31,7 +31,21 @@ export type SearchModelEntry = z.output<typeof searchModelSchema>;
 
 export const DEFAULT_SEARCH_MODEL_INPUTS: SearchModelInput[] = [
   { id: "brave/web", provider: "brave", model: "web", name: "Brave Search", description: "Brave's independent web index.", pricing: { perRequest: 5000 } },
-  { id: "tavily/basic", provider: "tavily", model: "basic", name: "Tavily (basic)", description: "Search built for agents; snippets extracted from each page.", pricing: { perRequest: 8000 } },
+  {
+    id: "tavily/basic",
+    provider: "tavily",
+    model: "basic",
+    name: "Tavily (basic)",
+    description: "Search built for agents; snippets extracted from each page.",
+    pricing: { perRequest: 8000 },
+  },
   { id: "tavily/advanced", provider: "tavily", model: "advanced", name: "Tavily (advanced)", freeTier: false, pricing: { perRequest: 16000 } },
-  { id: "searxng/web", provider: "searxng", model: "web", name: "SearXNG (self-hosted)", description: "Your own SearXNG instance's JSON API: free, results from the engines it asks.", pricing: { perRequest: 0 } },
+  {
+    id: "searxng/web",
+    provider: "searxng",
+    model: "web",
+    name: "SearXNG (self-hosted)",
+    description: "Your own SearXNG instance's JSON API: free, results from the engines it asks.",
+    pricing: { perRequest: 0 },
+  },
 ];
