@@ -2,6 +2,9 @@
 // wire formats: the envelope, dates normalised from each vendor's forms, fallback in allowlist
 // order (5xx, 429, timeout, a refused key, SearXNG's all-engines-unresponsive 200), the all-fail
 // answer naming no key, every error row, one usage row per answered search and none otherwise.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import test from "ava";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
@@ -194,5 +197,26 @@ test("a fresh install has no search provider: 503 search_not_configured", async 
     t.like(answer.body.error, { type: "server_error", code: "search_not_configured" });
   } finally {
     await fresh.shutdown();
+  }
+});
+
+test.serial("MCP web_search: the results as text and the endpoint's data as structured content; errors carry their code", async (t) => {
+  const client = new Client({ name: "gw-search-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  try {
+    const result = (await client.callTool({ name: "web_search", arguments: { query: "rust async", max_results: 2 } })) as CallToolResult;
+    t.falsy(result.isError, JSON.stringify(result.content));
+    const data = result.structuredContent as { provider: string; results: Array<{ title: string; publishedDate?: string }> };
+    t.is(data.provider, "brave");
+    t.is(data.results.length, 2);
+    t.is(data.results[0]!.publishedDate, "2026-01-02");
+    const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+    t.regex(text, /^1\. Async in Rust & Tokio\nhttps:\/\/example\.test\/rust-async \(2026-01-02\)\n/);
+    const refused = (await client.callTool({ name: "web_search", arguments: { query: "x".repeat(501) } })) as CallToolResult;
+    t.true(refused.isError);
+    const envelope = JSON.parse(refused.content[0]?.type === "text" ? refused.content[0].text : "{}") as { error: { param: string; status: number } };
+    t.like(envelope.error, { param: "query", status: 400 });
+  } finally {
+    await client.close();
   }
 });
