@@ -6,6 +6,7 @@ import { AudioClient } from "./audio-client.js";
 import { GwApiError, isRecord } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
 import type { ImageCatalogBody, ImageEditRequest, ImageGenerationRequest, ImageResultBody, ProjectBody, ProjectListBody } from "./image-types.js";
+import { SearchClient } from "./search-client.js";
 import {
   type FileDownload,
   type FileListBody,
@@ -32,6 +33,8 @@ export class GwClient {
   readonly audio: AudioClient;
   /** The video endpoints (video-client.ts): submit, poll, cancel and list jobs, the clip, the video catalog. */
   readonly video: VideoClient;
+  /** Web search (search-client.ts): POST /v1/search. */
+  readonly search: SearchClient;
 
   constructor(options: TransportOptions | HttpTransport) {
     this.transport = options instanceof HttpTransport ? options : new HttpTransport(options);
@@ -39,6 +42,7 @@ export class GwClient {
     this.audio = new AudioClient(this.transport, { apiKey: options instanceof HttpTransport ? undefined : options.apiKey });
     // Clips come from signed links outside the transport's base URL, fetched with the same fetch.
     this.video = new VideoClient(this.transport, { fetch: options instanceof HttpTransport ? undefined : options.fetch });
+    this.search = new SearchClient(this.transport);
   }
 
   async listModels(options: CallOptions = {}): Promise<ModelList> {
