@@ -19,7 +19,8 @@ import type {
   VerboseTranscriptionBody,
   VoiceListBody,
 } from "./audio-types.js";
-import { errorFromBody, GwApiError, isRecord } from "./gw-api-error.js";
+import { formFilename, rfc5987 } from "./form-filename.js";
+import { errorFromBody, GwApiError, isRecord, networkReason, unexpectedAnswer } from "./gw-api-error.js";
 import type { HttpTransport } from "./http-transport.js";
 import type { UploadSource } from "./storage-types.js";
 import { uploadDispatcher } from "./upload-connections.js";
@@ -111,14 +112,14 @@ export class AudioClient {
   /** GET /v1/audio/voices (no key needed); `model` narrows it to one speech model's voices. */
   async voices(query: { model?: string } = {}, options: AudioCallOptions = {}): Promise<VoiceListBody> {
     const answer = await this.transport.json<unknown>("/v1/audio/voices", { signal: options.signal, query: { model: query.model }, auth: false });
-    if (!isRecord(answer) || !Array.isArray(answer.voices)) throw unexpected("voice list", answer);
+    if (!isRecord(answer) || !Array.isArray(answer.voices)) throw unexpectedAnswer("voice list", answer);
     return answer as unknown as VoiceListBody;
   }
 
   /** GET /v1/public/audio-models (no key needed). */
   async audioCatalog(options: AudioCallOptions = {}): Promise<AudioCatalogBody> {
     const answer = await this.transport.json<unknown>("/v1/public/audio-models", { signal: options.signal, auth: false });
-    if (!isRecord(answer) || !Array.isArray(answer.speech) || !Array.isArray(answer.transcription)) throw unexpected("audio catalog", answer);
+    if (!isRecord(answer) || !Array.isArray(answer.speech) || !Array.isArray(answer.transcription)) throw unexpectedAnswer("audio catalog", answer);
     return answer as unknown as AudioCatalogBody;
   }
 
@@ -189,7 +190,7 @@ function transcriptionResult(status: number, headers: Headers, raw: string): Tra
     } catch {
       throw new GwApiError(`the gateway answered with a body that is not JSON: ${raw.slice(0, 200)}`, status, undefined, undefined, requestId);
     }
-    if (!isRecord(body) || typeof body.text !== "string") throw unexpected("transcription", body);
+    if (!isRecord(body) || typeof body.text !== "string") throw unexpectedAnswer("transcription", body);
     result.json = body as unknown as TranscriptionBody | VerboseTranscriptionBody;
   }
   return result;
@@ -244,39 +245,8 @@ function headerNumber(headers: Headers, name: keyof typeof AUDIO_HEADERS): numbe
   return Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
-function unexpected(what: string, body: unknown): GwApiError {
-  return new GwApiError(`unexpected ${what} answer from the gateway`, 200, undefined, undefined, undefined, body);
-}
-
-/** The plain `filename=` beside `filename*`: the HTML standard's escaping, other control characters replaced. */
-function formFilename(name: string): string {
-  return (
-    name
-      .replace(/"/g, "%22")
-      .replace(/\r/g, "%0D")
-      .replace(/\n/g, "%0A")
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-      .replace(/[\u0000-\u001f\u007f]/g, "_")
-  );
-}
-
-/** RFC 5987 ext-value characters: the rest percent-encoded as UTF-8. */
-function rfc5987(name: string): string {
-  return encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 async function* framed(head: Uint8Array, body: AsyncIterable<Uint8Array>, tail: Uint8Array): AsyncGenerator<Uint8Array> {
   yield head;
   yield* body;
   yield tail;
-}
-
-function networkReason(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause;
-    if (isRecord(cause) && typeof cause.code === "string") return cause.code;
-    if (cause instanceof Error) return cause.message;
-    return error.message;
-  }
-  return String(error);
 }

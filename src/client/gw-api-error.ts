@@ -43,3 +43,19 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 function stringOrUndefined(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
+
+/** A 200 whose body is not the answer this call expects. */
+export function unexpectedAnswer(what: string, body: unknown): GwApiError {
+  return new GwApiError(`unexpected ${what} answer from the gateway`, 200, undefined, undefined, undefined, body);
+}
+
+/** Why a request never got an answer, in a word where the system has one (ECONNREFUSED ...). */
+export function networkReason(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause;
+    if (isRecord(cause) && typeof cause.code === "string") return cause.code;
+    if (cause instanceof Error) return cause.message;
+    return error.message;
+  }
+  return String(error);
+}

@@ -3,7 +3,8 @@
 import { parse as parseContentDisposition } from "content-disposition";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelList } from "./api-types.js";
 import { AudioClient } from "./audio-client.js";
-import { GwApiError, isRecord } from "./gw-api-error.js";
+import { formFilename, rfc5987 } from "./form-filename.js";
+import { GwApiError, isRecord, unexpectedAnswer } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
 import type { ImageCatalogBody, ImageEditRequest, ImageGenerationRequest, ImageResultBody, ProjectBody, ProjectListBody } from "./image-types.js";
 import { SearchClient } from "./search-client.js";
@@ -90,7 +91,7 @@ export class GwClient {
   /** POST /v1/storage/presigned-upload: the record and a one-time upload link. */
   async presignUpload(file: PresignUploadRequest, options: CallOptions = {}): Promise<PresignedUploadBody> {
     const answer = await this.transport.json<unknown>("/v1/storage/presigned-upload", { ...options, json: file });
-    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.uploadUrl !== "string") throw unexpected("presigned upload", answer);
+    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.uploadUrl !== "string") throw unexpectedAnswer("presigned upload", answer);
     return answer as unknown as PresignedUploadBody;
   }
 
@@ -113,7 +114,7 @@ export class GwClient {
 
   async listFiles(query: FileListQuery = {}, options: CallOptions = {}): Promise<FileListBody> {
     const answer = await this.transport.json<unknown>("/v1/storage/files", { ...options, query });
-    if (!isRecord(answer) || !Array.isArray(answer.data) || !isRecord(answer.pagination)) throw unexpected("file list", answer);
+    if (!isRecord(answer) || !Array.isArray(answer.data) || !isRecord(answer.pagination)) throw unexpectedAnswer("file list", answer);
     return answer as unknown as FileListBody;
   }
 
@@ -132,46 +133,46 @@ export class GwClient {
 
   async fileUrl(id: string, options: CallOptions = {}): Promise<FileUrlBody> {
     const answer = await namingFile(id, this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}/url`, options));
-    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.url !== "string") throw unexpected("file url", answer);
+    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.url !== "string") throw unexpectedAnswer("file url", answer);
     return answer as unknown as FileUrlBody;
   }
 
   async deleteFile(id: string, options: CallOptions = {}): Promise<MessageBody> {
     const answer = await namingFile(id, this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}`, { ...options, method: "DELETE" }));
-    if (!isRecord(answer) || typeof answer.message !== "string") throw unexpected("delete", answer);
+    if (!isRecord(answer) || typeof answer.message !== "string") throw unexpectedAnswer("delete", answer);
     return answer as unknown as MessageBody;
   }
 
   /** POST /v1/image/generations: the image result, pictures as base64. */
   async generateImages(body: ImageGenerationRequest, options: CallOptions = {}): Promise<ImageResultBody> {
     const answer = await this.transport.json<unknown>("/v1/image/generations", { ...options, json: body });
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected("image generation", answer);
+    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpectedAnswer("image generation", answer);
     return answer as unknown as ImageResultBody;
   }
 
   /** POST /v1/image/edits in its JSON form: the same image result as a generation. */
   async editImages(body: ImageEditRequest, options: CallOptions = {}): Promise<ImageResultBody> {
     const answer = await this.transport.json<unknown>("/v1/image/edits", { ...options, json: body });
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected("image edit", answer);
+    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpectedAnswer("image edit", answer);
     return answer as unknown as ImageResultBody;
   }
 
   /** GET /v1/public/image-models (no key needed). */
   async imageCatalog(options: CallOptions = {}): Promise<ImageCatalogBody> {
     const answer = await this.transport.json<unknown>("/v1/public/image-models", { ...options, auth: false });
-    if (!isRecord(answer) || !Array.isArray(answer.models)) throw unexpected("image catalog", answer);
+    if (!isRecord(answer) || !Array.isArray(answer.models)) throw unexpectedAnswer("image catalog", answer);
     return answer as unknown as ImageCatalogBody;
   }
 
   async listProjects(options: CallOptions = {}): Promise<ProjectListBody> {
     const answer = await this.transport.json<unknown>("/v1/projects", options);
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected("project list", answer);
+    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpectedAnswer("project list", answer);
     return answer as unknown as ProjectListBody;
   }
 
   async createProject(name: string, options: CallOptions = {}): Promise<ProjectBody> {
     const answer = await this.transport.json<unknown>("/v1/projects", { ...options, json: { name } });
-    if (!isRecord(answer) || typeof answer.project_id !== "string") throw unexpected("project", answer);
+    if (!isRecord(answer) || typeof answer.project_id !== "string") throw unexpectedAnswer("project", answer);
     return answer as unknown as ProjectBody;
   }
 
@@ -183,7 +184,7 @@ export class GwClient {
   async storageLimits(options: CallOptions = {}): Promise<StorageLimits> {
     const response = await this.transport.request("/v1/storage/quota", { ...options, headers: { accept: "application/json" } });
     const answer = await readJsonBody(response, "quota");
-    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.usedBytes !== "number") throw unexpected("quota", answer);
+    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.usedBytes !== "number") throw unexpectedAnswer("quota", answer);
     const maxFileBytes = Number(response.headers.get(MAX_FILE_BYTES_HEADER) ?? Number.NaN);
     return { quota: answer as unknown as StorageQuotaBody, maxFileBytes: Number.isSafeInteger(maxFileBytes) && maxFileBytes > 0 ? maxFileBytes : undefined };
   }
@@ -209,37 +210,13 @@ async function readJsonBody(response: Response, what: string): Promise<unknown> 
   try {
     return JSON.parse(text);
   } catch {
-    throw unexpected(what, text.slice(0, 200));
+    throw unexpectedAnswer(what, text.slice(0, 200));
   }
 }
 
-function unexpected(what: string, body: unknown): GwApiError {
-  return new GwApiError(`unexpected ${what} answer from the gateway`, 200, undefined, undefined, undefined, body);
-}
-
 function storedFileBody(answer: unknown, what: string): StoredFileBody {
-  if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.id !== "string") throw unexpected(what, answer);
+  if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.id !== "string") throw unexpectedAnswer(what, answer);
   return answer as unknown as StoredFileBody;
-}
-
-/**
- * The plain `filename=` beside `filename*`: the HTML standard's escaping (what browsers and fetch
- * send), with other control characters, which no header may carry, replaced.
- */
-function formFilename(name: string): string {
-  return (
-    name
-      .replace(/"/g, "%22")
-      .replace(/\r/g, "%0D")
-      .replace(/\n/g, "%0A")
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-      .replace(/[\u0000-\u001f\u007f]/g, "_")
-  );
-}
-
-/** RFC 5987 ext-value characters: the rest percent-encoded as UTF-8. */
-function rfc5987(name: string): string {
-  return encodeURIComponent(name).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 function filenameOf(header: string | null): string | undefined {

@@ -2,7 +2,7 @@
 // endpoints answer with (JSON, Server-Sent Events, binary). Endpoint methods live in GwClient.
 import { Readable } from "node:stream";
 import { request as undiciRequest } from "undici";
-import { errorFromBody, GwApiError, isRecord } from "./gw-api-error.js";
+import { errorFromBody, GwApiError, isRecord, networkReason } from "./gw-api-error.js";
 import { readServerSentEvents } from "./server-sent-events.js";
 import { uploadDispatcher } from "./upload-connections.js";
 
@@ -213,14 +213,4 @@ async function decodeError(response: Response): Promise<GwApiError> {
   const retryAfter = Number(response.headers.get("retry-after"));
   if (response.headers.has("retry-after") && Number.isFinite(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
   return error;
-}
-
-function networkReason(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause;
-    if (isRecord(cause) && typeof cause.code === "string") return cause.code;
-    if (cause instanceof Error) return cause.message;
-    return error.message;
-  }
-  return String(error);
 }

@@ -3,7 +3,7 @@
 // polled (waitForJob) until it ends; a succeeded job's `resultUrl` is a signed link that needs no
 // key, streamed by downloadClip.
 
-import { errorFromBody, GwApiError, isRecord } from "./gw-api-error.js";
+import { errorFromBody, GwApiError, isRecord, networkReason, unexpectedAnswer } from "./gw-api-error.js";
 import type { HttpTransport } from "./http-transport.js";
 import {
   FINISHED_VIDEO_STATUSES,
@@ -62,14 +62,14 @@ export class VideoClient {
   /** GET /v1/video/jobs: the caller's recent jobs, newest first (limit 1 to 100, default 20). */
   async list(query: { limit?: number } = {}, options: VideoCallOptions = {}): Promise<VideoJobListBody> {
     const answer = await this.transport.json<unknown>(JOBS_PATH, { signal: options.signal, query: { limit: query.limit } });
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpected("video job list", answer);
+    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpectedAnswer("video job list", answer);
     return answer as unknown as VideoJobListBody;
   }
 
   /** GET /v1/public/video-models (no key needed). */
   async videoCatalog(options: VideoCallOptions = {}): Promise<VideoCatalogBody> {
     const answer = await this.transport.json<unknown>("/v1/public/video-models", { signal: options.signal, auth: false });
-    if (!isRecord(answer) || !Array.isArray(answer.models)) throw unexpected("video catalog", answer);
+    if (!isRecord(answer) || !Array.isArray(answer.models)) throw unexpectedAnswer("video catalog", answer);
     return answer as unknown as VideoCatalogBody;
   }
 
@@ -148,7 +148,7 @@ function jobPath(id: string): string {
 }
 
 function jobBody(answer: unknown, what: string): VideoJobBody {
-  if (!isRecord(answer) || typeof answer.id !== "string" || typeof answer.status !== "string") throw unexpected(what, answer);
+  if (!isRecord(answer) || typeof answer.id !== "string" || typeof answer.status !== "string") throw unexpectedAnswer(what, answer);
   return answer as unknown as VideoJobBody;
 }
 
@@ -172,18 +172,4 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-function unexpected(what: string, body: unknown): GwApiError {
-  return new GwApiError(`unexpected ${what} answer from the gateway`, 200, undefined, undefined, undefined, body);
-}
-
-function networkReason(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause;
-    if (isRecord(cause) && typeof cause.code === "string") return cause.code;
-    if (cause instanceof Error) return cause.message;
-    return error.message;
-  }
-  return String(error);
 }
