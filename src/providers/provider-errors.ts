@@ -60,3 +60,35 @@ export function openaiErrorType(status: number): string {
   if (status === 429) return "rate_limit_error";
   return status >= 500 ? "server_error" : "invalid_request_error";
 }
+
+/** What a vendor's error says, in OpenAI's terms: the fields of `{"error":{...}}`. */
+export interface OpenAIErrorEnvelope {
+  message: string;
+  /** Defaults to `openaiErrorType` of the status. */
+  type?: string;
+  param?: string | null;
+  code: string;
+}
+
+export interface EnvelopeOptions {
+  /** The status to answer instead of the upstream's (a vendor that says 400 for a bad key). */
+  status?: number;
+  /** The wait assumed when the upstream gave none (a vendor's own retry hint in its body). */
+  retryAfterMs?: number;
+  /** The wait assumed for a 429 when the upstream gave none (a vendor known to rate-limit so). */
+  rateLimitPauseMs?: number;
+}
+
+/**
+ * A vendor's error as the OpenAI error envelope (`application/json`), kept on a new
+ * UpstreamHttpError: the status kept (unless `options.status`), the vendor's body kept as
+ * `vendorBody`, the upstream's Retry-After kept or else the options' defaults.
+ */
+export function withOpenAIEnvelope(error: UpstreamHttpError, envelope: OpenAIErrorEnvelope, options: EnvelopeOptions = {}): UpstreamHttpError {
+  const status = options.status ?? error.status;
+  const body = JSON.stringify({
+    error: { message: envelope.message, type: envelope.type ?? openaiErrorType(status), param: envelope.param ?? null, code: envelope.code },
+  });
+  const retryAfterMs = error.retryAfterMs ?? options.retryAfterMs ?? (status === 429 ? options.rateLimitPauseMs : undefined);
+  return new UpstreamHttpError(error.provider, status, body, "application/json", retryAfterMs, error.body, error.request);
+}

@@ -63,16 +63,6 @@ export async function sendSearch(context: ProviderContext, call: SearchCall): Pr
   }
 }
 
-/** The OpenAI error envelope for a vendor's error, its own body kept as `vendorBody`. */
-export function withEnvelope(
-  error: UpstreamHttpError,
-  envelope: { message: string; type: string; code: string; param?: string | null },
-  retryAfterMs = error.retryAfterMs,
-): UpstreamHttpError {
-  const body = JSON.stringify({ error: { message: envelope.message, type: envelope.type, param: envelope.param ?? null, code: envelope.code } });
-  return new UpstreamHttpError(error.provider, error.status, body, "application/json", retryAfterMs, error.body, error.request);
-}
-
 /** The body as JSON, or undefined when it is not. */
 export function parseJson(text: string): unknown {
   try {

@@ -4,8 +4,8 @@
 // (a client error to every rule that reads statuses) and the code tells what it was.
 
 import { isObject } from "../openai-message-parts.js";
-import { openaiErrorType, type UpstreamHttpError } from "../provider-errors.js";
-import { parseJson, withEnvelope } from "../search-text.js";
+import { openaiErrorType, type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
+import { parseJson } from "../search-text.js";
 
 export function fromBraveHttpError(error: UpstreamHttpError): UpstreamHttpError {
   const parsed = parseJson(error.body);
@@ -30,7 +30,7 @@ export function fromBraveHttpError(error: UpstreamHttpError): UpstreamHttpError 
     const details = listed.filter((item): item is string => item !== undefined);
     message = [detail ?? `Brave Search answered HTTP ${error.status}.`, ...details].join("; ");
   }
-  return withEnvelope(error, { message, type, code: code ?? `http_${error.status}`, param });
+  return withOpenAIEnvelope(error, { message, type, code: code ?? `http_${error.status}`, param });
 }
 
 /** `["header", "x-subscription-token"]` -> `x-subscription-token`; `["query", "q"]` -> `q`. */

@@ -3,7 +3,7 @@
 // answer, the status kept; the vendor's body is kept as `vendorBody`.
 
 import { isObject } from "../openai-message-parts.js";
-import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
+import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
 
 interface DeepgramError {
   code?: string;
@@ -12,16 +12,12 @@ interface DeepgramError {
 
 export function fromDeepgramHttpError(error: UpstreamHttpError): UpstreamHttpError {
   const vendor = readDeepgramError(error.body);
-  const body = JSON.stringify({
-    error: {
-      message: vendor?.message ?? `Deepgram answered HTTP ${error.status}.`,
-      // A Deepgram account out of balance is OpenAI's insufficient_quota.
-      type: error.status === 402 ? "insufficient_quota" : openaiErrorType(error.status),
-      param: null,
-      code: vendor?.code ?? `http_${error.status}`,
-    },
+  return withOpenAIEnvelope(error, {
+    message: vendor?.message ?? `Deepgram answered HTTP ${error.status}.`,
+    // A Deepgram account out of balance is OpenAI's insufficient_quota.
+    type: error.status === 402 ? "insufficient_quota" : undefined,
+    code: vendor?.code ?? `http_${error.status}`,
   });
-  return new UpstreamHttpError(error.provider, error.status, body, "application/json", error.retryAfterMs, error.body, error.request);
 }
 
 export function readDeepgramError(body: string): DeepgramError | undefined {

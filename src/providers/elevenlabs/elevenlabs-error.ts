@@ -7,7 +7,7 @@
 // upstream rather than in the gateway.
 
 import { isObject } from "../openai-message-parts.js";
-import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
+import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
 
 interface ElevenLabsError {
   message: string;
@@ -17,15 +17,11 @@ interface ElevenLabsError {
 
 export function fromElevenLabsHttpError(error: UpstreamHttpError): UpstreamHttpError {
   const vendor = readElevenLabsError(error.body);
-  const body = JSON.stringify({
-    error: {
-      message: vendor?.message ?? `ElevenLabs answered HTTP ${error.status}.`,
-      type: openaiErrorType(error.status),
-      param: vendor?.param ?? null,
-      code: vendor?.code ?? `http_${error.status}`,
-    },
+  return withOpenAIEnvelope(error, {
+    message: vendor?.message ?? `ElevenLabs answered HTTP ${error.status}.`,
+    param: vendor?.param,
+    code: vendor?.code ?? `http_${error.status}`,
   });
-  return new UpstreamHttpError(error.provider, error.status, body, "application/json", error.retryAfterMs, error.body, error.request);
 }
 
 export function readElevenLabsError(body: string): ElevenLabsError | undefined {

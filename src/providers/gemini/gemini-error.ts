@@ -2,7 +2,7 @@
 // error envelope the chat endpoint returns verbatim. The vendor body is kept as `vendorBody`.
 
 import { isObject, type Json } from "../openai-message-parts.js";
-import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
+import { UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
 
 interface GoogleError {
   message?: string;
@@ -17,34 +17,24 @@ export function fromGeminiHttpError(error: UpstreamHttpError): UpstreamHttpError
   // Gemini answers a bad API key with 400; it is the operator's key, not the caller's request.
   const status = google.reason === "API_KEY_INVALID" ? 401 : error.status;
   const message = google.message ?? `Gemini answered HTTP ${error.status}.`;
-  return new UpstreamHttpError(
-    error.provider,
-    status,
-    envelope(message, status, google),
-    "application/json",
-    error.retryAfterMs ?? google.retryDelayMs,
-    error.body,
-    error.request,
-  );
+  return withOpenAIEnvelope(error, { message, code: codeOf(status, google) }, { status, retryAfterMs: google.retryDelayMs });
 }
 
 /** A `{"error":{...}}` chunk inside a 200 stream, reported as the HTTP error it stands for. */
 export function fromGeminiStreamError(provider: string, data: string): UpstreamHttpError {
   const google = readGoogleError(data);
   const status = google.code && google.code >= 400 ? google.code : 500;
-  return new UpstreamHttpError(
-    provider,
-    status,
-    envelope(google.message ?? "The Gemini stream failed.", status, google),
-    "application/json",
-    google.retryDelayMs,
-    data,
+  // The chunk stands for the upstream's error body: the envelope keeps it as `vendorBody`.
+  const chunk = new UpstreamHttpError(provider, status, data, "application/json", undefined);
+  return withOpenAIEnvelope(
+    chunk,
+    { message: google.message ?? "The Gemini stream failed.", code: codeOf(status, google) },
+    { retryAfterMs: google.retryDelayMs },
   );
 }
 
-function envelope(message: string, status: number, google: GoogleError): string {
-  const code = google.reason === "API_KEY_INVALID" ? "invalid_api_key" : (google.status ?? `http_${status}`).toLowerCase();
-  return JSON.stringify({ error: { message, type: openaiErrorType(status), param: null, code } });
+function codeOf(status: number, google: GoogleError): string {
+  return google.reason === "API_KEY_INVALID" ? "invalid_api_key" : (google.status ?? `http_${status}`).toLowerCase();
 }
 
 export function readGoogleError(body: string): GoogleError {

@@ -3,7 +3,7 @@
 // kept; the vendor's body is kept as `vendorBody`.
 
 import { isObject } from "../openai-message-parts.js";
-import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
+import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
 
 /** Runway asks for backoff on a 429, usually without Retry-After: the pause assumed then. */
 export const RUNWAY_RATE_LIMIT_PAUSE_MS = 10_000;
@@ -15,16 +15,11 @@ interface RunwayError {
 
 export function fromRunwayHttpError(error: UpstreamHttpError): UpstreamHttpError {
   const vendor = readRunwayError(error.body);
-  const body = JSON.stringify({
-    error: {
-      message: vendor?.message ?? `Runway answered HTTP ${error.status}.`,
-      type: openaiErrorType(error.status),
-      param: vendor?.param ?? null,
-      code: `http_${error.status}`,
-    },
-  });
-  const retryAfterMs = error.retryAfterMs ?? (error.status === 429 ? RUNWAY_RATE_LIMIT_PAUSE_MS : undefined);
-  return new UpstreamHttpError(error.provider, error.status, body, "application/json", retryAfterMs, error.body, error.request);
+  return withOpenAIEnvelope(
+    error,
+    { message: vendor?.message ?? `Runway answered HTTP ${error.status}.`, param: vendor?.param, code: `http_${error.status}` },
+    { rateLimitPauseMs: RUNWAY_RATE_LIMIT_PAUSE_MS },
+  );
 }
 
 export function readRunwayError(body: string): RunwayError | undefined {

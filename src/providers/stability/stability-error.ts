@@ -3,7 +3,7 @@
 // A 403 `content_moderation` is the model declining to draw: a refusal, not an error.
 
 import { isObject } from "../openai-message-parts.js";
-import { openaiErrorType, UpstreamHttpError } from "../provider-errors.js";
+import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
 
 interface StabilityError {
   id?: string;
@@ -25,11 +25,11 @@ export function stabilityRefusal(error: UpstreamHttpError): { refusal: string; i
 export function fromStabilityHttpError(error: UpstreamHttpError): UpstreamHttpError {
   const vendor = readStabilityError(error.body);
   const message = vendor && vendor.errors.length > 0 ? vendor.errors.join("; ") : `Stability answered HTTP ${error.status}.`;
-  const body = JSON.stringify({
-    error: { message, type: openaiErrorType(error.status), param: vendor ? paramOf(vendor.errors) : null, code: vendor?.name ?? `http_${error.status}` },
-  });
-  const retryAfterMs = error.retryAfterMs ?? (error.status === 429 ? RATE_LIMIT_PAUSE_MS : undefined);
-  return new UpstreamHttpError(error.provider, error.status, body, "application/json", retryAfterMs, error.body, error.request);
+  return withOpenAIEnvelope(
+    error,
+    { message, param: vendor ? paramOf(vendor.errors) : null, code: vendor?.name ?? `http_${error.status}` },
+    { rateLimitPauseMs: RATE_LIMIT_PAUSE_MS },
+  );
 }
 
 export function readStabilityError(body: string): StabilityError | undefined {

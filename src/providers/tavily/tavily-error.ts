@@ -3,8 +3,8 @@
 // 401 bad key, 429 rate limit, 432 plan limit, 433 pay-as-you-go limit.
 
 import { isObject } from "../openai-message-parts.js";
-import { openaiErrorType, type UpstreamHttpError } from "../provider-errors.js";
-import { parseJson, withEnvelope } from "../search-text.js";
+import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
+import { parseJson } from "../search-text.js";
 
 const BY_STATUS: Record<number, { code: string; message: string; type?: string }> = {
   401: { code: "invalid_api_key", message: "the Tavily API key is missing or invalid" },
@@ -17,7 +17,7 @@ export function fromTavilyHttpError(error: UpstreamHttpError): UpstreamHttpError
   const vendorMessage = readTavilyError(error.body);
   const known = BY_STATUS[error.status];
   const message = known ? (vendorMessage ? `${known.message}: ${vendorMessage}` : known.message) : (vendorMessage ?? `Tavily answered HTTP ${error.status}.`);
-  return withEnvelope(error, { message, type: known?.type ?? openaiErrorType(error.status), code: known?.code ?? `http_${error.status}` });
+  return withOpenAIEnvelope(error, { message, type: known?.type, code: known?.code ?? `http_${error.status}` });
 }
 
 export function readTavilyError(body: string): string | undefined {
