@@ -35,8 +35,8 @@ import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
 import { jpegFile, pngFile } from "./fakes/image-files.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { type FakeOpenAIAudio, startFakeOpenAIAudio } from "./fakes/openai-audio.js";
-import { type FakeSearxng, startFakeSearxng } from "./fakes/searxng.js";
 import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
+import { type FakeSearxng, startFakeSearxng } from "./fakes/searxng.js";
 
 const repo = path.resolve(import.meta.dirname, "..");
 const readmePath = process.env.GW_README ? path.resolve(process.env.GW_README) : path.join(repo, "README.md");
