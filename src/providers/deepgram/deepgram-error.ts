@@ -2,8 +2,8 @@
 // newer {category, message, details, request_id}) -> the OpenAI error envelope the audio endpoints
 // answer, the status kept; the vendor's body is kept as `vendorBody`.
 
-import { isObject } from "../openai-message-parts.js";
 import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
+import { parseJsonObject } from "../sse.js";
 
 interface DeepgramError {
   code?: string;
@@ -21,13 +21,8 @@ export function fromDeepgramHttpError(error: UpstreamHttpError): UpstreamHttpErr
 }
 
 export function readDeepgramError(body: string): DeepgramError | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(parsed)) return undefined;
+  const parsed = parseJsonObject(body);
+  if (!parsed) return undefined;
   const code = text(parsed.err_code) ?? text(parsed.category);
   const message = text(parsed.err_msg) ?? text(parsed.message);
   const details = text(parsed.details);

@@ -8,6 +8,7 @@
 
 import { isObject } from "../openai-message-parts.js";
 import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
+import { parseJsonObject } from "../sse.js";
 
 interface ElevenLabsError {
   message: string;
@@ -25,13 +26,7 @@ export function fromElevenLabsHttpError(error: UpstreamHttpError): UpstreamHttpE
 }
 
 export function readElevenLabsError(body: string): ElevenLabsError | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  const detail = isObject(parsed) ? parsed.detail : undefined;
+  const detail = parseJsonObject(body)?.detail;
   if (typeof detail === "string" && detail !== "") return { message: detail };
   if (isObject(detail) && typeof detail.message === "string") {
     return typeof detail.status === "string" ? { message: detail.message, code: detail.status } : { message: detail.message };

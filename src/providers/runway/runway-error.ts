@@ -4,6 +4,7 @@
 
 import { isObject } from "../openai-message-parts.js";
 import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
+import { parseJsonObject } from "../sse.js";
 
 /** Runway asks for backoff on a 429, usually without Retry-After: the pause assumed then. */
 export const RUNWAY_RATE_LIMIT_PAUSE_MS = 10_000;
@@ -23,13 +24,8 @@ export function fromRunwayHttpError(error: UpstreamHttpError): UpstreamHttpError
 }
 
 export function readRunwayError(body: string): RunwayError | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(parsed)) return undefined;
+  const parsed = parseJsonObject(body);
+  if (!parsed) return undefined;
   const text = typeof parsed.error === "string" && parsed.error !== "" ? parsed.error : undefined;
   const issues = (Array.isArray(parsed.issues) ? parsed.issues : []).filter(isObject).map((issue) => ({
     field: Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined,

@@ -2,8 +2,8 @@
 // envelope the image endpoints return verbatim; the vendor's body is kept as `vendorBody`.
 // A 403 `content_moderation` is the model declining to draw: a refusal, not an error.
 
-import { isObject } from "../openai-message-parts.js";
 import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
+import { parseJsonObject } from "../sse.js";
 
 interface StabilityError {
   id?: string;
@@ -33,13 +33,8 @@ export function fromStabilityHttpError(error: UpstreamHttpError): UpstreamHttpEr
 }
 
 export function readStabilityError(body: string): StabilityError | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(parsed)) return undefined;
+  const parsed = parseJsonObject(body);
+  if (!parsed) return undefined;
   const errors = Array.isArray(parsed.errors) ? parsed.errors.filter((item): item is string => typeof item === "string") : [];
   const vendor: StabilityError = { errors };
   if (typeof parsed.id === "string") vendor.id = parsed.id;
