@@ -99,7 +99,8 @@ export async function spawnServe(home: string, extraArgs: string[] = []): Promis
   const lines = createInterface({ input: child.stdout! });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`gw serve exited ${code}: ${stderr}`)));
+    // "close", not "exit": only then has everything it wrote on stderr been read.
+    child.once("close", (code) => reject(new Error(`gw serve exited ${code}: ${stderr}`)));
   });
   const match = /^listening on (http:\/\/\S+)$/.exec(first);
   if (!match) throw new Error(`unexpected first line: ${first}`);
