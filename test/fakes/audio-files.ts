@@ -107,6 +107,24 @@ export interface ProbedAudio {
 
 /** What the bytes are, or undefined when ffprobe cannot read them (raw pcm, junk). */
 export async function probeAudio(bytes: Buffer): Promise<ProbedAudio | undefined> {
+  const probed = await probeFirstStream(bytes, "audio", "sample_rate,channels");
+  if (!probed) return undefined;
+  const { stream, format } = probed;
+  return {
+    codec: String(stream.codec_name),
+    container: String(format.format_name),
+    sampleRate: Number(stream.sample_rate),
+    channels: Number(stream.channels),
+    durationSeconds: Number(format.duration),
+  };
+}
+
+/** ffprobe's view of the bytes' first stream of a kind and their container, or undefined when it finds none. */
+export async function probeFirstStream(
+  bytes: Buffer,
+  kind: "audio" | "video",
+  streamEntries: string,
+): Promise<{ stream: Record<string, string | number>; format: Record<string, string> } | undefined> {
   return withTempDir(async (dir) => {
     const input = join(dir, "input");
     await writeFile(input, bytes);
@@ -116,7 +134,7 @@ export async function probeAudio(bytes: Buffer): Promise<ProbedAudio | undefined
         "-v",
         "error",
         "-show_entries",
-        "stream=codec_name,codec_type,sample_rate,channels:format=format_name,duration",
+        `stream=codec_name,codec_type,${streamEntries}:format=format_name,duration`,
         "-of",
         "json",
         input,
@@ -125,19 +143,12 @@ export async function probeAudio(bytes: Buffer): Promise<ProbedAudio | undefined
       return undefined;
     }
     const parsed = JSON.parse(stdout) as { streams?: Array<Record<string, string | number>>; format?: Record<string, string> };
-    const stream = parsed.streams?.find((candidate) => candidate.codec_type === "audio");
-    if (!stream || !parsed.format) return undefined;
-    return {
-      codec: String(stream.codec_name),
-      container: String(parsed.format.format_name),
-      sampleRate: Number(stream.sample_rate),
-      channels: Number(stream.channels),
-      durationSeconds: Number(parsed.format.duration),
-    };
+    const stream = parsed.streams?.find((candidate) => candidate.codec_type === kind);
+    return stream && parsed.format ? { stream, format: parsed.format } : undefined;
   });
 }
 
-async function withTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
+export async function withTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), "gw-fake-audio-"));
   try {
     return await work(dir);

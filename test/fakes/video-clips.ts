@@ -4,10 +4,10 @@
  * so a suite asks ffmpeg once per duration. `probeVideo` reads what a file is with ffprobe.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { probeFirstStream, withTempDir } from "./audio-files.js";
 
 const run = promisify(execFile);
 
@@ -67,41 +67,14 @@ export interface ProbedVideo {
 
 /** What the bytes are, or undefined when ffprobe finds no video stream in them. */
 export async function probeVideo(bytes: Buffer): Promise<ProbedVideo | undefined> {
-  return withTempDir(async (dir) => {
-    const input = join(dir, "input");
-    await writeFile(input, bytes);
-    let stdout: string;
-    try {
-      ({ stdout } = await run("ffprobe", [
-        "-v",
-        "error",
-        "-show_entries",
-        "stream=codec_name,codec_type,width,height:format=format_name,duration",
-        "-of",
-        "json",
-        input,
-      ]));
-    } catch {
-      return undefined;
-    }
-    const parsed = JSON.parse(stdout) as { streams?: Array<Record<string, string | number>>; format?: Record<string, string> };
-    const stream = parsed.streams?.find((candidate) => candidate.codec_type === "video");
-    if (!stream || !parsed.format) return undefined;
-    return {
-      codec: String(stream.codec_name),
-      container: String(parsed.format.format_name),
-      width: Number(stream.width),
-      height: Number(stream.height),
-      durationSeconds: Number(parsed.format.duration),
-    };
-  });
-}
-
-async function withTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), "gw-fake-video-"));
-  try {
-    return await work(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const probed = await probeFirstStream(bytes, "video", "width,height");
+  if (!probed) return undefined;
+  const { stream, format } = probed;
+  return {
+    codec: String(stream.codec_name),
+    container: String(format.format_name),
+    width: Number(stream.width),
+    height: Number(stream.height),
+    durationSeconds: Number(format.duration),
+  };
 }

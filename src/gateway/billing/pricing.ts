@@ -12,7 +12,7 @@ export function tokenCost(pricing: Pricing, counts: TokenCounts): number {
   );
 }
 
-/** The dearest price an input token can have: any of them may turn out to be a cache write. */
+/** The dearest price an input token can have, since every one of them may turn out to be a cache write. */
 export function dearestInputPrice(pricing: Pricing): number {
   return Math.max(pricing.input_per_mtok, pricing.cache_write_per_mtok ?? 0);
 }
