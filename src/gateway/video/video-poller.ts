@@ -97,7 +97,8 @@ export class VideoPoller {
         }
         if (job.nextPollAt && Date.parse(job.nextPollAt) > now) continue;
         if ((this.perProvider.get(job.provider) ?? 0) >= config.video.concurrencyPerProvider) continue;
-        if (job.billing) this.launch(job, () => this.finishBilling(job));
+        // Named but not known to be written: a restart came between the two; the log says which.
+        if (job.billing) this.launch(job, () => this.finishBilling(job, { recovering: true }));
         else if (job.status === "QUEUED") this.launch(job, () => this.submit(job, video));
         else this.launch(job, () => this.poll(job, video));
       }
@@ -229,14 +230,17 @@ export class VideoPoller {
       }
       const billing = { rowId: crypto.randomUUID(), credits, seconds: billed, written: false };
       const ready = this.dependencies.store.update(job.id, { billing, result: { fileId, expiresAt, durationSeconds: Math.round(seconds * 1000) / 1000 } });
-      await this.finishBilling(ready);
+      await this.finishBilling(ready, { recovering: false });
     });
   }
 
-  /** Write the job's usage row unless it already was (a restart between the two), then mark it SUCCEEDED. */
-  private async finishBilling(job: VideoJobRecord): Promise<void> {
+  /**
+   * Write the job's usage row unless it already was, then mark it SUCCEEDED. Only a job recovered
+   * after a restart reads the usage log to find out; a job finishing now knows it was not.
+   */
+  private async finishBilling(job: VideoJobRecord, options: { recovering: boolean }): Promise<void> {
     const billing = job.billing!;
-    if (!billing.written && !this.rowWritten(billing.rowId)) {
+    if (!billing.written && !(options.recovering && this.rowWritten(billing.rowId))) {
       const reservation = this.dependencies.service.reservations.get(job.id) ?? this.dependencies.ledger.hold(job.agentId, 0);
       await this.dependencies.ledger.settle(
         reservation,
