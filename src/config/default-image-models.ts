@@ -3,7 +3,7 @@
 // An entry is only offered when its provider is configured and the tool's allowlist names it.
 //
 // Prices are credits (1 credit = $0.000001) from the vendors' public price lists as of 2025; the
-// reference documents wire formats, not prices, so every number here is an estimate for the
+// lists change without notice, so every number here is an estimate for the
 // operator to check:
 // - gpt-image-1 bills output tokens; per picture that is $0.011 / $0.042 / $0.167 (low / medium /
 //   high) at 1024x1024 and $0.016 / $0.063 / $0.25 at 1536x1024, which is the same rate per

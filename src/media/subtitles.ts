@@ -1,4 +1,5 @@
-// Render transcript segments as SRT or WebVTT (the reference's §6). Vendors' segments are not
+// Render transcript segments as SRT (SubRip, no formal spec) or WebVTT (https://www.w3.org/TR/webvtt1/), as
+// docs/decisions.md §7 says. Vendors' segments are not
 // always tidy, so the cues are made safe to parse whatever comes in:
 // - times are rounded to the millisecond and kept in order (a cue never starts before the one
 //   before it, and ends at least 1 ms after it starts: WebVTT wants end > start);

@@ -1,5 +1,5 @@
-// OpenAI chat.completion.chunk objects -> the native Anthropic event sequence (reference §5 and
-// §C, reverse direction): message_start, then per content block content_block_start, deltas,
+// OpenAI chat.completion.chunk objects -> the native Anthropic event sequence (Anthropic, Streaming Messages:
+// https://platform.claude.com/docs/en/build-with-claude/streaming): message_start, then per content block content_block_start, deltas,
 // content_block_stop, and at the end message_delta (stop_reason, usage) and message_stop.
 import type { ChatChunk, ChatUsage } from "../../providers/chat-types.js";
 import { convertChatUsage, mapFinishReasonToStopReason, messageId } from "./convert-chat-to-messages.js";
@@ -116,7 +116,7 @@ export class ChatStreamToMessagesEvents {
   }
 }
 
-/** Anthropic's error type for an HTTP status (reference §4). */
+/** Anthropic's error type for an HTTP status (https://platform.claude.com/docs/en/api/errors). */
 export function messagesErrorType(status: number): string {
   const types: Record<number, string> = {
     400: "invalid_request_error",

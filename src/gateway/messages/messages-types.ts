@@ -1,5 +1,5 @@
-// The Anthropic Messages shapes the /anthropic/v1/messages endpoint speaks (reference
-// anthropic-messages.md §2, §3, §5), as far as the converters read or write them.
+// The Anthropic Messages shapes the /anthropic/v1/messages endpoint speaks (https://platform.claude.com/docs/en/api/messages,
+// stream events: https://platform.claude.com/docs/en/build-with-claude/streaming), as far as the converters read or write them.
 
 export type MessagesJson = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-// Anthropic Messages wire shapes (reference/anthropic-messages.md). Requests are typed as we
+// Anthropic Messages wire shapes (https://platform.claude.com/docs/en/api/messages). Requests are typed as we
 // build them; responses and stream events only as far as we read them, every field optional.
 
 export type AnthropicImageSource = { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };

@@ -1,4 +1,4 @@
-// Anthropic error bodies ({type:"error", error:{type, message}}, reference §4) -> the OpenAI error
+// Anthropic error bodies ({type:"error", error:{type, message}}, https://platform.claude.com/docs/en/api/errors) -> the OpenAI error
 // envelope the chat endpoint returns verbatim. The vendor body is kept for the messages endpoint.
 
 import { isObject } from "../openai-message-parts.js";

@@ -1,4 +1,5 @@
-// Per-model rules the Messages API enforces. The reference (§2, 2026 SDK) says models after
+// Per-model rules the Messages API enforces. The parameter docs of Anthropic's TypeScript SDK (2026,
+// https://github.com/anthropics/anthropic-sdk-typescript, src/resources/messages/messages.ts) say models after
 // Claude Opus 4.6 accept temperature only at 1.0, top_p only >= 0.99 and no top_k at all, and
 // newer models reject assistant prefill. We recognise them by the current naming,
 // `claude-<family>-<major>[-<minor>][-<date>]`: a version above 4.6 is "newer". Older names

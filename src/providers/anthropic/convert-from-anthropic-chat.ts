@@ -1,5 +1,5 @@
 // Anthropic Messages response -> OpenAI chat.completion, and Anthropic stream events -> OpenAI
-// chat.completion.chunk objects (reference §B, §C). Pure.
+// chat.completion.chunk objects (https://platform.claude.com/docs/en/api/messages, https://platform.claude.com/docs/en/build-with-claude/streaming). Pure.
 import type { ChatChunk, ChatCompletion, ChatUsage } from "../chat-types.js";
 import type { AnthropicMessageResponse, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-api-types.js";
 import { mapAnthropicFinishReason } from "./map-anthropic-finish-reason.js";

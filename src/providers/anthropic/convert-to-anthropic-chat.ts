@@ -1,4 +1,4 @@
-// OpenAI chat-completions request -> Anthropic Messages request (reference §A, §D). Pure.
+// OpenAI chat-completions request -> Anthropic Messages request (https://platform.claude.com/docs/en/api/messages). Pure.
 // Parameters Anthropic has no field for (seed, penalties, logprobs, logit_bias, stream_options,
 // service_tier, store, reasoning_effort ...) are left out: sending them would be a 400.
 import type { ChatRequest } from "../chat-types.js";

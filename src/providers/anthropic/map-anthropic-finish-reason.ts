@@ -1,4 +1,4 @@
-// Anthropic stop_reason -> OpenAI finish_reason (reference §B).
+// Anthropic stop_reason (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons) -> OpenAI finish_reason.
 export function mapAnthropicFinishReason(stopReason: string | null | undefined): string {
   switch (stopReason) {
     case "max_tokens":

@@ -1,4 +1,4 @@
-// Brave Search error bodies (reference search.md §1) -> the OpenAI error envelope:
+// Brave Search error bodies (https://api-dashboard.search.brave.com/api-reference/web/search/get) -> the OpenAI error envelope:
 // {type: "ErrorResponse", error: {id, status, code, detail, meta: {errors?: [{loc, msg, type}]}}}.
 // Brave answers a bad token with 422 (SUBSCRIPTION_TOKEN_INVALID), not 401; the status is kept
 // (a client error to every rule that reads statuses) and the code tells what it was.

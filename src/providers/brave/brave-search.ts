@@ -1,4 +1,4 @@
-// Brave Search's web search (reference search.md §1): GET /res/v1/web/search?q=&count=, the key in
+// Brave Search's web search (https://api-dashboard.search.brave.com/api-reference/web/search/get): GET /res/v1/web/search?q=&count=, the key in
 // `X-Subscription-Token`, results from `web.results` (no `web` section = no results).
 
 import { upstreamTarget } from "../../net/upstream-http.js";

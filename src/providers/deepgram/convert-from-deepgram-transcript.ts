@@ -1,4 +1,4 @@
-// A Deepgram pre-recorded answer (reference audio.md §3) -> the vendor-neutral transcript.
+// A Deepgram pre-recorded answer (https://developers.deepgram.com/docs/pre-recorded-audio) -> the vendor-neutral transcript.
 // Segments are Deepgram's utterances; when an answer has none (a proxy that drops the parameter,
 // a model without them), they are rebuilt from the words rather than failing the call.
 

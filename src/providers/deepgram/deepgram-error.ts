@@ -1,4 +1,4 @@
-// Deepgram error bodies (reference audio.md §3: the older {err_code, err_msg, request_id} and the
+// Deepgram error bodies (https://developers.deepgram.com/reference/errors: the older {err_code, err_msg, request_id} and the
 // newer {category, message, details, request_id}) -> the OpenAI error envelope the audio endpoints
 // answer, the status kept; the vendor's body is kept as `vendorBody`.
 

@@ -1,4 +1,4 @@
-// ElevenLabs error bodies (reference audio.md §4) -> the OpenAI error envelope the audio endpoints
+// ElevenLabs error bodies (https://elevenlabs.io/docs/api-reference) -> the OpenAI error envelope the audio endpoints
 // answer; the vendor's body is kept as `vendorBody`. Two shapes: FastAPI's validation list
 // {detail: [{loc, msg, type}]} (422) and {detail: {status, message}} for the rest.
 //

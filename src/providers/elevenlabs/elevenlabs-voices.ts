@@ -1,4 +1,4 @@
-// The account's voices from ElevenLabs' GET /v1/voices (reference audio.md §4), kept for a few
+// The account's voices from ElevenLabs' GET /v1/voices (https://elevenlabs.io/docs/api-reference), kept for a few
 // minutes: the voice list is read on every speech request's validation and by the public voice
 // catalog, and it changes only when someone edits the account.
 

@@ -1,4 +1,4 @@
-// OpenAI chat-completions request -> Gemini generateContent request (reference §2, §6). Pure.
+// OpenAI chat-completions request -> Gemini generateContent request (https://ai.google.dev/api/generate-content). Pure.
 // Left out, as Gemini would refuse or ignore them: logprobs, logit_bias, user, stream_options,
 // parallel_tool_calls, service_tier, store, reasoning_effort, and presence/frequency penalties
 // (several current Gemini models answer those with 400 "Penalty is not enabled").

@@ -1,4 +1,4 @@
-// Gemini generateContent wire shapes (reference/gemini.md), lowerCamelCase as on the wire.
+// Gemini generateContent wire shapes (https://ai.google.dev/api/generate-content), lowerCamelCase as on the wire.
 // Requests are typed as we build them; responses only as far as we read them, all optional.
 
 export type GeminiPart =

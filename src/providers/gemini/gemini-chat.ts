@@ -1,6 +1,6 @@
 // Chat completions against Gemini's generateContent / streamGenerateContent?alt=sse: OpenAI-shaped
 // requests are converted out, Gemini's answers and chunks converted back. Gemini sends no
-// request-id header the reference names, so no upstreamRequestId is reported.
+// documented request-id header, so no upstreamRequestId is reported.
 
 import { toNetworkError, type UpstreamResponse, type UpstreamTarget, upstreamTarget } from "../../net/upstream-http.js";
 import { requireJsonObject } from "../chat-answer.js";

@@ -1,4 +1,4 @@
-// Google RPC error bodies ({error:{code, message, status, details}}, reference §5) -> the OpenAI
+// Google RPC error bodies ({error:{code, message, status, details}}, https://ai.google.dev/gemini-api/docs/troubleshooting) -> the OpenAI
 // error envelope the chat endpoint returns verbatim. The vendor body is kept as `vendorBody`.
 
 import { isObject, type Json } from "../openai-message-parts.js";

@@ -1,4 +1,4 @@
-// Gemini finishReason -> OpenAI finish_reason (reference §3, §6). A function-call answer ends
+// Gemini finishReason (https://ai.google.dev/api/generate-content#FinishReason) -> OpenAI finish_reason. A function-call answer ends
 // with STOP: the caller says whether the candidate holds functionCall parts.
 const CONTENT_FILTER = new Set([
   "SAFETY",

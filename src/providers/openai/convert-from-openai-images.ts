@@ -1,4 +1,4 @@
-// OpenAI's ImagesResponse (reference images.md §1.3) -> the vendor-neutral image result.
+// OpenAI's ImagesResponse (https://platform.openai.com/docs/api-reference/images/object) -> the vendor-neutral image result.
 
 import { sniffImageMediaType } from "../image-bytes.js";
 import type { GeneratedImage, ImageResult } from "../image-types.js";

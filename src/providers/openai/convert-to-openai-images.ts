@@ -1,4 +1,4 @@
-// Vendor-neutral image requests -> OpenAI Images requests (reference images.md §1.1, §1.2):
+// Vendor-neutral image requests -> OpenAI Images requests (https://platform.openai.com/docs/api-reference/images/create, /images/createEdit):
 // a JSON body for generations, multipart parts for edits. What the model cannot do is refused
 // here, before any upstream call, never dropped.
 

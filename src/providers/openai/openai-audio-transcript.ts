@@ -1,4 +1,4 @@
-// Vendor-neutral transcription requests <-> OpenAI's /audio/transcriptions (reference audio.md §1).
+// Vendor-neutral transcription requests <-> OpenAI's /audio/transcriptions (https://platform.openai.com/docs/api-reference/audio/createTranscription).
 // Segments come only with verbose_json (segment granularity); json is the one format every
 // OpenAI transcription model and every compatible Whisper server answers.
 

@@ -1,4 +1,4 @@
-// OpenAI's built-in voices (reference audio.md §2): a fixed list per model, no endpoint lists them.
+// OpenAI's built-in voices (https://platform.openai.com/docs/guides/text-to-speech): a fixed list per model, no endpoint lists them.
 // Each voice speaks many languages, so none are named.
 
 import type { Voice } from "../audio-types.js";

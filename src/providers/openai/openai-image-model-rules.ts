@@ -1,4 +1,4 @@
-// What each OpenAI image model family takes (reference images.md §1): the GPT image models
+// What each OpenAI image model family takes (https://platform.openai.com/docs/api-reference/images): the GPT image models
 // answer base64 and take background / output_format / output_compression and four qualities;
 // the DALL·E models answer a URL unless asked for base64, draw PNG only, and dall-e-3 draws one
 // picture per call. Any other model id is treated as a GPT image model (new ones keep its API).

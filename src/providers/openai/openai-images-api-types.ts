@@ -1,4 +1,4 @@
-// The parts of OpenAI's ImagesResponse (reference images.md §1.3) the adapter reads. Lenient:
+// The parts of OpenAI's ImagesResponse (https://platform.openai.com/docs/api-reference/images/object) the adapter reads. Lenient:
 // every field may be missing or null.
 
 export interface OpenAIImagesResponse {

@@ -1,4 +1,4 @@
-// Video generation against OpenAI's Videos API (Sora; reference video.md §1) and compatible
+// Video generation against OpenAI's Videos API (Sora; https://platform.openai.com/docs/api-reference/videos) and compatible
 // servers: a JSON submit to /videos (a first frame as `input_reference.image_url`, a data URL),
 // polls of /videos/{id}, the finished clip's bytes streamed from /videos/{id}/content, and DELETE
 // /videos/{id} to cancel (OpenAI deletes the video: polls answer 404 afterwards).

@@ -1,4 +1,4 @@
-// Runway error bodies ({"error": "<human-readable>"}, reference video.md §2; a validation failure
+// Runway error bodies ({"error": "<human-readable>"}, https://docs.dev.runwayml.com/errors/errors; a validation failure
 // may list `issues` beside it) -> the OpenAI error envelope the video endpoints answer, status
 // kept; the vendor's body is kept as `vendorBody`.
 

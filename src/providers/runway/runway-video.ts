@@ -1,4 +1,4 @@
-// Video generation against Runway's API (reference video.md §2): a task is submitted to
+// Video generation against Runway's API (https://docs.dev.runwayml.com/api/): a task is submitted to
 // /v1/image_to_video (with a first frame) or /v1/text_to_video, polled at /v1/tasks/{id}, and
 // cancelled (or, once finished, deleted) with DELETE on the same path. A finished task names its
 // clip by URL (expiring in 24-48 h), which the gateway downloads itself.

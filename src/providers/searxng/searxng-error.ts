@@ -1,4 +1,4 @@
-// SearXNG's failures (reference search.md §3) -> the OpenAI error envelope. Its error answers are
+// SearXNG's failures (https://docs.searxng.org/dev/search_api.html) -> the OpenAI error envelope. Its error answers are
 // HTML pages or short texts, not JSON: the status says what happened. A 403 to format=json is an
 // instance without `json` in search.formats.
 

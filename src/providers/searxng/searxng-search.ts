@@ -1,4 +1,4 @@
-// A self-hosted SearXNG's JSON API (reference search.md §3): GET {baseUrl}/search?q=&format=json.
+// A self-hosted SearXNG's JSON API (https://docs.searxng.org/dev/search_api.html): GET {baseUrl}/search?q=&format=json.
 // No count parameter: the page it gives is cut to maxResults. A 200 with no results and every
 // engine listed as unresponsive is a failure, not an empty answer. An optional key is sent as a
 // Bearer token, for instances behind an authenticating proxy.

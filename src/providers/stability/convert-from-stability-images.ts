@@ -1,4 +1,4 @@
-// A Stability v2beta success (reference images.md §2.1) -> one picture or a refusal. Asked with
+// A Stability v2beta success (https://platform.stability.ai/docs/api-reference) -> one picture or a refusal. Asked with
 // `accept: image/*`, the body is the picture itself and the metadata is in headers; a JSON
 // answer ({image, finish_reason, seed}) is read too, in case a proxy asked for it.
 

@@ -1,4 +1,4 @@
-// Vendor-neutral image requests -> Stability v2beta multipart forms (reference images.md §2).
+// Vendor-neutral image requests -> Stability v2beta multipart forms (https://platform.stability.ai/docs/api-reference).
 // Stability draws one picture per call, sized by aspect ratio; what it cannot do is refused here.
 
 import { imageFileName } from "../image-bytes.js";

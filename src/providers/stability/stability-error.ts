@@ -1,4 +1,4 @@
-// Stability error bodies ({id, name, errors: [...]}, reference images.md §2.5) -> the OpenAI error
+// Stability error bodies ({id, name, errors: [...]}, https://platform.stability.ai/docs/api-reference) -> the OpenAI error
 // envelope the image endpoints return verbatim; the vendor's body is kept as `vendorBody`.
 // A 403 `content_moderation` is the model declining to draw: a refusal, not an error.
 

@@ -1,4 +1,4 @@
-// Stability's v2beta endpoints per vendor model (reference images.md §2.2, §2.3). The gateway's
+// Stability's v2beta endpoints per vendor model (https://platform.stability.ai/docs/api-reference: Generate, Upscale, Edit). The gateway's
 // vendor model ids: `ultra`, `core`, `sd3` (Stability's default SD 3.5 model) or an SD 3.5 model
 // id (`sd3.5-large`, `sd3.5-flash` ..., sent as the sd3 endpoint's `model` field) for generation;
 // `fast-upscale`, `conservative-upscale` for upscaling; `remove-background`.

@@ -1,4 +1,4 @@
-// Tavily error bodies (reference search.md §2) -> the OpenAI error envelope: {detail: {error}}
+// Tavily error bodies (https://docs.tavily.com/api-reference/endpoint/search) -> the OpenAI error envelope: {detail: {error}}
 // (what its SDK reads), FastAPI's {detail: "..."} or {detail: [{loc, msg}]}. The status is kept:
 // 401 bad key, 429 rate limit, 432 plan limit, 433 pay-as-you-go limit.
 

@@ -1,4 +1,4 @@
-// Tavily's search (reference search.md §2): POST /search {query, max_results, search_depth} with
+// Tavily's search (https://docs.tavily.com/api-reference/endpoint/search): POST /search {query, max_results, search_depth} with
 // `Authorization: Bearer tvly-...`; the catalog's model is the search depth (basic, advanced).
 
 import { upstreamTarget } from "../../net/upstream-http.js";

@@ -1,4 +1,5 @@
-// The MCP server (Streamable HTTP, reference mcp.md): stateless, one McpServer per HTTP request
+// The MCP server (Streamable HTTP, MCP specification 2025-11-25, Transports:
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports): stateless, one McpServer per HTTP request
 // bound to the caller the Bearer key names, answering in JSON. Stateless because every request
 // is authenticated on its own and the tools keep no conversation state; sessions would add a
 // table to expire and nothing a tool call needs.

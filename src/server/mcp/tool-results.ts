@@ -1,4 +1,5 @@
-// How gateway answers and errors become MCP tool results (reference mcp.md §4): pictures as image
+// How gateway answers and errors become MCP tool results (MCP specification 2025-11-25, Tools:
+// https://modelcontextprotocol.io/specification/2025-11-25/server/tools): pictures as image
 // content (base64 + mimeType) beside structured content that carries each picture's asset_id, and
 // failures as tool errors (`isError`) whose one text block is the HTTP error envelope as JSON,
 // `{"error":{message,type,code,param?,status}}`, so a client sees the same codes over MCP as over
