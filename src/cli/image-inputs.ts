@@ -1,7 +1,7 @@
 // Pictures for `gw image edit --image SPEC`: an http(s) or data: URL, asset:ID for a library
 // picture, or a local FILE, read here and sent as a data: URL. A trailing :edit, :subject or
 // :reference sets the role; only those three words count, so https://x/y.png stays a URL.
-// Without a role the entry goes as the spec's bare string (or {asset_id}), and the server applies
+// Without a role the entry goes as a bare string (or {asset_id}), and the server applies
 // the model's default role.
 import { fileTypeFromBuffer } from "file-type";
 import type { ImageEditInput, ImageRole } from "../client/image-types.js";

@@ -11,7 +11,7 @@ import { humanBytes } from "./transfer-progress.js";
 // ignoreStdin: oclif would otherwise take a missing argument from piped stdin (a --batch - file).
 export const promptArgument = Args.string({ description: "what to draw; - reads it from stdin (leave it out with --batch)", ignoreStdin: true });
 
-/** The generation parameters of the spec, plus output, batch and gateway flags. */
+/** The parameters of POST /v1/image/generations, plus output, batch and gateway flags. */
 export const imageRequestFlags = {
   output: Flags.string({
     char: "o",

@@ -1,4 +1,4 @@
-// Shapes of the storage endpoints' answers (spec "Stored file", "Storage quota", Storage table),
+// Shapes of the storage endpoints' answers (a stored file, a page of them, a link, the quota),
 // derived from the server's answer types (type imports only: erased, so the client never loads
 // the gateway; docs/decisions.md §1), and what an upload is made of on the client side.
 
@@ -48,7 +48,7 @@ export interface StorageLimits {
   maxFileBytes: number | undefined;
 }
 
-/** DELETE /v1/storage/files/:id, and every storage error: the spec's bare `{message}` (built by the route). */
+/** DELETE /v1/storage/files/:id, and every storage error: a bare `{message}` (docs/decisions.md §2; built by the route). */
 export interface MessageBody {
   message: string;
 }

@@ -1,5 +1,5 @@
 // The audio models in the config's catalog (docs/decisions.md §6): per speech and transcription
-// model, which provider serves it, what it can do (the spec's "Catalog entries": character cap,
+// model, which provider serves it, what it can do (its public catalog `constraints`: character cap,
 // audio formats, response formats) and its price in credits. The built-in entries are in
 // default-audio-models.ts; a config that lists `catalog.speech` or `catalog.transcription`
 // replaces that list as a whole.

@@ -1,5 +1,5 @@
 // The tool-model catalog in the config (docs/decisions.md §6): per image model, which provider serves it,
-// what it can do (the spec's "Catalog entries" constraints) and its price in credits. The
+// what it can do (its `constraints`, as the public catalog shows them) and its price in credits. The
 // built-in entries are in default-image-models.ts; a config that lists `catalog.image` replaces
 // them as a whole.
 import { z } from "zod";
@@ -22,7 +22,7 @@ const imageFormat = z.enum(["png", "jpeg", "webp"]);
 const resolution = z.enum(IMAGE_RESOLUTIONS);
 const quality = z.enum(["auto", "low", "medium", "high"]);
 
-// A knob the model does not take is `{accepted: false}` with nothing else (spec, Catalog entries).
+// A knob the model does not take is `{accepted: false}` with nothing else, no range (so the public catalog shows it).
 const notAccepted = z.object({ accepted: z.literal(false) }).strict();
 const NOT_ACCEPTED = { accepted: false } as const;
 
@@ -40,7 +40,7 @@ const textKnob = z.discriminatedUnion("accepted", [notAccepted, z.object({ accep
 
 export const imageConstraintsSchema = z
   .object({
-    /** Aspect ratios it draws (spec values: 1:1, 2:3, 3:2, 3:4, 4:3, 4:5, 5:4, 9:16, 16:9, 21:9). */
+    /** Aspect ratios it draws (a request's aspect_ratio is one of 1:1, 2:3, 3:2, 3:4, 4:3, 4:5, 5:4, 9:16, 16:9, 21:9). */
     aspectRatios: z.array(aspectRatio).default([]),
     defaultAspectRatio: aspectRatio.optional(),
     /** Formats the vendor produces itself; others are converted by the gateway. */

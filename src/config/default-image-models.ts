@@ -17,6 +17,7 @@
 // sizes (Core draws nearer 1.5 megapixels); the real size is in the picture's bytes.
 import type { ImageModelInput } from "./catalog-schema.js";
 
+// Stability's ratios that a request's aspect_ratio can name (image-request.ts): all but its 9:21.
 const SPEC_STABILITY_RATIOS = ["1:1", "21:9", "16:9", "3:2", "5:4", "4:5", "2:3", "9:16"];
 
 const STABILITY_SIZES: Record<string, string> = {
@@ -91,7 +92,7 @@ export const DEFAULT_IMAGE_MODEL_INPUTS: ImageModelInput[] = [
       defaultResolution: "1K",
       features: { transparency: true, explicitSize: true, outputCompression: true },
       quality: { accepted: true, values: ["auto", "low", "medium", "high"], default: "auto" },
-      // The vendor takes 16 pictures per edit; the spec caps an edit at 4.
+      // The vendor takes 16 pictures per edit; /v1/image/edits takes at most 4 (MAX_EDIT_IMAGES).
       referenceRoles: ["reference", "edit", "subject"],
       maxReferences: 4,
     },

@@ -1,5 +1,5 @@
 // The video models in the config's catalog (docs/decisions.md §8): per model, which provider
-// serves it, what it takes (the spec's "Catalog entries": whether a reference photo is accepted or
+// serves it, what it takes (its public catalog `constraints`: whether a reference photo is accepted or
 // required, the duration range, the resolutions and ratios offered) and its price per second of
 // finished clip for each resolution. The built-in entries are in default-video-models.ts; a
 // config that lists `catalog.video` replaces them as a whole.

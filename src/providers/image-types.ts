@@ -76,8 +76,8 @@ export interface ImageResult {
   /** Empty when the vendor declined to draw. */
   images: GeneratedImage[];
   /**
-   * The vendor's reason for declining (moderation). Not an error: the spec answers 200 with empty
-   * data and this text, and bills it. Set together with images when only some calls of a
+   * The vendor's reason for declining (moderation). Not an error: the gateway answers 200 with empty
+   * data and this text, and bills it (docs/decisions.md §5). Set together with images when only some calls of a
    * multi-call request were declined.
    */
   refusal?: string;

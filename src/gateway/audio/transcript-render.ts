@@ -1,4 +1,4 @@
-// A transcript in the format asked for (spec, Transcription result): json `{model, text}`;
+// A transcript in the format asked for: json `{model, text}`;
 // verbose_json adds language, task, duration and the segments (speaker only when the vendor
 // labelled one); text, srt and vtt are bodies of their own, rendered by the gateway from the
 // segments so every provider that yields segments yields all five formats.

@@ -12,7 +12,7 @@ export function findImageModel(catalog: Pick<CatalogConfig, "image">, id: string
   return catalog.image.find((model) => model.id === id);
 }
 
-/** The role of a picture sent without one (spec, Image editing rule 1): `reference`, or the model's only role. */
+/** The role of a picture sent without one (a bare URL, any multipart part): `reference`, or the model's only role. */
 export function defaultImageRole(model: ImageModelEntry): "edit" | "subject" | "reference" | undefined {
   const roles = model.constraints.referenceRoles;
   return roles.includes("reference") ? "reference" : roles[0];

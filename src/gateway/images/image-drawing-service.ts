@@ -123,7 +123,7 @@ export class ImageDrawingService {
       Promise.all(result.images.map((image) => convert(image, plan.format, plan.convertCompression))),
     );
 
-    // A refusal is billed as the pictures asked for (spec, Image generation rule 5).
+    // A refusal (200, empty data) is billed as the pictures asked for (docs/decisions.md §5).
     const billed = result.refusal !== undefined ? Math.max(plan.request.n, result.images.length) : result.images.length;
     const credits = imagePriceCredits(model, { n: billed, width: plan.width, height: plan.height, quality: result.quality ?? quality });
     await ledger.settle(reservation, {
@@ -171,8 +171,8 @@ export class ImageDrawingService {
 }
 
 /**
- * The role of each picture (spec, Image editing rules 1-2): as sent, or the model's default; a
- * role the model cannot serve is refused, never drawn as another; `edit` only first.
+ * The role of each picture: as sent, or the model's default (image-catalog.ts); a role the model
+ * cannot serve is 400 image_reference_unsupported, never drawn as another; `edit` only first.
  */
 function rolesFor(model: ImageModelEntry, sources: readonly EditImageSource[]): ImageRole[] {
   const offered = model.constraints.referenceRoles;

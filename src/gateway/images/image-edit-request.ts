@@ -1,7 +1,7 @@
-// Inbound POST /v1/image/edits, in either form (spec, Image editing): JSON with `images` (up to
+// Inbound POST /v1/image/edits, in either form: JSON with `images` (up to
 // four: a URL or data: URL string, `{url, role}` or `{asset_id, role}`) or multipart with repeated
 // `image` / `image[]` parts. Every generation parameter applies; `enhance_prompt` is ignored
-// (rule 5) and `mask` is accepted by the parser only to be refused (rule 7).
+// and `mask` is accepted by the parser only to be refused (docs/decisions.md §2).
 import { z } from "zod";
 import type { ImageRole } from "../../providers/image-types.js";
 import { InvalidRequestError } from "../errors.js";
@@ -64,8 +64,8 @@ const BOOLEAN_FIELDS = new Set(["enhance_prompt"]);
 const IMAGE_PART_NAMES = new Set(["image", "image[]", "images", "images[]"]);
 
 /**
- * The multipart form (rule 3): `prompt`, repeated `image` / `image[]` parts (files, or text fields
- * holding a URL or data: URL), every part taking the model's default role (rule 1), and the other
+ * The multipart form: `prompt`, repeated `image` / `image[]` parts (files, or text fields
+ * holding a URL or data: URL), every part taking the model's default role (image-catalog.ts), and the other
  * parameters as text fields.
  */
 export function imageEditFromForm(form: { fields: Array<[string, string]>; files: Array<{ field: string; bytes: Buffer }> }): ImageEditBody {

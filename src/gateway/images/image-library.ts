@@ -29,7 +29,7 @@ export class ImageLibrary {
   ) {}
 
   /**
-   * A project id the caller does not own (or none) means the caller's default project (spec). A
+   * A project id the caller does not own (or none) means the caller's default project (docs/decisions.md §5). A
    * parent must be one of the caller's own pictures, else 404 before anything is drawn or billed:
    * a lineage silently dropped would be worse than an error, and another agent's asset answers
    * exactly like a missing one.

@@ -1,6 +1,6 @@
 // What a call costs in credits, from the catalog price: per picture, or per megapixel of each
 // picture (1,000,000 pixels), at the rate of the quality drawn when the model prices by quality.
-// n and size multiply, as the spec says. Rounded up to whole credits.
+// n and size multiply the price. Rounded up to whole credits.
 import type { ImageModelEntry } from "../../config/catalog-schema.js";
 
 export interface ImagePriceRequest {

@@ -1,4 +1,4 @@
-// Inbound POST /v1/image/generations body: the spec's parameter table, checked for shape here;
+// Inbound POST /v1/image/generations body: every parameter the endpoint takes, checked for shape here;
 // what depends on the chosen model (sizes, knobs, formats) is checked against its catalog entry
 // (image-draw-plan.ts). The edits body extends it (image-edit-request.ts).
 import { z } from "zod";

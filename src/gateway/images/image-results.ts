@@ -1,5 +1,5 @@
 // What every image endpoint (generations, edits, upscale, background removal) is called with and
-// answers: the spec's image result, plus what the route turns into response headers.
+// answers: the image result body `{id, created, model, data, timing}`, plus what the route turns into response headers.
 import type { ImageResult } from "../../providers/image-types.js";
 import type { ToolCallContext } from "../tool-provider-call.js";
 

@@ -1,4 +1,4 @@
-// Inbound POST /v1/image/upscale and /v1/image/background-removal bodies (spec tables): one
+// Inbound POST /v1/image/upscale and /v1/image/background-removal bodies: one
 // picture, as `image` (http(s) URL, data: URL or bare base64) or, with no image, the library
 // picture `parent_asset_id` names. Whether `scale` is one the model offers is checked against its
 // catalog entry (image-transform-service.ts); a factor is never rounded, so it must be an integer.

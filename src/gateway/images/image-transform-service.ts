@@ -2,8 +2,8 @@
 // (no default model: 503 provider_not_configured until an operator enables one), check the scale
 // against its catalog entry (never rounded), read the picture (a URL through the SSRF-safe
 // fetcher, or the caller's library picture), reserve the price (402 before any upstream call),
-// run the model's provider, convert to the asked format (webp by default, as the spec's image
-// result says), store the result in the caller's library with its lineage and settle one usage
+// run the model's provider, convert to the asked format (webp by default, as on every image
+// endpoint), store the result in the caller's library with its lineage and settle one usage
 // row, counted in pictures like generations.
 import type { ImageModelEntry } from "../../config/catalog-schema.js";
 import { inImageFormat, vendorReadable } from "../../media/image-encode.js";
@@ -24,7 +24,7 @@ export interface ImageTransformDependencies extends ToolCallDependencies {
   fetchUrl: UrlFetcher;
 }
 
-/** The spec's image result defaults to webp. */
+/** Every image endpoint answers webp unless output_format says otherwise. */
 const DEFAULT_FORMAT: TransformFormat = "webp";
 
 interface Transform {
@@ -112,7 +112,7 @@ export class ImageTransformService {
   }
 }
 
-/** An unoffered factor is refused with the ones on offer, never rounded (spec, Upscaling). */
+/** An unoffered factor is refused with the ones on offer, never rounded to a near one. */
 function checkScale(model: ImageModelEntry, scale: number | undefined): void {
   if (scale === undefined) return;
   const factors = model.constraints.upscaleFactors;

@@ -1,12 +1,12 @@
 // The OpenAI SDK's image paths (`client.images.generate` / `client.images.edit` post to
-// /v1/images/generations and /v1/images/edits) as aliases of the spec's /v1/image/* endpoints, so
+// /v1/images/generations and /v1/images/edits) as aliases of the gateway's /v1/image/* endpoints, so
 // an application written against OpenAI works by changing its base URL. What OpenAI's shape says
-// differently is translated before the spec's own validation runs:
+// differently is translated before the /v1/image/* endpoint's own validation runs:
 // - a bare vendor model id (`gpt-image-1`) names the allowlisted catalog model it belongs to
 //   (`openai/gpt-image-1`) when exactly one matches;
 // - DALL·E 3's quality words: `standard` is medium, `hd` is high;
-// - OpenAI answers png unless told otherwise, so the alias does too (the spec's default is webp).
-// Everything else is the spec endpoint's: the same parameters, errors, billing and storage.
+// - OpenAI answers png unless told otherwise, so the alias does too (/v1/image/* defaults to webp).
+// Everything else is the /v1/image/* endpoint's: the same parameters, errors, billing and storage.
 import type { Config } from "../../config/resolved-config.js";
 import { findImageModel } from "./image-catalog.js";
 import { allowedImageModelIds } from "./image-models.js";

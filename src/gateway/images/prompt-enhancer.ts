@@ -1,4 +1,4 @@
-// enhance_prompt on generations (spec, Image generation rule 4): one chat completion through the
+// enhance_prompt on generations (edits ignore it): one chat completion through the
 // chat router expands the prompt, billed as its own usage row. It fails open: no enhance model
 // configured, any failure, or an empty answer means the original prompt is drawn, nothing extra
 // is billed and no `enhanced_prompt` is returned.

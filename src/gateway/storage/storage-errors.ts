@@ -1,5 +1,5 @@
-// Storage errors. On /v1/storage/* every error renders as the spec's `{message}` alone
-// (server/render-error.ts, "storage" dialect); type and code only name the class in logs.
+// Storage errors. On /v1/storage/* every error renders as a bare `{message}` (docs/decisions.md §2;
+// server/render-error.ts, "storage" dialect); type and code only name the class in logs.
 import { GatewayError } from "../errors.js";
 import { formatBytes } from "./byte-size.js";
 

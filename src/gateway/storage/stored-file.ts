@@ -1,4 +1,4 @@
-// The spec's "Stored file" as the API returns it, and the ids the gateway gives files.
+// A stored file and the quota as the API returns them, and the ids the gateway gives files.
 import { monotonicFactory } from "ulid";
 import type { FileRecord } from "../../store/file-records.js";
 

@@ -1,5 +1,5 @@
 // OpenAI error answers on the Images API (https://platform.openai.com/docs/guides/error-codes). Moderation blocks are the
-// model declining to draw, which the spec answers as a refusal, not an error. Anything else keeps
+// model declining to draw, which the gateway answers as a refusal (200, empty data), not an error. Anything else keeps
 // OpenAI's own envelope (it is already the gateway's shape), or gets one built from the status
 // when the body is not one (a proxy's HTML page).
 

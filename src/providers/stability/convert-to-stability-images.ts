@@ -22,7 +22,7 @@ export interface StabilityCall {
 const SEED_LIMIT = 4_294_967_295;
 
 /**
- * Guidance the conservative upscaler requires; the upscale endpoint of the spec takes no prompt,
+ * Guidance the conservative upscaler requires; POST /v1/image/upscale takes no prompt,
  * so a neutral one asks for the same picture, sharper.
  */
 export const DEFAULT_UPSCALE_PROMPT = "The same image at a higher resolution, sharp and detailed, unchanged in content.";
@@ -48,7 +48,7 @@ export function convertToStabilityGeneration(request: ImageGenerateRequest, inde
 }
 
 /**
- * How far image-to-image may move from the picture (Stability's `strength`, 0-1): the spec's
+ * How far image-to-image may move from the picture (Stability's `strength`, 0-1): the gateway's
  * `edit` role keeps what the prompt does not mention, so the change is moderate.
  */
 export const STABILITY_EDIT_STRENGTH = 0.5;

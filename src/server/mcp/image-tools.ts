@@ -1,4 +1,5 @@
-// The image tools of the MCP server (spec, Image editing rule 8 and the transform endpoints):
+// The image tools of the MCP server (`image_edit` takes `images` as strings and their roles as a
+// second list, `image_roles`, in the same order; the transforms take image / parent_asset_id):
 // each one takes the HTTP endpoint's body and goes through the same parser and service, so
 // validation, plan caps, credits, storage and lineage are those of HTTP. The input schemas tell
 // clients the shape; the values are checked by the endpoint's own rules, so a bad value comes back

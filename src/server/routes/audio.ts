@@ -1,5 +1,5 @@
 // The audio endpoints: the public catalog and voices (no key), POST /v1/audio/transcriptions
-// (multipart `file` or JSON `mediaUrl` / `mediaBase64`), POST /v1/audio/speech and its spec name
+// (multipart `file` or JSON `mediaUrl` / `mediaBase64`), POST /v1/audio/speech and its other name
 // /v1/audio/synthesize (one operation), and the removed /v1/audio/transcribe (410 naming the new
 // path). Errors render in the gateway envelope; a transcript in text, srt or vtt and speech audio
 // are bodies of their own, with the metadata in headers.

@@ -1,4 +1,4 @@
-// POST /v1/search (Bearer key, per-key rate limit): the spec's search envelope
+// POST /v1/search (Bearer key, per-key rate limit): answers the search envelope
 // `{success, data: {query, provider, results}}`; errors in the gateway envelope, 503
 // `search_not_configured` on a gateway with no search provider.
 import type { H3 } from "h3";
