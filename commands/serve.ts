@@ -1,16 +1,21 @@
+import path from "node:path";
 import { Command, Flags } from "@oclif/core";
 import { resolveHome } from "../src/config/paths.js";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../src/server/server-logger.js";
 import { type RunningServer, startServer } from "../src/server/start-server.js";
+import type { TlsOptions } from "../src/server/tls-setup.js";
 
 export default class Serve extends Command {
   static override summary = "Start the gateway server.";
   static override description =
-    "Prints `listening on http://HOST:PORT` as its first line on stdout; logs (one access line per request, JSON lines unless stderr is a terminal) go to stderr. SIGTERM or SIGINT drains in-flight requests and streams, then exits 0.";
+    "Prints `listening on http://HOST:PORT` (`https://` with --https or --tls-cert) as its first line on stdout; logs (one access line per request, JSON lines unless stderr is a terminal) go to stderr. SIGTERM or SIGINT drains in-flight requests and streams, then exits 0. --https serves a self-signed certificate made on first use and kept in HOME/tls (its SHA-256 fingerprint is logged on stderr at each start); --tls-cert with --tls-key serve your own files (e.g. certbot's fullchain.pem and privkey.pem) and pick up renewed files without a restart.";
   static override flags = {
     home: Flags.string({ description: "gw home directory (default: $GW_HOME or ~/.gw)" }),
     host: Flags.string({ description: "address to listen on (default: config server.host)" }),
     port: Flags.integer({ description: "port to listen on; 0 picks a free port (default: config server.port)", min: 0, max: 65535 }),
+    https: Flags.boolean({ description: "serve HTTPS with a self-signed certificate kept in HOME/tls (made on first use)" }),
+    "tls-cert": Flags.string({ description: "serve HTTPS with this certificate file (PEM, chain after the leaf); needs --tls-key", helpValue: "FILE" }),
+    "tls-key": Flags.string({ description: "the private key file (PEM) of --tls-cert", helpValue: "FILE" }),
     "log-level": Flags.string({
       description: "least severe log lines written (info includes one access line per request)",
       options: [...LOG_LEVELS],
@@ -21,6 +26,17 @@ export default class Serve extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
+    // --https beside the two files is allowed: they say which certificate the HTTPS serves.
+    if (Boolean(flags["tls-cert"]) !== Boolean(flags["tls-key"])) {
+      process.stderr.write("gw serve: --tls-cert and --tls-key go together: give both files (or --https alone for a self-signed certificate)\n");
+      return this.exit(2);
+    }
+    const tls: TlsOptions | undefined =
+      flags["tls-cert"] && flags["tls-key"]
+        ? { certFile: path.resolve(flags["tls-cert"]), keyFile: path.resolve(flags["tls-key"]) }
+        : flags.https
+          ? { selfSigned: true }
+          : undefined;
     let server: RunningServer;
     try {
       server = await startServer({
@@ -29,6 +45,7 @@ export default class Serve extends Command {
         port: flags.port,
         logLevel: flags["log-level"] as LogLevel,
         logFormat: flags["log-format"] as LogFormat | undefined,
+        tls,
       });
     } catch (error) {
       // One plain line (oclif's error box wraps long paths), then a non-zero exit.

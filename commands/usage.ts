@@ -1,46 +1,62 @@
 import { Flags } from "@oclif/core";
-import { jsonFlag } from "../src/cli/flags.js";
+import { CliError } from "../src/cli/cli-error.js";
 import { GwCommand } from "../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../src/cli/home.js";
-import { note, printJson, printLine, printTable } from "../src/cli/output.js";
-import { assertPeriod, usageReport } from "../src/cli/usage-report.js";
-import { periodOf, UsageLog } from "../src/store/usage-log.js";
+import { terminalColumns } from "../src/cli/usage-chart.js";
+import { USAGE_DIMENSIONS } from "../src/cli/usage-groups.js";
+import { reportRange } from "../src/cli/usage-range.js";
+import { printUsage, RECENT_ROWS, USAGE_FORMATS } from "../src/cli/usage-report.js";
 
 export default class Usage extends GwCommand {
-  static override description = "Credits used and left per agent for a period (calendar month, UTC), and that period's usage rows.";
-  static override examples = ["<%= config.bin %> usage", "<%= config.bin %> usage --agent research --period 2025-01 --json"];
+  static override description = [
+    "Credits used per agent and the usage rows of a range (default: this calendar month, UTC), or their sums per day, model, agent, key or endpoint.",
+    "",
+    "Times are UTC. --since is inclusive. --until is exclusive as a time, but a date names a whole day that is included: --since 2025-03-01 --until 2025-03-31 is all of March. --since alone runs through today; --until alone starts at the beginning of its month. The balance (the plan's monthly credits less those used) is shown when the range is one calendar month.",
+    "",
+    `Without --by the table lists the last ${RECENT_ROWS} rows (--rows: every row); --format json and csv carry every row. Credits are integers, one credit a micro-dollar. The log is read streaming, so a month of a million rows reports in seconds.`,
+  ].join("\n");
+  static override examples = [
+    "<%= config.bin %> usage",
+    "<%= config.bin %> usage --agent research --period 2025-01 --json",
+    "<%= config.bin %> usage --by model --since 2025-03-01 --until 2025-03-15",
+    "<%= config.bin %> usage --chart",
+    "<%= config.bin %> usage --by key --format csv > keys.csv",
+  ];
   static override flags = {
-    agent: Flags.string({ description: "only this agent" }),
-    period: Flags.string({ description: "YYYY-MM [default: the current month, UTC]" }),
-    json: jsonFlag,
+    agent: Flags.string({ description: "only this agent (name or id)" }),
+    period: Flags.string({ description: "one calendar month, YYYY-MM [default: the current month, UTC]", exclusive: ["since", "until"] }),
+    since: Flags.string({ description: "start, inclusive: YYYY-MM-DD or an ISO 8601 time (UTC unless it names a zone)" }),
+    until: Flags.string({ description: "end: a YYYY-MM-DD date is included whole; an ISO 8601 time is exclusive" }),
+    by: Flags.option({ description: "sum the rows per day, model, agent, key or endpoint", options: USAGE_DIMENSIONS })(),
+    format: Flags.option({ description: "table for people, json or csv for programs", options: USAGE_FORMATS, default: "table" as const })(),
+    json: Flags.boolean({ description: "the same as --format json (kept for scripts)", default: false, exclusive: ["format"] }),
+    chart: Flags.boolean({
+      description: "a bar chart of the credits per day (or per --by group), as wide as the terminal ($COLUMNS overrides; 80 when not a terminal)",
+      default: false,
+      exclusive: ["json", "rows"],
+    }),
+    rows: Flags.boolean({ description: `list every row of the range in the table [default: the last ${RECENT_ROWS}]`, default: false, exclusive: ["by"] }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Usage);
-    const period = flags.period ?? periodOf(new Date());
-    assertPeriod(period);
+    const format = flags.json ? "json" : flags.format;
+    if (flags.chart && format !== "table") throw new CliError(`--chart draws for a terminal; it cannot be combined with --format ${format}`);
+    if (flags.rows && format !== "table") throw new CliError(`--rows lists rows in the table; --format ${format} carries every row already`);
+    const now = new Date();
+    const range = reportRange(flags, now);
     const paths = await openHome(flags.home);
     const config = loadConfig(paths);
     const metadata = await withMetadata(paths, async (store) => store.data);
-    const { rows, warnings } = UsageLog.readPeriod(paths.usageDir, period);
-    const report = usageReport(config, metadata, period, rows, flags.agent, warnings.length);
-    // Which lines were left out goes to stderr, so stdout stays the report.
-    for (const warning of warnings) note(warning);
-    if (flags.json) return printJson(report);
-    printLine(`period ${report.period}`);
-    printTable(
-      ["AGENT", "PLAN", "USED", "BALANCE"],
-      report.agents.map((agent) => [agent.agent, agent.plan, agent.used, agent.balance]),
-      "no agents",
-    );
-    if (report.skipped)
-      printLine(`${report.skipped} invalid ${report.skipped === 1 ? "row" : "rows"} skipped (not counted in USED); the lines are listed on stderr`);
-    if (report.rows.length === 0) return printLine("no usage rows in this period");
-    const names = new Map(metadata.agents.map((agent) => [agent.id, agent.name]));
-    printLine();
-    printTable(
-      ["TIME", "AGENT", "KEY", "ENDPOINT", "MODEL", "PROVIDER", "CREDITS", "REQUEST"],
-      report.rows.map((row) => [row.time, names.get(row.agent) ?? row.agent, row.keyPrefix, row.endpoint, row.model, row.provider, row.credits, row.requestId]),
-    );
+    await printUsage(config, metadata, paths.usageDir, {
+      range,
+      ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+      ...(flags.by !== undefined ? { by: flags.by } : {}),
+      format,
+      chart: flags.chart,
+      allRows: flags.rows,
+      columns: terminalColumns(process.env, process.stdout),
+      now,
+    });
   }
 }

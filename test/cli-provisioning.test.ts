@@ -100,7 +100,7 @@ test("keys create prints the key once; list never shows it; revoke by prefix", a
     t.false(output.includes(secondKey));
     t.false(/[0-9a-f]{64}/.test(output), "hashes are never shown");
   }
-  t.regex(table.stdout, /PREFIX\s+AGENT\s+CREATED\s+REVOKED/);
+  t.regex(table.stdout, /NAME\s+PREFIX\s+AGENT\s+PLAN\s+BUDGET\s+SPENT\s+EXPIRES\s+LAST USED/);
 
   t.is(storedAgents(home).find((agent) => agent.name === "alice")?.plan, "pro", "--plan on an existing agent moves it; aliases resolve");
 

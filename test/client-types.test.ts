@@ -9,6 +9,8 @@ import test, { type ExecutionContext } from "ava";
 import sharp from "sharp";
 import type { z } from "zod";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChatMessage, Modality, ModelEntry, Usage } from "../src/client/api-types.js";
+import type { SpeechRequest, TranscriptionJsonRequest, TranscriptionParams } from "../src/client/audio-types.js";
+import { GwApiError } from "../src/client/gw-api-error.js";
 import { GwClient } from "../src/client/gw-client.js";
 import type {
   ImageCatalogBody,
@@ -20,14 +22,22 @@ import type {
   ImageRole,
   ProjectBody,
 } from "../src/client/image-types.js";
+import type { SearchRequest } from "../src/client/search-types.js";
 import type { FileListBody, FileUrlBody, PresignedUploadBody, StorageQuotaBody, StoredFile, UploadSource } from "../src/client/storage-types.js";
 import { type ImageUpscaleRequest, TransformClient } from "../src/client/transform-client.js";
+import type { VideoGenerationRequest } from "../src/client/video-types.js";
 import { type DescribeImageBody, type DescribeImageRequest, VisionClient } from "../src/client/vision-client.js";
+import type { speechRequestSchema } from "../src/gateway/audio/speech-request.js";
+import type { transcriptionFieldsSchema, transcriptionJsonSchema } from "../src/gateway/audio/transcription-request.js";
 import type { chatRequestSchema } from "../src/gateway/chat/chat-request.js";
 import type { imageGenerationSchema } from "../src/gateway/images/image-request.js";
 import type { ImageResultBody as ServerImageResultBody } from "../src/gateway/images/image-results.js";
+import type { searchRequestSchema } from "../src/gateway/search/search-service.js";
 import type { StoredFile as ServerStoredFile } from "../src/gateway/storage/stored-file.js";
+import type { videoGenerationSchema } from "../src/gateway/video/video-request.js";
+import { fakeAudio } from "./fakes/audio-files.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAIAudio, startFakeOpenAIAudio } from "./fakes/openai-audio.js";
 import { addKey, makeHome, projectRoot, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 // ---- compile time ------------------------------------------------------------------------
@@ -45,6 +55,15 @@ const keysOf =
 export const derived: Array<true> = [
   true satisfies Equal<ChatCompletionRequest, z.input<typeof chatRequestSchema>>,
   true satisfies Equal<ImageGenerationRequest, z.input<typeof imageGenerationSchema>>,
+  true satisfies Equal<SearchRequest, z.input<typeof searchRequestSchema>>,
+  true satisfies Equal<VideoGenerationRequest, z.input<typeof videoGenerationSchema>>,
+  // The audio schemas take any value for speed and temperature (to refuse a non-number naming the
+  // range, or to read a multipart field's text); the client sends a number there, the rest as is.
+  true satisfies Equal<Omit<SpeechRequest, "speed">, Omit<z.input<typeof speechRequestSchema>, "speed">>,
+  true satisfies Equal<SpeechRequest["speed"], number | undefined>,
+  true satisfies Equal<Omit<TranscriptionJsonRequest, "temperature">, Omit<z.input<typeof transcriptionJsonSchema>, "temperature">>,
+  true satisfies Equal<Omit<TranscriptionParams, "temperature">, Omit<z.input<typeof transcriptionFieldsSchema>, "temperature">>,
+  true satisfies Equal<TranscriptionParams["temperature"], number | undefined>,
   true satisfies Equal<ImageResultBody, ServerImageResultBody>,
   true satisfies Equal<StoredFile, ServerStoredFile>,
   true satisfies Equal<ImageRole, "edit" | "subject" | "reference">,
@@ -65,6 +84,24 @@ export const accepted: Array<ChatMessage | ImageGenerationRequest | ImageEditReq
 ];
 // @ts-expect-error the server refuses an aspect ratio it does not list
 export const badRatio: ImageGenerationRequest = { prompt: "x", aspect_ratio: "7:1" };
+export const acceptedAudio: Array<SpeechRequest | TranscriptionJsonRequest | TranscriptionParams> = [
+  { input: "hello", voice: "alloy", response_format: "wav", speed: 1.5, instructions: "calmly", stream_format: "audio", project_id: "proj_1" },
+  { mediaUrl: "https://example.com/a.mp3", prompt: "Names: Ada", temperature: 0.2, timestamp_granularities: ["segment", "word"] },
+  { language: "pt-BR", response_format: "verbose_json", "timestamp_granularities[]": "word" },
+];
+export const acceptedSearchAndVideo: Array<SearchRequest | VideoGenerationRequest> = [
+  { query: "red foxes" },
+  { query: "red foxes", max_results: 5 },
+  { prompt: "a slow pan", image_url: "https://example.com/a.png", duration_seconds: 5, resolution: "720p", ratio: "16:9", project_id: "proj_1" },
+];
+// @ts-expect-error speech takes mp3, wav, opus, flac or pcm
+export const badSpeechFormat: SpeechRequest = { input: "x", format: "ogg" };
+// @ts-expect-error timestamps come per segment or per word
+export const badGranularity: TranscriptionParams = { timestamp_granularities: ["sentence"] };
+// @ts-expect-error the server's schema is strict: no field it does not name
+export const badSearchField: SearchRequest = { query: "x", safe_search: true };
+// @ts-expect-error a clip's length is a number of seconds
+export const badDuration: VideoGenerationRequest = { prompt: "x", duration_seconds: "5" };
 // @ts-expect-error a tool message needs its tool_call_id
 export const badTool: ChatMessage = { role: "tool", content: "42" };
 // @ts-expect-error upscaled pictures are png or webp
@@ -111,17 +148,24 @@ function sameFields<T extends object>(
 }
 
 let openai: FakeOpenAI;
+let audio: FakeOpenAIAudio;
 let gateway: TestGateway;
 let client: GwClient;
 
 test.before(async () => {
   openai = await startFakeOpenAI();
+  audio = await startFakeOpenAIAudio();
   const home = await makeHome((config) => {
-    config.providers = { oai: { type: "openai", baseUrl: openai.url, apiKey: "sk-upstream", upstream: { retries: 0 } }, local: { type: "local" } };
+    config.providers = {
+      oai: { type: "openai", baseUrl: openai.url, apiKey: "sk-upstream", upstream: { retries: 0 } },
+      openai: { type: "openai", baseUrl: audio.url, apiKey: "sk-upstream-audio", upstream: { retries: 0 } },
+      local: { type: "local" },
+    };
     config.routes = [{ prefix: "oai/", provider: "oai", priority: 10 }];
     config.models = [{ id: "oai/gpt-4o-mini", name: "GPT-4o mini", context_length: 128000, created: 1721172741, input_modalities: ["text", "image"] }];
     config.tools.describe = { default: "oai/gpt-4o-mini", allow: [] };
     config.tools.upscale = { default: "local/lanczos", allow: [] };
+    config.tools.transcription = { default: "openai/whisper-1", allow: [] };
   });
   const key = await addKey(home, "typist", "pro");
   gateway = await startTestGateway(home);
@@ -131,6 +175,7 @@ test.before(async () => {
 test.after.always(async () => {
   await gateway?.shutdown();
   await openai?.close();
+  await audio?.close();
 });
 
 test("src/client imports the gateway for types only, so the client never loads it", (t) => {
@@ -231,4 +276,19 @@ test("images and vision: catalog, image result and description", async (t) => {
   const described = await new VisionClient(client.transport).describeImage({ mediaBase64: picture, prompt: "what colour?" });
   sameFields(t, "description", described, DESCRIBED);
   t.is(described.model, "oai/gpt-4o-mini");
+});
+
+test("audio: the transcription fields the client's types name reach the server, as JSON and as multipart", async (t) => {
+  const wav = await fakeAudio({ codec: "wav", durationSeconds: 1 });
+  const sources = [{ mediaBase64: wav.toString("base64") }, { bytes: new Uint8Array(wav), filename: "clip.wav", contentType: "audio/wav" }];
+  for (const source of sources) {
+    const form = "bytes" in source ? "multipart" : "JSON";
+    const params: TranscriptionParams = { prompt: "Names: Ada", temperature: 0.2, timestamp_granularities: ["segment"], response_format: "verbose_json" };
+    const result = await client.audio.transcribe(source, params);
+    t.is(typeof result.json?.text, "string", form);
+    // The server checks what it is sent: a temperature it refuses comes back naming it.
+    const refused = await t.throwsAsync(client.audio.transcribe(source, { temperature: 2 }), { instanceOf: GwApiError }, form);
+    t.is(refused?.status, 400, form);
+    t.regex(refused?.message ?? "", /temperature/, form);
+  }
 });

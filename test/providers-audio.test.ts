@@ -73,7 +73,7 @@ function envelopeOf(error: UpstreamHttpError): { message: string; type: string; 
 }
 
 test("registry: openai adds transcription and speech; deepgram transcribes; elevenlabs speaks", (t) => {
-  t.deepEqual(providerTypes.get("openai")!.capabilities, ["chat", "image", "transcription", "speech", "video"]);
+  t.deepEqual(providerTypes.get("openai")!.capabilities, ["chat", "embeddings", "image", "transcription", "speech", "video"]);
   t.deepEqual(providerTypes.get("deepgram")!.capabilities, ["transcription"]);
   t.deepEqual(providerTypes.get("elevenlabs")!.capabilities, ["speech"]);
   const deepgramProvider = providerOf("deepgram", "https://api.deepgram.com");

@@ -49,7 +49,7 @@ function pngHasAlpha(bytes: Buffer): boolean {
 }
 
 test("registry: openai offers chat, images and audio, stability images only", (t) => {
-  t.deepEqual(providerTypes.get("openai")!.capabilities, ["chat", "image", "transcription", "speech", "video"]);
+  t.deepEqual(providerTypes.get("openai")!.capabilities, ["chat", "embeddings", "image", "transcription", "speech", "video"]);
   t.deepEqual(providerTypes.get("stability")!.capabilities, ["image"]);
   const stability = providerTypes.get("stability")!.create({ name: "stability", config: { type: "stability" }, upstream: settings, http, ...providerHooks });
   t.is(stability.chat, undefined);

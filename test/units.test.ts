@@ -1,17 +1,20 @@
 // Pure pieces of the domain: route resolution, weights, pricing, rate limiting, keys, ledger.
 
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import test from "ava";
+import { z } from "zod";
 import { DEFAULT_PLANS, type RouteConfig } from "../src/config/config-schema.js";
-import { CreditLedger } from "../src/gateway/billing/credit-ledger.js";
+import { type Account, CreditLedger } from "../src/gateway/billing/credit-ledger.js";
 import { creditsForTokens } from "../src/gateway/billing/pricing.js";
 import { RateLimiter } from "../src/gateway/billing/rate-limiter.js";
-import { InsufficientCreditsError, ModelNotFoundError, ModelRequiresUpgradeError } from "../src/gateway/errors.js";
+import { InsufficientCreditsError, InvalidRequestError, ModelNotFoundError, ModelRequiresUpgradeError } from "../src/gateway/errors.js";
+import { parseWithSchema } from "../src/gateway/request-schema.js";
 import { LatencyTracker } from "../src/gateway/routing/latency-tracker.js";
 import { resolveRoutes, weightedOrder } from "../src/gateway/routing/route-resolver.js";
 import { generateApiKey, hashApiKey, KEY_PATTERN, visiblePrefix } from "../src/store/api-keys.js";
+import type { KeyRecord } from "../src/store/records.js";
 import { UsageLog } from "../src/store/usage-log.js";
 
 const route = (value: Partial<RouteConfig> & { prefix: string }): RouteConfig => ({ priority: 0, freeTier: false, ...value });
@@ -121,15 +124,90 @@ test("pricing: cache reads and writes at their own prices, else at the input pri
   t.is(creditsForTokens({ input_per_mtok: 3, output_per_mtok: 15 }, cached, 1_000_000), 19_500);
 });
 
+test("ledger: a key's monthly budget and its agent's plan both hold; the 402 names the one that ran out", async (t) => {
+  const directory = mkdtempSync(path.join(os.tmpdir(), "gw-ledger-"));
+  const log = UsageLog.open(directory);
+  const ledger = new CreditLedger(log, () => new Date("2026-03-15T00:00:00Z"));
+  const budgeted = account("agent", 1000, { prefix: "gw_budget", budget: { credits: 100, period: "month" } });
+  const unlimited = account("agent", 1000, { prefix: "gw_other" });
+  const first = ledger.reserve(budgeted, 60);
+  const refused = t.throws(() => ledger.reserve(budgeted, 50), { instanceOf: InsufficientCreditsError });
+  t.regex(refused.message, /40 left this month of this key's budget of 100 a month/);
+  await ledger.settle(first, { agent: "agent", keyPrefix: "gw_budget", endpoint: "chat", model: "m", provider: "p", units: {}, credits: 60, requestId: "r1" });
+  t.is(ledger.keySpent("gw_budget", { credits: 100, period: "month" }), 60);
+  t.deepEqual(ledger.spendable(budgeted), { credits: 40, limit: "key" });
+  t.deepEqual(ledger.spendable(unlimited), { credits: 940, limit: "plan" }, "the agent's other key is limited by the plan only");
+  const big = ledger.reserve(unlimited, 930);
+  const plan = t.throws(() => ledger.reserve(budgeted, 20), { instanceOf: InsufficientCreditsError });
+  t.regex(plan.message, /10 left this period on the agent's plan/, "the plan ran out before the key's budget");
+  ledger.release(big);
+  log.close();
+});
+
+test("ledger: a lifetime budget counts earlier months, read once and kept in key-totals.json", async (t) => {
+  const directory = mkdtempSync(path.join(os.tmpdir(), "gw-ledger-"));
+  const row = (time: string, keyPrefix: string, credits: number) =>
+    `${JSON.stringify({ id: time, time, agent: "agent", keyPrefix, endpoint: "chat", model: "m", provider: "p", units: {}, credits, requestId: "r" })}\n`;
+  writeFileSync(path.join(directory, "2026-01.jsonl"), row("2026-01-10T00:00:00Z", "gw_life", 50) + row("2026-01-11T00:00:00Z", "gw_other", 500));
+  writeFileSync(path.join(directory, "2026-02.jsonl"), row("2026-02-10T00:00:00Z", "gw_life", 20));
+  const log = UsageLog.open(directory, new Date("2026-03-15T00:00:00Z"));
+  const ledger = new CreditLedger(log, () => new Date("2026-03-15T00:00:00Z"));
+  const lifetime = account("agent", 10_000, { prefix: "gw_life", budget: { credits: 100, period: "total" } });
+  const monthly = account("agent", 10_000, { prefix: "gw_life", budget: { credits: 100, period: "month" } });
+  t.deepEqual(ledger.spendable(lifetime), { credits: 30, limit: "key" });
+  t.deepEqual(ledger.spendable(monthly), { credits: 100, limit: "key" }, "a monthly budget starts afresh");
+  const refused = t.throws(() => ledger.reserve(lifetime, 31), { instanceOf: InsufficientCreditsError });
+  t.regex(refused.message, /30 left of this key's lifetime budget of 100/);
+  await ledger.settle(ledger.reserve(lifetime, 30), {
+    agent: "agent",
+    keyPrefix: "gw_life",
+    endpoint: "chat",
+    model: "m",
+    provider: "p",
+    units: {},
+    credits: 25,
+    requestId: "r2",
+  });
+  t.is(ledger.keySpent("gw_life", { credits: 100, period: "total" }), 95);
+  t.deepEqual(JSON.parse(readFileSync(path.join(directory, "key-totals.json"), "utf8")), {
+    "2026-01": { gw_life: 50, gw_other: 500 },
+    "2026-02": { gw_life: 20 },
+  });
+  log.close();
+});
+
 test("rate limiter: a bucket of `perMinute`, refilled continuously, answers seconds to wait", (t) => {
   let now = 0;
   const limiter = new RateLimiter(() => now);
-  for (let index = 0; index < 3; index += 1) t.is(limiter.take("k", 3), 0);
-  t.is(limiter.take("k", 3), 20);
-  t.is(limiter.take("other", 3), 0);
+  for (let index = 0; index < 3; index += 1) t.is(limiter.admit("k", 3).retryAfterSeconds, 0);
+  const refused = limiter.admit("k", 3);
+  t.is(refused.retryAfterSeconds, 20);
+  t.is(refused.refusedBy, "requests");
+  t.deepEqual(refused.requests, { limit: 3, remaining: 0, resetMs: 60_000 });
+  t.is(limiter.admit("other", 3).retryAfterSeconds, 0);
   now += 20_000;
-  t.is(limiter.take("k", 3), 0);
-  t.true(limiter.take("k", 3) > 0);
+  t.deepEqual(limiter.admit("k", 3).requests, { limit: 3, remaining: 0, resetMs: 60_000 }, "one refilled, and taken");
+  t.true(limiter.admit("k", 3).retryAfterSeconds > 0);
+});
+
+test("rate limiter: tokens per minute are spent after the call; a key over them waits until it has paid them back", (t) => {
+  let now = 0;
+  const limiter = new RateLimiter(() => now);
+  const first = limiter.admit("k", 100, 1000);
+  t.deepEqual(first.tokens, { limit: 1000, remaining: 1000, resetMs: 0 });
+  limiter.spendTokens("k", 1500);
+  const refused = limiter.admit("k", 100, 1000);
+  t.is(refused.refusedBy, "tokens");
+  t.is(refused.retryAfterSeconds, 31, "501 tokens to earn back at 1000 a minute");
+  t.is(refused.requests.remaining, 99, "a refused request takes nothing");
+  now += 30_000;
+  t.is(limiter.admit("k", 100, 1000).refusedBy, "tokens");
+  now += 1_000;
+  const admitted = limiter.admit("k", 100, 1000);
+  t.is(admitted.refusedBy, undefined);
+  t.is(admitted.tokens?.remaining, 16, "-500 + 31 s x 1000/min");
+  limiter.spendTokens("no-limit", 10_000);
+  t.is(limiter.admit("no-limit", 100).refusedBy, undefined, "tokens of a key without a token limit are not counted");
 });
 
 test("api keys: gw_ + 43 base62 characters (32 random bytes); only a hash and a prefix are kept", (t) => {
@@ -146,12 +224,12 @@ test("ledger: reservations hold credits until settled; settling appends a usage 
   const directory = mkdtempSync(path.join(os.tmpdir(), "gw-ledger-"));
   const log = UsageLog.open(directory);
   const ledger = new CreditLedger(log, () => new Date("2026-03-15T00:00:00Z"));
-  const first = ledger.reserve("agent", 100, 60);
-  t.throws(() => ledger.reserve("agent", 100, 50), { instanceOf: InsufficientCreditsError });
+  const first = ledger.reserve(account("agent", 100), 60);
+  t.throws(() => ledger.reserve(account("agent", 100), 50), { instanceOf: InsufficientCreditsError });
   await ledger.settle(first, { agent: "agent", keyPrefix: "gw_x", endpoint: "chat", model: "m", provider: "p", units: {}, credits: 30, requestId: "r1" });
   t.is(ledger.used("agent"), 30);
   t.is(ledger.remaining("agent", 100), 70);
-  const second = ledger.reserve("agent", 100, 70);
+  const second = ledger.reserve(account("agent", 100), 70);
   ledger.release(second);
   ledger.release(second);
   t.is(ledger.remaining("agent", 100), 70, "releasing twice does not free credits twice");
@@ -163,4 +241,23 @@ test("ledger: reservations hold credits until settled; settling appends a usage 
   t.is(rows.length, 1);
   t.is(rows[0].credits, 30);
   t.is(UsageLog.open(directory, new Date("2026-03-20T00:00:00Z")).creditsUsed("agent", "2026-03"), 30, "totals are rebuilt from the log");
+});
+
+/** A caller of `agentId` on a plan of `allowance` credits, with the key's own limits. */
+function account(agentId: string, allowance: number, key: Partial<KeyRecord> = {}): Account {
+  return {
+    caller: {
+      agent: { id: agentId, name: agentId, plan: "pro", createdAt: "2026-01-01T00:00:00Z" },
+      key: { id: "key_1", prefix: "gw_x", hash: "", agentId, createdAt: "2026-01-01T00:00:00Z", revokedAt: null, ...key },
+    },
+    plan: { ...DEFAULT_PLANS.pro, monthlyCredits: allowance },
+  };
+}
+
+test("request schemas: a wrong-typed field is named as invalid, an absent one as missing, an unknown one as unknown", (t) => {
+  const schema = z.strictObject({ model: z.string(), n: z.number().optional() });
+  const message = (body: Record<string, unknown>) => t.throws(() => parseWithSchema(schema, body), { instanceOf: InvalidRequestError }).message;
+  t.is(message({ model: 5 }), "Invalid 'model': Invalid input: expected string, received number.");
+  t.is(message({}), "Missing required parameter: 'model'.");
+  t.is(message({ model: "m", extra: 1 }), "Unknown parameter: 'extra'.");
 });

@@ -2,19 +2,23 @@ import { Flags } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
+import { keyLimitFlags, keyLimitsFrom } from "../../src/cli/key-limit-flags.js";
 import { note, printJson, printLine } from "../../src/cli/output.js";
 import { requirePlan } from "../../src/cli/plan-names.js";
 import { createKey } from "../../src/store/provisioning.js";
 
 export default class KeysCreate extends GwCommand {
-  static override description = "Create an API key for an agent (the agent is created when missing). The key is shown once.";
+  static override description =
+    "Create an API key for an agent (the agent is created when missing). The key is shown once. A key may carry its own budget, expiry, model patterns and rate limits, on top of its agent's plan.";
   static override examples = [
     "export GW_API_KEY=$(<%= config.bin %> keys create --agent research)",
     "<%= config.bin %> keys create --agent research --plan pro --json",
+    "<%= config.bin %> keys create --agent ci --name 'nightly batch' --budget 2000000 --expires 30d --models 'openai/*' --rpm 30 --tpm 50000",
   ];
   static override flags = {
     agent: Flags.string({ description: "agent name (created when it does not exist)", required: true }),
     plan: Flags.string({ description: "plan for the agent (sets it on an existing agent) [default for a new agent: free]" }),
+    ...keyLimitFlags,
     json: jsonFlag,
   };
 
@@ -22,9 +26,30 @@ export default class KeysCreate extends GwCommand {
     const { flags } = await this.parse(KeysCreate);
     const paths = await openHome(flags.home, { create: true });
     const plan = flags.plan === undefined ? undefined : requirePlan(loadConfig(paths), flags.plan);
-    const created = await withMetadata(paths, (store) => createKey(store, flags.agent, plan, "free"));
-    if (flags.json) return printJson({ key: created.key, agent: created.agent.name, plan: created.agent.plan });
+    const limits = keyLimitsFrom(flags, new Date());
+    const created = await withMetadata(paths, (store) => createKey(store, flags.agent, plan, "free", limits));
+    const { record } = created;
+    if (flags.json) {
+      // {key, agent, plan} as ever; a key made with limits also shows its prefix and those limits.
+      const withLimits = Object.keys(limits).length > 0;
+      return printJson({
+        key: created.key,
+        agent: created.agent.name,
+        plan: created.agent.plan,
+        ...(withLimits
+          ? {
+              prefix: record.prefix,
+              name: record.name ?? null,
+              budget: record.budget ?? null,
+              expiresAt: record.expiresAt ?? null,
+              models: record.models ?? null,
+              rpm: record.rpm ?? null,
+              tpm: record.tpm ?? null,
+            }
+          : {}),
+      });
+    }
     printLine(created.key);
-    note(`key ${created.record.prefix}… for agent "${created.agent.name}" (plan ${created.agent.plan}); it is shown only this once`);
+    note(`key ${record.prefix}… for agent "${created.agent.name}" (plan ${created.agent.plan}); it is shown only this once`);
   }
 }

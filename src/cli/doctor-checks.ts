@@ -1,16 +1,20 @@
 // `gw doctor`: what this machine and this home can run. A broken config or data dir is an error,
-// and so is a `${NAME}` the environment does not set (an upstream would get no key); a missing
+// and so is a `${NAME}` the environment does not set (an upstream would get no key) or a provider
+// `type` gw does not implement (the server skips that provider); a missing
 // media engine is a warning (the endpoints that need it answer 503 instead), and so are routable
 // models billed at the default price.
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { defaultPricedModels, defaultPricedPrefixes, formatPrice } from "../config/default-pricing.js";
 import { describeUnsetVariable, envVariableUses } from "../config/env-references.js";
 import { loadConfigFile, readRawConfig } from "../config/load-config.js";
 import { homePaths } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
+import { describeUnknownProviderType, unknownProviderTypes } from "../config/unknown-provider-types.js";
 import { type EngineInfo, findEspeak, findFfmpeg, findFfprobe, findTesseract } from "../media/engines.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { periodOf, UsageLog } from "../store/usage-log.js";
+import { tlsCheck } from "./doctor-tls-check.js";
+import { implementedProviderTypes } from "./provider-types.js";
 
 export type CheckStatus = "ok" | "warn" | "error";
 
@@ -93,7 +97,7 @@ async function homeChecks(home: string, env: NodeJS.ProcessEnv): Promise<DoctorC
   }
   // Read from the raw file, so an unset variable is named even when it is what breaks the config.
   checks.push(...envChecks(paths.config, env));
-  if (config) checks.push(pricingCheck(config));
+  if (config) checks.push(pricingCheck(config), await providerTypesCheck(config));
 
   try {
     if (!statSync(paths.dataDir).isDirectory()) throw new Error(`${paths.dataDir} is not a directory`);
@@ -125,6 +129,7 @@ async function homeChecks(home: string, env: NodeJS.ProcessEnv): Promise<DoctorC
     checks.push({ name: "usage log", status: "error", path: paths.usageDir, detail: messageOf(error) });
   }
 
+  if (existsSync(paths.tlsCert)) checks.push(tlsCheck(paths.tlsCert, paths.tlsKey, new Date()));
   return checks;
 }
 
@@ -160,6 +165,14 @@ function pricingCheck(config: Config): DoctorCheck {
     detail: `routable models billed at ${fallback} for lack of a price in models[]: ${models.join(", ")}${unlisted}`,
     models,
   };
+}
+
+/** A provider of a type gw does not implement is skipped by the server: an error naming it and the known types. */
+async function providerTypesCheck(config: Config): Promise<DoctorCheck> {
+  const known = [...(await implementedProviderTypes()).keys()].sort();
+  const unknown = unknownProviderTypes(config, known);
+  if (unknown.length === 0) return { name: "provider types", status: "ok", detail: `every provider's type is one gw implements (${known.join(", ")})` };
+  return { name: "provider types", status: "error", detail: unknown.map((entry) => describeUnknownProviderType(entry, known)).join(" ") };
 }
 
 function messageOf(error: unknown): string {

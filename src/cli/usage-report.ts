@@ -1,61 +1,302 @@
-// `gw usage`: a period's usage rows and, per agent, credits used and the balance left.
+// `gw usage`: credits used per agent (with the balance left, for a calendar month) and the rows
+// of a range, or their sums per day, model, agent, key or endpoint as a table, JSON, CSV or a bar
+// chart. Rows stream from the log (usage-rows.ts): what is held is the sums and the rows shown,
+// never the month, so a million-row month reports in seconds.
 import type { Config } from "../config/resolved-config.js";
 import { canonicalPlanName } from "../config/resolved-config.js";
-import { findAgent } from "../store/provisioning.js";
-import type { MetadataData } from "../store/records.js";
+import type { AgentRecord, MetadataData } from "../store/records.js";
 import type { UsageRow } from "../store/usage-log.js";
+import { type UsageLogSlice, usageLogSlices, usageRows } from "../store/usage-rows.js";
 import { CliError } from "./cli-error.js";
+import { note, printLine, printTable, writeStdout } from "./output.js";
+import { barChart } from "./usage-chart.js";
+import { type CsvCell, csvLine } from "./usage-csv.js";
+import { AgentDirectory, type UsageDimension, type UsageGroup, UsageTally } from "./usage-groups.js";
+import { describeRange, iso, type ReportRange } from "./usage-range.js";
+
+export const USAGE_FORMATS = ["table", "json", "csv"] as const;
+export type UsageFormat = (typeof USAGE_FORMATS)[number];
+
+/** Without --rows, a table lists this many of the range's last rows (a month can hold millions). */
+export const RECENT_ROWS = 20;
+/** Invalid rows named one by one on stderr; past this, only counted. */
+const WARNINGS_LISTED = 100;
+
+export interface UsageOptions {
+  range: ReportRange;
+  /** --agent: a name or id. */
+  agent?: string;
+  by?: UsageDimension;
+  format: UsageFormat;
+  chart: boolean;
+  /** --rows: list every row of the range in the table, not only the last ones. */
+  allRows: boolean;
+  /** Width of the chart. */
+  columns: number;
+  /** Days of the range after this one are not listed by --by day (they have not happened). */
+  now: Date;
+}
 
 export interface AgentUsage {
   agent: string;
   plan: string;
   used: number;
-  balance: number;
+  /** The plan's monthly credits less `used`: only when the range is one calendar month. */
+  balance?: number;
 }
 
-export interface UsageReport {
-  period: string;
-  agents: AgentUsage[];
-  rows: UsageRow[];
-  /** Rows of the period's log left out because their credits or agent are invalid; absent when none. */
-  skipped?: number;
+interface Report {
+  config: Config;
+  agents: AgentDirectory;
+  only: AgentRecord | undefined;
+  slices: UsageLogSlice[];
+  skipped: SkippedRows;
+  options: UsageOptions;
 }
 
-export function assertPeriod(period: string): void {
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) throw new CliError(`--period "${period}": expected YYYY-MM`);
+export async function printUsage(config: Config, metadata: MetadataData, usageDirectory: string, options: UsageOptions): Promise<void> {
+  const agents = new AgentDirectory(metadata);
+  let only: AgentRecord | undefined;
+  if (options.agent !== undefined) {
+    only = agents.find(options.agent);
+    if (!only) throw new CliError(`no agent "${options.agent}"`);
+  }
+  const report: Report = { config, agents, only, slices: usageLogSlices(usageDirectory, options.range), skipped: new SkippedRows(), options };
+  const dimension = options.by ?? (options.chart ? "day" : undefined);
+  if (dimension) return printGroups(report, dimension);
+  if (options.format === "csv") return printRowsCsv(report);
+  if (options.format === "json") return printRowsJson(report, metadata);
+  return printRowsTable(report, metadata);
+}
+
+/** Which lines were left out goes to stderr, so stdout stays the report. */
+class SkippedRows {
+  count = 0;
+
+  readonly add = (warning: string): void => {
+    this.count += 1;
+    if (this.count <= WARNINGS_LISTED) note(warning);
+  };
+
+  /** The end of the list on stderr, when it was cut. */
+  finish(): void {
+    if (this.count > WARNINGS_LISTED) note(`${(this.count - WARNINGS_LISTED).toLocaleString("en-US")} more invalid rows not listed`);
+  }
+
+  /** The line the report prints, or null when none was skipped. */
+  line(notCountedIn: string): string | null {
+    if (this.count === 0) return null;
+    return `${count(this.count, "invalid row")} skipped (not counted in ${notCountedIn}); the lines are listed on stderr`;
+  }
+}
+
+/** One pass over the range: every row --agent lets through goes to `tally`, then to `each`. */
+async function readRange(report: Report, tally: UsageTally, each?: (row: UsageRow) => void, batchDone?: () => Promise<void>): Promise<void> {
+  for await (const batch of usageRows(report.slices, report.options.range, report.skipped.add)) {
+    for (const row of batch) if (tally.add(row)) each?.(row);
+    await batchDone?.();
+  }
+  report.skipped.finish();
+}
+
+// --- sums per group ----------------------------------------------------------------------------
+
+async function printGroups(report: Report, dimension: UsageDimension): Promise<void> {
+  const { options } = report;
+  const tally = new UsageTally(report.agents, report.only, dimension);
+  await readRange(report, tally);
+  const groups = tally.groups(options.range, options.now.getTime());
+  const columns = groupColumns(dimension);
+  if (options.format === "json") {
+    const body = {
+      ...rangeFields(report),
+      by: dimension,
+      groups: groups.map((group) =>
+        Object.fromEntries(columns.map((column, index) => [column, groupCells(dimension, group)[index]]).filter(([, cell]) => cell !== undefined)),
+      ),
+      total: { rows: tally.rows, credits: tally.credits },
+      ...(report.skipped.count > 0 ? { skipped: report.skipped.count } : {}),
+    };
+    return writeStdout(`${JSON.stringify(body, null, 2)}\n`);
+  }
+  if (options.format === "csv") {
+    return writeStdout([csvLine(columns), ...groups.map((group) => csvLine(groupCells(dimension, group)))].join(""));
+  }
+  printLine(`${options.chart ? `credits per ${dimension}, ` : ""}${describeRange(options.range)}${report.only ? `, agent ${report.only.name}` : ""}`);
+  if (groups.length === 0) printLine(`no usage rows in this ${options.range.period ? "period" : "range"}`);
+  else {
+    if (options.chart) {
+      const bars = groups.map((group) => ({ label: group.value, value: group.credits }));
+      for (const line of barChart(bars, options.columns, (value) => value.toLocaleString("en-US"))) printLine(line);
+    } else {
+      printTable(
+        columns.map((column) => column.toUpperCase()),
+        groups.map((group) => groupCells(dimension, group)),
+      );
+    }
+    printLine(`total ${credits(tally.credits, report.config)} in ${count(tally.rows, "row")}`);
+  }
+  const skipped = report.skipped.line("these totals");
+  if (skipped) printLine(skipped);
+}
+
+function groupColumns(dimension: UsageDimension): string[] {
+  return dimension === "key" ? ["key", "name", "agent", "rows", "credits"] : [dimension, "rows", "credits"];
+}
+
+function groupCells(dimension: UsageDimension, group: UsageGroup): CsvCell[] {
+  return dimension === "key" ? [group.value, group.label, group.agent, group.rows, group.credits] : [group.value, group.rows, group.credits];
+}
+
+// --- rows --------------------------------------------------------------------------------------
+
+const ROW_HEADERS = ["TIME", "AGENT", "KEY", "ENDPOINT", "MODEL", "PROVIDER", "CREDITS", "REQUEST"];
+const ROW_CSV_HEADERS = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id"];
+
+function rowCells(row: UsageRow, agents: AgentDirectory): CsvCell[] {
+  return [row.time, agents.displayName(row.agent), row.keyPrefix, row.endpoint, row.model, row.provider, row.credits, row.requestId];
+}
+
+async function printRowsCsv(report: Report): Promise<void> {
+  let out = csvLine(ROW_CSV_HEADERS);
+  const flush = async () => {
+    if (out) await writeStdout(out);
+    out = "";
+  };
+  await readRange(
+    report,
+    new UsageTally(report.agents, report.only, undefined),
+    (row) => {
+      out += csvLine(rowCells(row, report.agents));
+    },
+    flush,
+  );
+  await flush();
 }
 
 /**
- * Rows name their agent by id (older rows may name it); both are matched. `skipped` counts the
- * log's invalid rows (never in `rows`), so the report can say that some were left out.
+ * The object `gw usage --json` has always printed ({period, agents, rows, skipped?}), written as
+ * JSON.stringify(..., null, 2) would, but with the rows streamed: one pass sums the agents, a
+ * second over the same bytes writes the rows.
  */
-export function usageReport(config: Config, metadata: MetadataData, period: string, rows: UsageRow[], agentFilter?: string, skipped = 0): UsageReport {
-  let agents = metadata.agents;
-  if (agentFilter !== undefined) {
-    const agent = findAgent(metadata, agentFilter);
-    if (!agent) throw new CliError(`no agent "${agentFilter}"`);
-    agents = [agent];
-  }
-  const used = new Map<string, number>();
-  const kept: UsageRow[] = [];
-  for (const row of rows) {
-    const agent = agents.find((candidate) => candidate.id === row.agent || candidate.name === row.agent);
-    if (!agent) {
-      if (agentFilter === undefined) kept.push(row);
-      continue;
+async function printRowsJson(report: Report, metadata: MetadataData): Promise<void> {
+  const tally = new UsageTally(report.agents, report.only, undefined);
+  await readRange(report, tally);
+  const head = { ...rangeFields(report, { withAgent: false }), agents: agentUsage(report, metadata, tally) };
+  let out = `{\n${Object.entries(head)
+    .map(([name, value]) => member(name, value))
+    .join(",\n")},\n  "rows": [`;
+  let first = true;
+  const filter = new UsageTally(report.agents, report.only, undefined);
+  for await (const batch of usageRows(report.slices, report.options.range)) {
+    for (const row of batch) {
+      if (!filter.add(row)) continue;
+      out += `${first ? "\n" : ",\n"}    ${JSON.stringify(row)}`;
+      first = false;
     }
-    used.set(agent.id, (used.get(agent.id) ?? 0) + row.credits);
-    kept.push(row);
+    await writeStdout(out);
+    out = "";
   }
-  return {
-    period,
-    agents: agents.map((agent) => {
-      const plan = canonicalPlanName(config, agent.plan) ?? agent.plan;
-      const allowance = config.resolvedPlans[plan]?.monthlyCredits ?? 0;
-      const spent = used.get(agent.id) ?? 0;
-      return { agent: agent.name, plan, used: spent, balance: allowance - spent };
-    }),
-    rows: kept,
-    ...(skipped > 0 ? { skipped } : {}),
-  };
+  out += first ? "]" : "\n  ]";
+  if (report.skipped.count > 0) out += `,\n${member("skipped", report.skipped.count)}`;
+  await writeStdout(`${out}\n}\n`);
+}
+
+function member(name: string, value: unknown): string {
+  return `  ${JSON.stringify(name)}: ${JSON.stringify(value, null, 2).replaceAll("\n", "\n  ")}`;
+}
+
+/**
+ * The agents' credits, then the rows: the last RECENT_ROWS of them, or with --rows every one,
+ * printed by a second pass over the same bytes in columns as wide as the first pass measured.
+ */
+async function printRowsTable(report: Report, metadata: MetadataData): Promise<void> {
+  const { options } = report;
+  const tally = new UsageTally(report.agents, report.only, undefined);
+  const recent: UsageRow[] = [];
+  const widths = ROW_HEADERS.map((header) => header.length);
+  await readRange(report, tally, (row) => {
+    if (options.allRows) {
+      rowText(row, report.agents).forEach((cell, column) => {
+        if (cell.length > widths[column]!) widths[column] = cell.length;
+      });
+      return;
+    }
+    recent.push(row);
+    if (recent.length > RECENT_ROWS) recent.shift();
+  });
+  printLine(describeRange(options.range));
+  const agents = agentUsage(report, metadata, tally);
+  const balances = options.range.period !== undefined;
+  printTable(
+    balances ? ["AGENT", "PLAN", "USED", "BALANCE"] : ["AGENT", "PLAN", "USED"],
+    agents.map((agent) => (balances ? [agent.agent, agent.plan, agent.used, agent.balance] : [agent.agent, agent.plan, agent.used])),
+    "no agents",
+  );
+  const skipped = report.skipped.line("USED");
+  if (skipped) printLine(skipped);
+  if (tally.rows === 0) return printLine(`no usage rows in this ${balances ? "period" : "range"}`);
+  printLine();
+  if (!options.allRows) {
+    printTable(
+      ROW_HEADERS,
+      recent.map((row) => rowCells(row, report.agents)),
+    );
+    if (tally.rows > recent.length)
+      printLine(`the last ${recent.length} of ${count(tally.rows, "row")}; --rows lists every one, --by day|model|agent|key|endpoint sums them`);
+    return;
+  }
+  await writeStdout(`${aligned(ROW_HEADERS, widths)}\n`);
+  const filter = new UsageTally(report.agents, report.only, undefined);
+  for await (const batch of usageRows(report.slices, options.range)) {
+    let out = "";
+    for (const row of batch) if (filter.add(row)) out += `${aligned(rowText(row, report.agents), widths)}\n`;
+    if (out) await writeStdout(out);
+  }
+}
+
+/** A row's cells as printTable shows them: numbers with thousands separators, "-" for nothing. */
+function rowText(row: UsageRow, agents: AgentDirectory): string[] {
+  return rowCells(row, agents).map((cell) => {
+    if (cell === null || cell === undefined || cell === "") return "-";
+    return typeof cell === "number" ? cell.toLocaleString("en-US") : String(cell);
+  });
+}
+
+/** Columns two spaces apart, as printTable lays them out. */
+function aligned(cells: string[], widths: number[]): string {
+  return cells
+    .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+    .join("  ")
+    .trimEnd();
+}
+
+// --- shared ------------------------------------------------------------------------------------
+
+function agentUsage(report: Report, metadata: MetadataData, tally: UsageTally): AgentUsage[] {
+  const period = report.options.range.period;
+  return (report.only ? [report.only] : metadata.agents).map((agent) => {
+    const plan = canonicalPlanName(report.config, agent.plan) ?? agent.plan;
+    const used = tally.agentCredits.get(agent.id) ?? 0;
+    if (period === undefined) return { agent: agent.name, plan, used };
+    return { agent: agent.name, plan, used, balance: (report.config.resolvedPlans[plan]?.monthlyCredits ?? 0) - used };
+  });
+}
+
+/** `period` for a calendar month (the key --json has always had), else `since` and `until`. */
+function rangeFields(report: Report, options: { withAgent: boolean } = { withAgent: true }): Record<string, string> {
+  const { range } = report.options;
+  const fields: Record<string, string> = range.period ? { period: range.period } : {};
+  if (!range.period || options.withAgent) Object.assign(fields, { since: iso(range.since), until: iso(range.until) });
+  if (options.withAgent && report.only) fields.agent = report.only.name;
+  return fields;
+}
+
+function credits(value: number, config: Config): string {
+  const dollars = value / config.billing.creditsPerUsd;
+  return `${count(value, "credit")} ($${dollars.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 6 })})`;
+}
+
+function count(value: number, noun: string): string {
+  return `${value.toLocaleString("en-US")} ${noun}${value === 1 ? "" : "s"}`;
 }

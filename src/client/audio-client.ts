@@ -20,9 +20,10 @@ import type {
   VoiceListBody,
 } from "./audio-types.js";
 import { formFilename, rfc5987 } from "./form-filename.js";
-import { errorFromBody, GwApiError, isRecord, networkReason, unexpectedAnswer } from "./gw-api-error.js";
+import { errorFromBody, GwApiError, isRecord, unexpectedAnswer } from "./gw-api-error.js";
 import type { HttpTransport } from "./http-transport.js";
 import type { UploadSource } from "./storage-types.js";
+import { unreachableGatewayMessage } from "./unreachable-gateway.js";
 import { uploadDispatcher } from "./upload-connections.js";
 
 export interface AudioCallOptions {
@@ -131,7 +132,7 @@ export class AudioClient {
     const boundary = `gw-${crypto.randomUUID()}`;
     const encoder = new TextEncoder();
     let fields = "";
-    for (const [name, value] of Object.entries(definedParams(params))) {
+    for (const [name, value] of formFields(params)) {
       fields += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
     }
     const head = encoder.encode(
@@ -155,7 +156,7 @@ export class AudioClient {
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new GwApiError(`cannot reach the gateway at ${this.transport.baseUrl} (${networkReason(error)}); is \`gw serve\` running?`, 0);
+      throw new GwApiError(unreachableGatewayMessage(this.transport.baseUrl, error), 0);
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
@@ -167,13 +168,19 @@ export class AudioClient {
   }
 }
 
-function definedParams(params: TranscriptionParams): Record<string, string> {
-  const defined: Record<string, string> = {};
-  for (const name of ["model", "language", "response_format"] as const) {
-    const value = params[name];
-    if (value !== undefined) defined[name] = value;
+/** The params that are set: an explicit undefined is left out rather than sent. */
+function definedParams(params: TranscriptionParams): TranscriptionParams {
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as TranscriptionParams;
+}
+
+/** The params as multipart text fields; each timestamp granularity its own `timestamp_granularities[]` field, as OpenAI's form takes them. */
+function formFields(params: TranscriptionParams): Array<[string, string]> {
+  const fields: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(definedParams(params))) {
+    if (Array.isArray(value)) for (const item of value) fields.push([`${name}[]`, String(item)]);
+    else fields.push([name, String(value)]);
   }
-  return defined;
+  return fields;
 }
 
 function transcriptionResult(status: number, headers: Headers, raw: string): TranscriptionResult {

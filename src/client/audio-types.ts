@@ -1,11 +1,16 @@
-// Shapes of the audio endpoints as the client sends and reads them (spec "Audio transcription",
-// "Speech synthesis", "Audio catalogs (public)"), derived from the gateway's request and answer
-// types (type imports only: erased, so the client never loads the gateway; docs/decisions.md §1).
-// A server change the client does not follow fails tsc.
+// Shapes of the audio endpoints as the client sends and reads them (transcriptions, speech, the
+// public audio catalog and voices), derived from the gateway's request schemas
+// (`z.input`) and answer types (type imports only: erased, so the client never loads the gateway;
+// docs/decisions.md §1). A server change the client does not follow fails tsc.
+import type { z } from "zod";
 import type { PublicAudioCatalog } from "../gateway/audio/audio-catalog.js";
-import type { SpeechBody } from "../gateway/audio/speech-request.js";
+import type { SpeechBody, speechRequestSchema } from "../gateway/audio/speech-request.js";
 import type { TranscriptSegmentBody as ServerSegment, TranscriptionJson, TranscriptionVerboseJson } from "../gateway/audio/transcript-render.js";
-import type { TranscriptionBody as ServerTranscriptionRequest } from "../gateway/audio/transcription-request.js";
+import type {
+  TranscriptionBody as ServerTranscriptionRequest,
+  transcriptionFieldsSchema,
+  transcriptionJsonSchema,
+} from "../gateway/audio/transcription-request.js";
 import type { VoiceEntry as ServerVoiceEntry } from "../gateway/audio/voice-catalog.js";
 
 /** The formats the speech endpoints answer in; `pcm` is raw 16-bit little-endian mono samples. */
@@ -19,16 +24,22 @@ export type TranscriptFormat = ServerTranscriptionRequest["response_format"];
 export const SPEECH_FORMATS = ["mp3", "wav", "opus", "flac", "pcm"] as const satisfies readonly SpeechFormat[];
 export const TRANSCRIPT_FORMATS = ["json", "text", "verbose_json", "srt", "vtt"] as const satisfies readonly TranscriptFormat[];
 
-/** The fields of a transcription request other than the audio itself: model, language, response_format. */
-export type TranscriptionParams = Partial<Omit<ServerTranscriptionRequest, "source">>;
+/**
+ * The schema's input with these fields as numbers: the server's schema takes any value there (to
+ * refuse a non-number naming the allowed range, or to read a multipart field's text), and what a
+ * client means to send is a number.
+ */
+type WithNumbers<Input, Fields extends keyof Input> = Omit<Input, Fields> & { [Field in Fields]?: number };
 
-/** The JSON form of POST /v1/audio/transcriptions: one of mediaUrl and mediaBase64. */
-export type TranscriptionJsonRequest = TranscriptionParams & {
-  /** An http(s) URL the gateway downloads. */
-  mediaUrl?: string;
-  /** Base64 audio, or a data: URL. */
-  mediaBase64?: string;
-};
+/**
+ * The fields of a transcription request other than the audio itself: model, language,
+ * response_format, and OpenAI's prompt, temperature and timestamp_granularities (accepted so that
+ * code written for OpenAI works unchanged; gw renders every format from the segments).
+ */
+export type TranscriptionParams = WithNumbers<z.input<typeof transcriptionFieldsSchema>, "temperature">;
+
+/** The JSON form of POST /v1/audio/transcriptions: exactly one of mediaUrl (downloaded by the gateway) and mediaBase64 (or a data: URL). */
+export type TranscriptionJsonRequest = WithNumbers<z.input<typeof transcriptionJsonSchema>, "temperature">;
 
 /** `response_format: json` (the default). */
 export type TranscriptionBody = TranscriptionJson;
@@ -51,14 +62,11 @@ export interface TranscriptionResult {
 }
 
 /**
- * POST /v1/audio/speech (and /v1/audio/synthesize): the server's parsed body with `format`
- * optional (mp3 when left out) and OpenAI's `response_format` alias.
+ * POST /v1/audio/speech (and /v1/audio/synthesize): `input`, and optionally voice, format (mp3
+ * when left out; `response_format` is an alias), speed, model, project_id, and OpenAI's
+ * instructions and stream_format (accepted, not used).
  */
-export type SpeechRequest = Omit<SpeechBody, "format"> & {
-  format?: SpeechFormat;
-  /** An alias of `format`. */
-  response_format?: SpeechFormat;
-};
+export type SpeechRequest = WithNumbers<z.input<typeof speechRequestSchema>, "speed">;
 
 /** The audio bytes and the metadata the gateway sends in headers beside them. */
 export interface SpeechResult {

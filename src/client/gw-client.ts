@@ -3,6 +3,7 @@
 import { parse as parseContentDisposition } from "content-disposition";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelList } from "./api-types.js";
 import { AudioClient } from "./audio-client.js";
+import { EmbeddingsClient } from "./embeddings-client.js";
 import { formFilename, rfc5987 } from "./form-filename.js";
 import { GwApiError, isRecord, unexpectedAnswer } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
@@ -36,6 +37,8 @@ export class GwClient {
   readonly video: VideoClient;
   /** Web search (search-client.ts): POST /v1/search. */
   readonly search: SearchClient;
+  /** Embedding vectors (embeddings-client.ts): POST /v1/embeddings. */
+  readonly embeddings: EmbeddingsClient;
 
   constructor(options: TransportOptions | HttpTransport) {
     this.transport = options instanceof HttpTransport ? options : new HttpTransport(options);
@@ -44,6 +47,7 @@ export class GwClient {
     // Clips come from signed links outside the transport's base URL, fetched with the same fetch.
     this.video = new VideoClient(this.transport, { fetch: options instanceof HttpTransport ? undefined : options.fetch });
     this.search = new SearchClient(this.transport);
+    this.embeddings = new EmbeddingsClient(this.transport);
   }
 
   async listModels(options: CallOptions = {}): Promise<ModelList> {
@@ -106,7 +110,7 @@ export class GwClient {
     return storedFileBody(answer, "presigned upload");
   }
 
-  /** Presign, then PUT: the two-step upload the spec describes. */
+  /** Presign (the record exists at once), then PUT the bytes to the signed link: the two-step upload. */
   async uploadFilePresigned(source: UploadSource, options: CallOptions = {}): Promise<StoredFileBody> {
     const presigned = await this.presignUpload({ filename: source.filename, contentType: source.contentType, sizeBytes: source.sizeBytes }, options);
     return this.putToUploadUrl(presigned.data.uploadUrl, source, options);

@@ -2,8 +2,9 @@
 // endpoints answer with (JSON, Server-Sent Events, binary). Endpoint methods live in GwClient.
 import { Readable } from "node:stream";
 import { request as undiciRequest } from "undici";
-import { errorFromBody, GwApiError, isRecord, networkReason } from "./gw-api-error.js";
+import { errorFromBody, GwApiError, isRecord } from "./gw-api-error.js";
 import { readServerSentEvents } from "./server-sent-events.js";
+import { unreachableGatewayMessage } from "./unreachable-gateway.js";
 import { uploadDispatcher } from "./upload-connections.js";
 
 export interface TransportOptions {
@@ -82,7 +83,7 @@ export class HttpTransport {
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new GwApiError(`cannot reach the gateway at ${this.baseUrl} (${networkReason(error)}); is \`gw serve\` running?`, 0);
+      throw new GwApiError(unreachableGatewayMessage(this.baseUrl, error), 0);
     }
     if (!response.ok) throw await decodeError(response);
     return response;
@@ -153,7 +154,7 @@ export class HttpTransport {
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new GwApiError(`cannot reach the gateway at ${new URL(url).origin} (${networkReason(error)}); is \`gw serve\` running?`, 0);
+      throw new GwApiError(unreachableGatewayMessage(new URL(url).origin, error), 0);
     }
     const responseHeaders = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {

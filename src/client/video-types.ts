@@ -1,13 +1,15 @@
 // Shapes of the video endpoints as the client sends and reads them (POST /v1/video/generations,
 // GET|DELETE /v1/video/jobs/{id}, GET /v1/video/jobs, GET /v1/public/video-models), derived from
-// the gateway's request and answer types (type imports only: erased, so the client never loads
-// the gateway; docs/decisions.md §1). A server change the client does not follow fails tsc.
+// the gateway's request schema (`z.input`) and answer types (type imports only: erased, so the
+// client never loads the gateway; docs/decisions.md §1). A server change the client does not
+// follow fails tsc.
+import type { z } from "zod";
 import type { PublicVideoModel, publicVideoCatalog } from "../gateway/video/video-models.js";
-import type { VideoGenerationBody } from "../gateway/video/video-request.js";
+import type { videoGenerationSchema } from "../gateway/video/video-request.js";
 import type { VideoJobBody as ServerVideoJobBody } from "../gateway/video/video-service.js";
 
 /** POST /v1/video/generations: the prompt, and what the model's catalog entry allows. */
-export type VideoGenerationRequest = VideoGenerationBody;
+export type VideoGenerationRequest = z.input<typeof videoGenerationSchema>;
 
 /** A job as GET /v1/video/jobs/{id} answers it (the 202 of a submission carries id, status, model and queuedAt). */
 export type VideoJobBody = ServerVideoJobBody;

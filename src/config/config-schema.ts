@@ -16,6 +16,14 @@ export const serverSchema = z
     maxJsonBodyBytes: positiveInt.default(25 * 1024 * 1024),
     /** How long SIGTERM waits for in-flight requests and streams before closing them. */
     drainTimeoutMs: nonNegativeInt.default(30_000),
+    /**
+     * Bearer token that lets a client other than loopback read GET /metrics (loopback needs
+     * none). Unset or "" (an unset "${NAME}"): metrics are served on loopback only.
+     */
+    metricsToken: z
+      .string()
+      .refine((token) => token === "" || token.length >= 16, "use at least 16 characters")
+      .optional(),
   })
   .strict();
 
@@ -184,9 +192,9 @@ export const storageSchema = z
       .default("fs"),
     /** Options for the driver: fs takes `base`; s3 takes endpoint, bucket, region, accessKeyId, secretAccessKey ... */
     options: z.record(z.string(), z.unknown()).default({}),
-    /** Largest stored file in bytes (spec: 50 MB). */
+    /** Largest stored file in bytes (default 50 MB, the same for every plan). */
     maxFileBytes: positiveInt.default(50 * MB),
-    /** Lifetime of signed upload and download links in seconds (spec: 3600; at most 7 days, as S3). */
+    /** Lifetime of signed upload and download links in seconds (default 3600, docs/decisions.md §5; at most 7 days, as S3). */
     linkTtlSeconds: positiveInt.max(604_800).default(3600),
     /**
      * HMAC secret for signed links (at least 32 characters; "${NAME}" reads it from the environment,
@@ -204,7 +212,7 @@ export const videoSchema = z
     pollIntervalSeconds: positiveInt.default(5),
     /** A job not finished this long after it was queued fails with an error saying so. */
     maxJobMinutes: positiveInt.default(30),
-    /** How long a finished clip's link is valid (spec: until resultExpiresAt). */
+    /** How long a finished clip's link is valid: it sets the job's resultExpiresAt (docs/decisions.md §8). */
     resultTtlHours: positiveInt.max(24 * 365).default(24),
     /** Vendor tasks submitted or polled at once per provider. */
     concurrencyPerProvider: positiveInt.default(2),
@@ -248,7 +256,7 @@ export const configSchema = z
     billing: billingSchema.default(billingSchema.parse({})),
     video: videoSchema.default(videoSchema.parse({})),
     plans: z.record(z.string(), planSchema).default({}),
-    /** Other plan names accepted as aliases (the spec's storage table says Assistant and Engineer). */
+    /** Other plan names accepted as aliases (older names: Assistant is pro, Engineer is max). */
     planAliases: z.record(z.string(), z.string()).default({ assistant: "pro", engineer: "max" }),
   })
   .strict()

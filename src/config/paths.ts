@@ -9,6 +9,10 @@ export interface HomePaths {
   metadata: string;
   usageDir: string;
   blobsDir: string;
+  /** `gw serve --https`'s self-signed certificate and its key (mode 0600). */
+  tlsDir: string;
+  tlsCert: string;
+  tlsKey: string;
 }
 
 export function resolveHome(explicit?: string): string {
@@ -25,5 +29,8 @@ export function homePaths(home: string): HomePaths {
     metadata: path.join(dataDir, "metadata.json"),
     usageDir: path.join(dataDir, "usage"),
     blobsDir: path.join(dataDir, "blobs"),
+    tlsDir: path.join(home, "tls"),
+    tlsCert: path.join(home, "tls", "cert.pem"),
+    tlsKey: path.join(home, "tls", "key.pem"),
   };
 }

@@ -2,10 +2,13 @@
 // which upstream it tried, and each usage row it wrote. Told synchronously; never on the way of a
 // call (an observer that throws is a bug of the observer, not of the call).
 import type { UsageRow } from "../store/usage-log.js";
+import type { AttemptOutcome, FailureCause } from "./chat/attempt-outcome.js";
 
 export interface CallObserver {
   /** An attempt of the request's upstream call began on this provider. */
   attempted(requestId: string, provider: string): void;
   /** A usage row of the request was written. */
   billed(row: UsageRow): void;
+  /** An attempt ended: how, in fixed words, after how long (the server's metrics). */
+  attemptEnded?(provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause): void;
 }

@@ -1,3 +1,5 @@
+import type { Admission } from "./billing/rate-limiter.js";
+
 // One error class per API error code. Each knows its status, type and code; the server's
 // single error handler renders them into the envelopes of docs/decisions.md §2.
 
@@ -33,8 +35,25 @@ export class InvalidApiKeyError extends GatewayError {
   readonly status = 401;
   readonly type = "authentication_error";
   readonly code = "invalid_api_key";
-  constructor() {
-    super("Invalid API key. Send a valid gw key as `Authorization: Bearer <key>`.");
+  constructor(message = "Invalid API key. Send a valid gw key as `Authorization: Bearer <key>`.") {
+    super(message);
+  }
+}
+
+/** A key past its expiry: the same 401, saying so (only the holder of that key can see it). */
+export class ExpiredApiKeyError extends InvalidApiKeyError {
+  constructor(expiresAt: string) {
+    super(`This API key expired at ${expiresAt}. Ask the gateway's operator for a new key.`);
+  }
+}
+
+/** A model outside the key's own patterns (`gw keys create --models`): refused before any upstream call. */
+export class KeyModelNotAllowedError extends GatewayError {
+  readonly status = 403;
+  readonly type = "permission_error";
+  readonly code = "model_not_allowed";
+  constructor(model: string, patterns: readonly string[]) {
+    super(`This API key may not use the model \`${model}\`; it may use: ${patterns.join(", ")}.`, { param: "model" });
   }
 }
 
@@ -93,9 +112,12 @@ export class InsufficientCreditsError extends GatewayError {
   readonly status = 402;
   readonly type = "insufficient_credits";
   readonly code = "insufficient_credits";
-  /** `why` replaces the generic "about N needed" when the gateway can say more (what would fit). */
-  constructor(remaining: number, needed: number, why?: string) {
-    super(`Not enough credits for this request: ${remaining} left this period; ${why ?? `about ${needed} needed`}.`);
+  /**
+   * `why` replaces the generic "about N needed" when the gateway can say more (what would fit);
+   * `limit` says which limit ran out (the plan's period or the key's budget).
+   */
+  constructor(remaining: number, needed: number, why?: string, limit = "this period on the agent's plan") {
+    super(`Not enough credits for this request: ${remaining} left ${limit}; ${why ?? `about ${needed} needed`}.`);
   }
 }
 
@@ -103,8 +125,14 @@ export class RateLimitExceededError extends GatewayError {
   readonly status = 429;
   readonly type = "rate_limit_error";
   readonly code = "rate_limit_exceeded";
-  constructor(limitPerMinute: number, retryAfterSeconds: number) {
-    super(`Rate limit of ${limitPerMinute} requests per minute exceeded for this key; retry in ${retryAfterSeconds} s.`);
+  constructor(
+    limitPerMinute: number,
+    retryAfterSeconds: number,
+    /** The key's limits when it was refused, for the x-ratelimit-* headers. */
+    readonly admission: Admission,
+  ) {
+    const unit = admission.refusedBy ?? "requests";
+    super(`Rate limit of ${limitPerMinute} ${unit} per minute exceeded for this key; retry in ${retryAfterSeconds} s.`);
     this.headers = { "retry-after": String(retryAfterSeconds) };
   }
 }
@@ -195,7 +223,7 @@ export class VideoJobConflictError extends GatewayError {
   readonly code = "video_job_finished";
 }
 
-/** No search provider is set up and allowlisted (the spec's own row). */
+/** No search provider is set up and allowlisted: 503, type server_error (docs/decisions.md §2). */
 export class SearchNotConfiguredError extends GatewayError {
   readonly status = 503;
   readonly type = "server_error";
@@ -222,5 +250,36 @@ export class AssetNotFoundError extends GatewayError {
   readonly code = "asset_not_found";
   constructor(param: string) {
     super(`No picture with this id in your library ('${param}').`, { param });
+  }
+}
+
+/** GET /metrics from a client other than loopback without the right `server.metricsToken`. */
+export class MetricsTokenRequiredError extends GatewayError {
+  readonly status = 401;
+  readonly type = "authentication_error";
+  readonly code = "invalid_metrics_token";
+  constructor() {
+    super("Metrics from this address need `Authorization: Bearer <server.metricsToken>`.");
+    this.headers = { "www-authenticate": "Bearer" };
+  }
+}
+
+/** GET /metrics from a client other than loopback when no `server.metricsToken` is set. */
+export class MetricsLoopbackOnlyError extends GatewayError {
+  readonly status = 403;
+  readonly type = "permission_error";
+  readonly code = "metrics_loopback_only";
+  constructor() {
+    super("Metrics are served on loopback only; set server.metricsToken to read them from elsewhere.");
+  }
+}
+
+/** GET /ready when a readiness check fails; the message names the failing checks, nothing more. */
+export class NotReadyError extends GatewayError {
+  readonly status = 503;
+  readonly type = "service_unavailable";
+  readonly code = "not_ready";
+  constructor(readonly failing: string[]) {
+    super(`Not ready: the ${failing.join(", ")} check${failing.length === 1 ? "" : "s"} failed.`);
   }
 }

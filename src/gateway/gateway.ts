@@ -14,7 +14,7 @@ import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { ProjectStore } from "../store/project-records.js";
-import { UsageLog } from "../store/usage-log.js";
+import { UsageLog, type UsageRow } from "../store/usage-log.js";
 import { VideoJobStore } from "../store/video-jobs.js";
 import { type PublicAudioCatalog, publicAudioCatalog } from "./audio/audio-catalog.js";
 import { SpeechService } from "./audio/speech-service.js";
@@ -22,10 +22,11 @@ import { TranscriptionService } from "./audio/transcription-service.js";
 import { listVoices, type VoiceEntry } from "./audio/voice-catalog.js";
 import { type Caller, KeyAuthenticator } from "./auth/key-authenticator.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
-import { RateLimiter } from "./billing/rate-limiter.js";
+import { type Admission, RateLimiter } from "./billing/rate-limiter.js";
 import type { CallObserver } from "./call-observer.js";
 import { ChatMetering } from "./chat/chat-metering.js";
 import { ChatService } from "./chat/chat-service.js";
+import { EmbeddingsService } from "./embeddings/embeddings-service.js";
 import { RateLimitExceededError } from "./errors.js";
 import type { PublicImageCatalog } from "./images/image-catalog.js";
 import { ImageDrawingService } from "./images/image-drawing-service.js";
@@ -68,6 +69,8 @@ export interface GatewayOptions {
 export class Gateway {
   readonly chat: ChatService;
   readonly messages: MessagesService;
+  /** Embedding vectors, routed and metered like chat. */
+  readonly embeddings: EmbeddingsService;
   readonly images: ImageDrawingService;
   /** Upscaling and background removal. */
   readonly imageTransforms: ImageTransformService;
@@ -85,6 +88,8 @@ export class Gateway {
   readonly videoPoller: VideoPoller;
   /** Web search across the configured search providers, in order. */
   readonly search: SearchService;
+  /** The video jobs' records (the metrics count them by state). */
+  readonly videoJobs: VideoJobStore;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
   /** The SSRF-safe fetcher for user-supplied URLs. */
@@ -115,13 +120,17 @@ export class Gateway {
     this.envWarnings = new UnsetEnvWarnings((message) => logger.warn(message));
     this.envWarnings.report(config);
     this.currentProviders = createProviders(config, http, (message) => logger.warn(message));
-    this.ledger = new CreditLedger(usageLog, undefined, options.observer && ((row) => options.observer!.billed(row)));
+    this.ledger = new CreditLedger(usageLog, undefined, (row) => {
+      this.rateLimiter.spendTokens(row.keyPrefix, tokensOf(row));
+      options.observer?.billed(row);
+    });
     this.breakers = new CircuitBreakers((provider, state, detail) => {
       const line = `circuit ${state} for provider ${provider}: ${detail}`;
       if (state === "closed") logger.info(line);
       else logger.warn(line);
     }, options.clock);
     const attempted = options.observer && ((requestId: string, provider: string) => options.observer!.attempted(requestId, provider));
+    const attemptEnded = options.observer?.attemptEnded?.bind(options.observer);
     const metering = new ChatMetering({
       config: () => this.currentConfig,
       providers: () => this.currentProviders,
@@ -130,9 +139,11 @@ export class Gateway {
       breakers: this.breakers,
       warn: (message) => logger.warn(message),
       attempted,
+      attemptEnded,
     });
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
+    this.embeddings = new EmbeddingsService(metering);
     this.describer = new DescribeService({ config: () => this.currentConfig, chat: this.chat, fetchUrl: this.fetchUrl, ledger: this.ledger });
     this.ocr = new OcrService({ config: () => this.currentConfig, ledger: this.ledger, fetchUrl: this.fetchUrl });
     this.projects = new ProjectStore(path.join(paths.dataDir, "projects"));
@@ -145,6 +156,7 @@ export class Gateway {
       fetchUrl: this.fetchUrl,
       warn: (message: string) => logger.warn(message),
       attempted,
+      attemptEnded,
       chat: this.chat,
     });
     this.imageTransforms = new ImageTransformService({
@@ -155,6 +167,7 @@ export class Gateway {
       fetchUrl: this.fetchUrl,
       warn: (message: string) => logger.warn(message),
       attempted,
+      attemptEnded,
     });
     this.transcription = new TranscriptionService({
       config: () => this.currentConfig,
@@ -164,6 +177,7 @@ export class Gateway {
       maxUploadBytes: () => this.maxAudioUploadBytes(),
       warn: (message: string) => logger.warn(message),
       attempted,
+      attemptEnded,
     });
     this.speech = new SpeechService({
       config: () => this.currentConfig,
@@ -172,6 +186,7 @@ export class Gateway {
       library: this.imageLibrary,
       warn: (message: string) => logger.warn(message),
       attempted,
+      attemptEnded,
     });
     const now = options.now ?? Date.now;
     this.search = new SearchService({
@@ -183,6 +198,7 @@ export class Gateway {
       attempted,
     });
     const videoJobs = VideoJobStore.open(path.join(paths.dataDir, "video-jobs"));
+    this.videoJobs = videoJobs;
     this.video = new VideoService({
       config: () => this.currentConfig,
       providers: () => this.currentProviders,
@@ -228,7 +244,7 @@ export class Gateway {
       logger,
       now: options.now,
     });
-    gateway = new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store), storage, new UpstreamHttp(), logger, options);
+    gateway = new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store, options.now), storage, new UpstreamHttp(), logger, options);
     return gateway;
   }
 
@@ -295,10 +311,17 @@ export class Gateway {
     return { name, limits: this.currentConfig.resolvedPlans[name]! };
   }
 
-  /** Count one request against the key's per-minute limit (429 with Retry-After when over). */
-  takeRateLimit(caller: Caller, plan: PlanLimits): void {
-    const wait = this.rateLimiter.take(caller.key.id, plan.requestsPerMinute);
-    if (wait > 0) throw new RateLimitExceededError(plan.requestsPerMinute, wait);
+  /**
+   * Count one request against the key's requests per minute (the plan's, or the key's own when
+   * lower) and check its tokens per minute: 429 with Retry-After when over. The state is what
+   * the x-ratelimit-* headers report.
+   */
+  takeRateLimit(caller: Caller, plan: PlanLimits): Admission {
+    const requestsPerMinute = Math.min(plan.requestsPerMinute, caller.key.rpm ?? Number.POSITIVE_INFINITY);
+    const admission = this.rateLimiter.admit(caller.key.prefix, requestsPerMinute, caller.key.tpm);
+    if (admission.refusedBy === "tokens") throw new RateLimitExceededError(caller.key.tpm!, admission.retryAfterSeconds, admission);
+    if (admission.refusedBy === "requests") throw new RateLimitExceededError(requestsPerMinute, admission.retryAfterSeconds, admission);
+    return admission;
   }
 
   async close(): Promise<void> {
@@ -309,4 +332,10 @@ export class Gateway {
     await this.storage.close();
     await this.http.close();
   }
+}
+
+/** The tokens a usage row counts against its key's tokens per minute (chat, messages, embeddings). */
+function tokensOf(row: UsageRow): number {
+  const { prompt_tokens = 0, completion_tokens = 0, input_tokens = 0 } = row.units;
+  return prompt_tokens + completion_tokens + input_tokens;
 }

@@ -6,7 +6,8 @@ import { InvalidRequestError } from "./errors.js";
 
 /** Parse a body, turning the first issue into a 400 that names the parameter. */
 export function parseWithSchema<Schema extends z.ZodType>(schema: Schema, body: Record<string, unknown>, at?: string): z.output<Schema> {
-  const result = schema.safeParse(body);
+  // reportInput: zod 4 leaves `input` off issues by default, and "missing" is told apart by it.
+  const result = schema.safeParse(body, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   // An unknown field is named like any other bad one (zod reports it on the object holding it).

@@ -6,8 +6,9 @@ import type { PlanLimits } from "../config/config-schema.js";
 import type { Config } from "../config/resolved-config.js";
 import type { Provider } from "../providers/provider.js";
 import type { Caller } from "./auth/key-authenticator.js";
+import { assertKeyAllowsModel } from "./auth/key-limits.js";
 import type { CreditLedger, Reservation } from "./billing/credit-ledger.js";
-import { attemptInOrder } from "./chat/upstream-attempts.js";
+import { type AttemptContext, attemptInOrder } from "./chat/upstream-attempts.js";
 
 /** Who calls a tool endpoint, under which plan, for which request. */
 export interface ToolCallContext {
@@ -33,6 +34,8 @@ export interface ToolCallDependencies {
   warn?: (message: string) => void;
   /** Told of each upstream attempt (the access log's provider and attempts). */
   attempted?: (requestId: string, provider: string) => void;
+  /** Told as each attempt ends (the server's metrics). */
+  attemptEnded?: AttemptContext["onAttemptEnd"];
 }
 
 export interface ReservedResult<Result> {
@@ -48,7 +51,8 @@ export async function callToolProvider<Result>(
   call: { estimate: number; supports: (provider: Provider) => boolean; run: (provider: Provider) => Promise<Result> },
 ): Promise<ReservedResult<Result>> {
   const config = dependencies.config();
-  const reservation = dependencies.ledger.reserve(context.caller.agent.id, context.plan.monthlyCredits, call.estimate);
+  assertKeyAllowsModel(context.caller.key, model.id);
+  const reservation = dependencies.ledger.reserve(context, call.estimate);
   try {
     const started = performance.now();
     const attempt = await attemptInOrder(
@@ -59,6 +63,7 @@ export async function callToolProvider<Result>(
         signal: context.signal,
         supports: call.supports,
         onAttempt: dependencies.attempted && ((provider) => dependencies.attempted!(context.requestId, provider)),
+        onAttemptEnd: dependencies.attemptEnded,
         onFailedAttempt: (provider, cause) => dependencies.warn?.(`${context.requestId} upstream attempt failed: provider ${provider}: ${cause}`),
       },
       ({ provider }) => call.run(provider),
@@ -75,7 +80,7 @@ export async function callToolProvider<Result>(
  * estimate; the reservation in callToolProvider still decides.
  */
 export function requireCredits(ledger: CreditLedger, context: ToolCallContext, estimate: number): void {
-  ledger.requireAvailable(context.caller.agent.id, context.plan.monthlyCredits, estimate);
+  ledger.requireAvailable(context, estimate);
 }
 
 /** Settle or release: anything that fails between the call and the usage row must not leave the reservation behind. */

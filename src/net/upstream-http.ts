@@ -5,6 +5,7 @@ import { Agent, type Dispatcher, errors } from "undici";
 import type { UpstreamSettings } from "../config/config-schema.js";
 import { type NetworkFailure, UpstreamHttpError, UpstreamNetworkError } from "../providers/provider-errors.js";
 import { type Redact, redactNothing } from "./secret-redaction.js";
+import { passthroughContentType } from "./upstream-content-type.js";
 
 /** Where a request goes, split once when a provider is created (not parsed per request). */
 export interface UpstreamTarget {
@@ -75,7 +76,7 @@ export class UpstreamHttp {
       upstream.provider,
       response.statusCode,
       redact(text),
-      headerValue(response.headers["content-type"]) ?? "application/json",
+      passthroughContentType(headerValue(response.headers["content-type"]), redact),
       retryAfterMs(response.headers),
       undefined,
       { method: upstream.method ?? "POST", path: redact(upstream.target.path.split("?")[0]!) },

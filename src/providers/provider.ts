@@ -6,6 +6,7 @@ import type { Redact } from "../net/secret-redaction.js";
 import type { UpstreamHttp } from "../net/upstream-http.js";
 import type { SpeechCapability, TranscriptionCapability } from "./audio-types.js";
 import type { ChatCapability } from "./chat-types.js";
+import type { EmbeddingCapability } from "./embedding-types.js";
 import type { ImageCapability } from "./image-types.js";
 import type { MessagesCapability } from "./messages-types.js";
 import type { SearchCapability } from "./search-types.js";
@@ -41,6 +42,8 @@ export interface Provider {
   search?: SearchCapability;
   /** Asynchronous video generation jobs. */
   video?: VideoCapability;
+  /** Text embeddings (vectors for search and clustering). */
+  embeddings?: EmbeddingCapability;
 }
 
 export interface ProviderDefinition {

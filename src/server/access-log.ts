@@ -1,11 +1,14 @@
 // One access line per request, written when its response is done (a stream's too, after its
 // last frame and its usage row): request id, method, path (never the query: signed links carry
 // their signature there), status, duration, the caller's agent and key prefix, and from the
-// gateway the model, provider, attempts, units and credits billed.
+// gateway the model, provider, attempts, units and credits billed. The same starts and ends, and
+// what the gateway reports, feed the server's metrics (metrics.ts), also when access lines are off.
 import type { H3Event } from "h3";
 import type { Caller } from "../gateway/auth/key-authenticator.js";
 import type { CallObserver } from "../gateway/call-observer.js";
+import type { AttemptOutcome, FailureCause } from "../gateway/chat/attempt-outcome.js";
 import type { UsageRow } from "../store/usage-log.js";
+import { routeLabel, type ServerMetrics } from "./metrics.js";
 import { callerOf, nodeResponseOf } from "./request-context.js";
 import type { AccessRecord, ServerLogger } from "./server-logger.js";
 
@@ -15,25 +18,34 @@ export class AccessLog implements CallObserver {
   /** Requests in flight by id, for what the gateway reports of them. */
   private readonly calls = new Map<string, CallFacts>();
 
-  constructor(private readonly logger: ServerLogger) {}
+  constructor(
+    private readonly logger: ServerLogger,
+    private readonly metrics?: ServerMetrics,
+  ) {}
 
   /** Start timing a request; its line is written when its response closes. */
   begin(event: H3Event, requestId: string): void {
     const response = nodeResponseOf(event);
-    if (!response || this.logger.accessEnabled === false) return;
+    const logging = this.logger.accessEnabled !== false;
+    if (!response || (!logging && !this.metrics)) return;
     const started = performance.now();
-    const facts: CallFacts = {};
-    this.calls.set(requestId, facts);
+    const facts: CallFacts | undefined = logging ? {} : undefined;
+    if (facts) this.calls.set(requestId, facts);
+    this.metrics?.requestBegan(response);
     response.once("close", () => {
+      // A response the client abandoned before the server had produced all of it is logged as
+      // such (nginx's 499); one fully produced whose last bytes were still being flushed is not.
+      const status = response.writableEnded ? response.statusCode : 499;
+      const elapsed = performance.now() - started;
+      this.metrics?.requestEnded(response, event.req.method, routeLabel(event), status, elapsed);
+      if (!facts) return;
       this.calls.delete(requestId);
       const record: AccessRecord = {
         requestId,
         method: event.req.method,
         path: event.url.pathname,
-        // A response the client abandoned before the server had produced all of it is logged as
-        // such (nginx's 499); one fully produced whose last bytes were still being flushed is not.
-        status: response.writableEnded ? response.statusCode : 499,
-        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        status,
+        durationMs: Math.round(elapsed * 10) / 10,
         ...callerFields(callerOf(event)),
         ...facts,
       };
@@ -42,13 +54,19 @@ export class AccessLog implements CallObserver {
   }
 
   attempted(requestId: string, provider: string): void {
+    this.metrics?.attempted(provider);
     const facts = this.calls.get(requestId);
     if (!facts) return;
     facts.attempts = (facts.attempts ?? 0) + 1;
     facts.provider = provider;
   }
 
+  attemptEnded(provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause): void {
+    this.metrics?.attemptEnded(provider, outcome, durationMs, cause);
+  }
+
   billed(row: UsageRow): void {
+    this.metrics?.billed(row);
     const facts = this.calls.get(row.requestId);
     if (!facts) return;
     facts.model = row.model;

@@ -7,10 +7,13 @@ import { type ErrorDialect, errorResponse } from "./render-error.js";
 import { requestIdOf } from "./request-context.js";
 import { AUDIO_PATHS, registerAudio } from "./routes/audio.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
-import { registerHealth } from "./routes/health.js";
+import { EMBEDDINGS_PATH, registerEmbeddings } from "./routes/embeddings.js";
+import { READY_PATH, registerHealth } from "./routes/health.js";
 import { IMAGE_PATHS, registerImages } from "./routes/images.js";
+import { KEY_PATH, registerKey } from "./routes/key.js";
 import { MCP_PATH, registerMcp } from "./routes/mcp.js";
 import { MESSAGES_PATH, registerMessages } from "./routes/messages.js";
+import { METRICS_PATH, type MetricsEndpoint, registerMetrics } from "./routes/metrics.js";
 import { registerModels } from "./routes/models.js";
 import { PROJECTS_PATH, registerProjects } from "./routes/projects.js";
 import { registerSearch, SEARCH_PATHS } from "./routes/search.js";
@@ -20,7 +23,7 @@ import { registerVideo, VIDEO_PATHS } from "./routes/video.js";
 import { registerVision, VISION_PATHS } from "./routes/vision.js";
 import type { ServerLogger } from "./server-logger.js";
 
-export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: AccessLog): H3 {
+export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: AccessLog, metrics?: MetricsEndpoint): H3 {
   const app = new H3({
     silent: true,
     onError: (error, event) =>
@@ -32,9 +35,12 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
     event.res.headers.set("x-request-id", requestId);
     accessLog?.begin(event, requestId);
   });
-  registerHealth(app);
+  registerHealth(app, gateway, logger);
+  if (metrics) registerMetrics(app, gateway, metrics);
   registerChatCompletions(app, gateway, logger);
+  registerEmbeddings(app, gateway);
   registerModels(app, gateway);
+  registerKey(app, gateway);
   registerMessages(app, gateway);
   registerImages(app, gateway);
   registerVision(app, gateway);
@@ -49,8 +55,12 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
     const known =
       [
         "/v1/chat/completions",
+        EMBEDDINGS_PATH,
         "/v1/models",
+        KEY_PATH,
         "/health",
+        READY_PATH,
+        METRICS_PATH,
         MESSAGES_PATH,
         PROJECTS_PATH,
         MCP_PATH,

@@ -1,9 +1,9 @@
 // The one place errors become HTTP responses, in the caller's dialect: the gateway envelope of
 // docs/decisions.md §2 (`{error:{message,type,code,...}}`), Anthropic's `{type:"error",error:{type,
-// message}}` on the messages endpoint, or the spec's bare `{message}` on /v1/storage/*.
+// message}}` on the messages endpoint, or the storage endpoints' bare `{message}` on /v1/storage/*.
 // Upstream errors about a value go back verbatim.
 import { HTTPError, HTTPResponse } from "h3";
-import { GatewayError, InternalError, InvalidApiKeyError, MalformedRequestError, UpstreamPassthroughError } from "../gateway/errors.js";
+import { ExpiredApiKeyError, GatewayError, InternalError, InvalidApiKeyError, MalformedRequestError, UpstreamPassthroughError } from "../gateway/errors.js";
 import { messagesErrorType } from "../gateway/messages/chat-stream-to-messages-events.js";
 
 export type ErrorDialect = "gateway" | "messages" | "storage";
@@ -42,7 +42,9 @@ function clientErrorOf(error: unknown): MalformedRequestError | undefined {
 }
 
 function messagesMessage(error: GatewayError): string {
-  return error instanceof InvalidApiKeyError ? "Invalid API key. Send a valid gw key in the `x-api-key` header." : error.message;
+  return error instanceof InvalidApiKeyError && !(error instanceof ExpiredApiKeyError)
+    ? "Invalid API key. Send a valid gw key in the `x-api-key` header."
+    : error.message;
 }
 
 function messagesBody(status: number, message: string): string {

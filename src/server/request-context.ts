@@ -3,9 +3,11 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { H3Event } from "h3";
+import type { PlanLimits } from "../config/config-schema.js";
 import { bearerToken, type Caller } from "../gateway/auth/key-authenticator.js";
-import { InternalError } from "../gateway/errors.js";
+import { InternalError, RateLimitExceededError } from "../gateway/errors.js";
 import type { Gateway } from "../gateway/gateway.js";
+import { setRateLimitHeaders } from "./rate-limit-headers.js";
 
 // Unique per process start (random) and per request (a counter): cheaper than a UUID per request.
 const processPrefix = `req_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
@@ -15,6 +17,28 @@ export function requestIdOf(event: H3Event): string {
   const context = event.context as { requestId?: string };
   context.requestId ??= `${processPrefix}${(requestCounter++).toString(36).padStart(6, "0")}`;
   return context.requestId;
+}
+
+export interface AdmittedCaller {
+  caller: Caller;
+  plan: { name: string; limits: PlanLimits };
+}
+
+/**
+ * Authenticate the key (Bearer, or `presented` when the endpoint takes another header), count the
+ * request against its rate limits (429 when over) and report them in x-ratelimit-* headers, which
+ * every answer to this request carries, errors included.
+ */
+export async function admitCaller(event: H3Event, gateway: Gateway, presented = bearerToken(event.req.headers.get("authorization"))): Promise<AdmittedCaller> {
+  const caller = rememberCaller(event, await gateway.authenticator.authenticate(presented));
+  const plan = gateway.planOf(caller);
+  try {
+    setRateLimitHeaders(event.res.headers, gateway.takeRateLimit(caller, plan.limits));
+  } catch (error) {
+    if (error instanceof RateLimitExceededError) setRateLimitHeaders(event.res.headers, error.admission);
+    throw error;
+  }
+  return { caller, plan };
 }
 
 export async function authenticateBearer(event: H3Event, gateway: Gateway): Promise<Caller> {

@@ -1,6 +1,7 @@
 // Listen on the configured (or given) host and port; drain in-flight requests and streams on
 // shutdown before closing connections.
 import { createServer, type Server } from "node:http";
+import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "h3/node";
 import { initHome, isInitialised } from "../config/init-home.js";
@@ -9,7 +10,9 @@ import { Gateway } from "../gateway/gateway.js";
 import type { UrlFetcher } from "../gateway/media/picture-input.js";
 import { AccessLog } from "./access-log.js";
 import { createApp } from "./app.js";
+import { ServerMetrics } from "./metrics.js";
 import { createServerLogger, type LogFormat, type LogLevel, type ServerLogger } from "./server-logger.js";
+import { prepareTls, type TlsOptions } from "./tls-setup.js";
 
 export interface RunningServer {
   url: string;
@@ -31,11 +34,16 @@ export interface StartOptions {
   now?: () => number;
   logLevel?: LogLevel;
   logFormat?: LogFormat;
+  /** Serve HTTPS instead of HTTP (docs/decisions.md, "HTTPS"). */
+  tls?: TlsOptions;
+  /** Test seam: GET /metrics treats every client as remote, so that tests reach its token check. */
+  metricsPeersRemote?: boolean;
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const logger = options.logger ?? createServerLogger({ level: options.logLevel, format: options.logFormat });
-  const accessLog = new AccessLog(logger);
+  const metrics = new ServerMetrics();
+  const accessLog = new AccessLog(logger, metrics);
   // A home that was never set up starts on the embedded defaults; an initialised home with
   // missing or corrupt data refuses to start (Gateway.open throws).
   if (!isInitialised(options.home)) await initHome(options.home);
@@ -46,8 +54,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     observer: accessLog,
   });
   gateway.watch();
-  const app = createApp(gateway, logger, accessLog);
-  const server = createServer(toNodeHandler(app));
+  metrics.observe(gateway);
+  const app = createApp(gateway, logger, accessLog, { metrics, treatPeersAsRemote: options.metricsPeersRemote });
+  const host = options.host ?? gateway.config.server.host;
+  const tls = options.tls
+    ? await prepareTls(options.tls, gateway.paths, host, new Date(options.now?.() ?? Date.now()), logger).catch(async (error: unknown) => {
+        await gateway.close();
+        throw error;
+      })
+    : null;
+  const server = tls ? tls.createServer(toNodeHandler(app)) : createServer(toNodeHandler(app));
   server.keepAliveTimeout = 65_000;
   let inFlight = 0;
   let idle: (() => void) | null = null;
@@ -58,16 +74,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       if (inFlight === 0) idle?.();
     });
   });
-  const host = options.host ?? gateway.config.server.host;
   const port = options.port ?? gateway.config.server.port;
   await listen(server, host, port);
   const address = server.address() as AddressInfo;
-  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  const url = `${tls ? "https" : "http"}://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
 
   let closing: Promise<void> | null = null;
   const shutdown = () => {
     closing ??= (async () => {
       server.close();
+      tls?.stopWatching();
       server.closeIdleConnections();
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
@@ -84,7 +100,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   return { url, gateway, shutdown };
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
+function listen(server: Server | HttpsServer, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

@@ -3,7 +3,7 @@
 import { ulid } from "ulid";
 import { generateApiKey, hashApiKey, KEY_PATTERN, visiblePrefix } from "./api-keys.js";
 import type { MetadataStore } from "./metadata-store.js";
-import type { AgentRecord, KeyRecord, MetadataData } from "./records.js";
+import type { AgentRecord, KeyLimits, KeyRecord, MetadataData } from "./records.js";
 
 export class ProvisioningError extends Error {
   constructor(message: string) {
@@ -32,7 +32,13 @@ export interface CreatedKey {
 }
 
 /** Create a key for an agent, creating the agent (with `plan`) when it does not exist yet. */
-export async function createKey(store: MetadataStore, agentName: string, plan: string | undefined, defaultPlan: string): Promise<CreatedKey> {
+export async function createKey(
+  store: MetadataStore,
+  agentName: string,
+  plan: string | undefined,
+  defaultPlan: string,
+  limits: KeyLimits = {},
+): Promise<CreatedKey> {
   const key = generateApiKey();
   return store.mutate((data) => {
     let agent = findAgent(data, agentName);
@@ -50,9 +56,36 @@ export async function createKey(store: MetadataStore, agentName: string, plan: s
       createdAt: new Date().toISOString(),
       revokedAt: null,
     };
+    applyLimits(record, limits);
     data.keys.push(record);
-    return { key, record, agent: { ...agent } };
+    return { key, record: { ...record }, agent: { ...agent } };
   });
+}
+
+/** Change a live key's limits (`gw keys set`); a `null` limit is removed. */
+export async function setKeyLimits(store: MetadataStore, prefixOrId: string, limits: KeyLimits): Promise<KeyRecord> {
+  return store.mutate((data) => {
+    const key = liveKey(data, prefixOrId);
+    applyLimits(key, limits);
+    return { ...key };
+  });
+}
+
+function applyLimits(record: KeyRecord, limits: KeyLimits): void {
+  for (const field of ["name", "budget", "expiresAt", "models", "rpm", "tpm"] as const) {
+    const value = limits[field];
+    if (value === undefined) continue;
+    if (value === null) delete record[field];
+    else Object.assign(record, { [field]: value });
+  }
+}
+
+/** The one live key a prefix (or id) names; refuses none and an ambiguous prefix. */
+function liveKey(data: MetadataData, prefixOrId: string): KeyRecord {
+  const live = data.keys.filter((key) => key.revokedAt === null && (key.prefix.startsWith(prefixOrId) || key.id === prefixOrId));
+  if (live.length === 0) throw new ProvisioningError(`no active key matches "${prefixOrId}"`);
+  if (live.length > 1) throw new ProvisioningError(`"${prefixOrId}" matches ${live.length} keys; give more of the prefix`);
+  return live[0]!;
 }
 
 /** Register an existing key (a migration, or the benchmark's fixed key). Only its hash is kept. */
@@ -82,10 +115,7 @@ export async function importKey(store: MetadataStore, agentName: string, plan: s
 /** Revoke every live key whose visible prefix (or id) matches; refuses an ambiguous prefix. */
 export async function revokeKey(store: MetadataStore, prefixOrId: string): Promise<KeyRecord> {
   return store.mutate((data) => {
-    const live = data.keys.filter((key) => key.revokedAt === null && (key.prefix.startsWith(prefixOrId) || key.id === prefixOrId));
-    if (live.length === 0) throw new ProvisioningError(`no active key matches "${prefixOrId}"`);
-    if (live.length > 1) throw new ProvisioningError(`"${prefixOrId}" matches ${live.length} keys; give more of the prefix`);
-    const key = live[0]!;
+    const key = liveKey(data, prefixOrId);
     key.revokedAt = new Date().toISOString();
     return { ...key };
   });

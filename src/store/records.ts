@@ -16,6 +16,33 @@ export interface KeyRecord {
   agentId: string;
   createdAt: string;
   revokedAt: string | null;
+  /** A label for people (`--name`); never shown to the key's holder's upstreams or in metrics. */
+  name?: string;
+  /** The key's own spending cap, on top of its agent's plan (docs/decisions.md §10). */
+  budget?: KeyBudget;
+  /** After this instant (ISO 8601) the key answers 401 saying it expired. */
+  expiresAt?: string;
+  /** Model patterns (`*` matches any run of characters) the key may call; absent = every model. */
+  models?: string[];
+  /** Requests and tokens per minute for this key, on top of the plan's requests per minute. */
+  rpm?: number;
+  tpm?: number;
+}
+
+export interface KeyBudget {
+  credits: number;
+  /** `month`: resets with the calendar month (UTC), like the plan; `total`: over the key's life. */
+  period: "month" | "total";
+}
+
+/** The limits `gw keys create` and `gw keys set` take; `null` clears one. */
+export interface KeyLimits {
+  name?: string | null;
+  budget?: KeyBudget | null;
+  expiresAt?: string | null;
+  models?: string[] | null;
+  rpm?: number | null;
+  tpm?: number | null;
 }
 
 export interface MetadataData {

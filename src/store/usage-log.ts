@@ -5,6 +5,7 @@
 // A high-water mark (usage-watermark.ts) remembers what was written, so a log that is deleted or
 // cut short refuses to open instead of reading as "nothing spent".
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
+import { KeySpendHistory, type KeyTotals } from "./key-spend-history.js";
 import { StoreError } from "./store-error.js";
 import { usageLogFile, usageWatermarkFile } from "./usage-files.js";
 import { assertLogsReachMark, isCount, type LogReading, type PeriodMarks, readWatermark, UsageWatermark } from "./usage-watermark.js";
@@ -54,13 +55,20 @@ export class UsageLog {
   private fdPeriod = "";
   private flushQueued = false;
   private readonly tasksAfterFlush: Array<() => void> = [];
-  /** period -> agent id -> credits used */
-  private readonly totals = new Map<string, Map<string, number>>();
+  /** Told after each group write: how long it took, and whether it failed (the server's metrics). */
+  onWrite?: (durationMs: number, failed: boolean) => void;
+  /** period -> credits used per agent id and per key prefix */
+  private readonly totals = new Map<string, PeriodTotals>();
+  private readonly history: KeySpendHistory;
+  /** The months before the current one that have a log (listed once per month). */
+  private earlierMonths = { period: "", months: [] as string[] };
 
   private constructor(
     readonly directory: string,
     private readonly watermark: UsageWatermark,
-  ) {}
+  ) {
+    this.history = new KeySpendHistory(directory, (period) => this.sumMonthByKey(period));
+  }
 
   /**
    * Open for appending and load the current period's totals. Refuses (StoreError) a log that is
@@ -73,7 +81,7 @@ export class UsageLog {
     const found = new Map<string, LogReading>();
     const baseline: PeriodMarks = new Map(onDisk ?? []);
     const warnings: string[] = [];
-    const currentTotals = new Map<string, number>();
+    const currentTotals = emptyTotals();
     let currentTail: { validLength: number; byteLength: number } | null = null;
     for (const period of new Set([...UsageLog.periods(directory), ...(onDisk?.keys() ?? [])])) {
       const file = usageLogFile(directory, period);
@@ -116,8 +124,7 @@ export class UsageLog {
       rowProblem(row) ?? (typeof row.time === "string" && /^\d{4}-\d{2}/.test(row.time) ? null : `time ${describe(row.time)} does not start with YYYY-MM`);
     if (problem) throw new StoreError(`usage row ${describe(row.id)} refused, nothing written: ${problem}`);
     const period = row.time.slice(0, 7);
-    const agents = this.periodTotals(period);
-    agents.set(row.agent, (agents.get(row.agent) ?? 0) + row.credits);
+    addCredits(this.periodTotals(period), row);
     if (period !== this.fdPeriod && this.pendingLines.length > 0) this.flush();
     this.fileFor(period);
     this.pendingLines.push(`${JSON.stringify(row)}\n`);
@@ -162,17 +169,42 @@ export class UsageLog {
     this.pendingLines = [];
     this.pendingWaiters = [];
     this.pendingCredits = 0;
+    const started = performance.now();
     try {
       const bytes = writeSync(this.fd!, lines.length === 1 ? lines[0]! : lines.join(""));
       this.watermark.acknowledged(this.fdPeriod, lines.length, credits, bytes);
+      this.onWrite?.(performance.now() - started, false);
       for (const waiter of waiters) waiter.resolve();
     } catch (error) {
+      this.onWrite?.(performance.now() - started, true);
       for (const waiter of waiters) waiter.reject(error);
     }
   }
 
   creditsUsed(agentId: string, period: string): number {
-    return this.periodTotals(period).get(agentId) ?? 0;
+    return this.periodTotals(period).agents.get(agentId) ?? 0;
+  }
+
+  /** Credits billed to one key (by its visible prefix) in a period. */
+  keyCreditsUsed(keyPrefix: string, period: string): number {
+    return this.periodTotals(period).keys.get(keyPrefix) ?? 0;
+  }
+
+  /** Credits billed to one key over every month up to and including `period` (a lifetime budget). */
+  keyCreditsLifetime(keyPrefix: string, period: string): number {
+    let credits = this.keyCreditsUsed(keyPrefix, period);
+    if (this.earlierMonths.period !== period) this.earlierMonths = { period, months: UsageLog.periods(this.directory).filter((month) => month < period) };
+    for (const month of this.history.totals(this.earlierMonths.months)) credits += month.get(keyPrefix) ?? 0;
+    return credits;
+  }
+
+  private sumMonthByKey(period: string): KeyTotals {
+    const loaded = this.totals.get(period);
+    if (loaded) return new Map(loaded.keys);
+    const totals = emptyTotals();
+    const file = usageLogFile(this.directory, period);
+    if (existsSync(file)) scanRows(readFileSync(file, "utf8"), file, (row) => addCredits(totals, row));
+    return totals.keys;
   }
 
   /** Write the pending rows, close the file and save the high-water mark (synchronously). */
@@ -203,27 +235,23 @@ export class UsageLog {
       .sort();
   }
 
-  private periodTotals(period: string): Map<string, number> {
-    let agents = this.totals.get(period);
-    if (!agents) {
-      agents = this.loadPeriod(period, { repairTail: false });
-    }
-    return agents;
+  private periodTotals(period: string): PeriodTotals {
+    return this.totals.get(period) ?? this.loadPeriod(period, { repairTail: false });
   }
 
   /** A period not loaded at open (the month turned while running). */
-  private loadPeriod(period: string, options: { repairTail: boolean }): Map<string, number> {
+  private loadPeriod(period: string, options: { repairTail: boolean }): PeriodTotals {
     const file = usageLogFile(this.directory, period);
-    const agents = new Map<string, number>();
+    const totals = emptyTotals();
     if (existsSync(file)) {
       const text = readFileSync(file, "utf8");
-      const scan = scanRows(text, file, (row) => addCredits(agents, row));
+      const scan = scanRows(text, file, (row) => addCredits(totals, row));
       if (scan.validLength < Buffer.byteLength(text) && options.repairTail) dropTornTail(file, scan.validLength);
       this.warnings.push(...scan.warnings);
       this.watermark.raiseTo(period, { rows: scan.rows, credits: scan.credits, bytes: scan.validLength });
     }
-    this.totals.set(period, agents);
-    return agents;
+    this.totals.set(period, totals);
+    return totals;
   }
 
   private fileFor(period: string): number {
@@ -242,8 +270,18 @@ export class UsageLog {
   }
 }
 
-function addCredits(totals: Map<string, number>, row: UsageRow): void {
-  totals.set(row.agent, (totals.get(row.agent) ?? 0) + row.credits);
+interface PeriodTotals {
+  agents: Map<string, number>;
+  keys: Map<string, number>;
+}
+
+function emptyTotals(): PeriodTotals {
+  return { agents: new Map(), keys: new Map() };
+}
+
+function addCredits(totals: PeriodTotals, row: UsageRow): void {
+  totals.agents.set(row.agent, (totals.agents.get(row.agent) ?? 0) + row.credits);
+  if (typeof row.keyPrefix === "string") totals.keys.set(row.keyPrefix, (totals.keys.get(row.keyPrefix) ?? 0) + row.credits);
 }
 
 /** A torn last line (the process died inside a write that was never acknowledged): drop it. */
@@ -257,7 +295,7 @@ function dropTornTail(file: string, validLength: number): void {
 }
 
 /** Why a row cannot count toward a balance, or null when it can. */
-function rowProblem(row: unknown): string | null {
+export function rowProblem(row: unknown): string | null {
   if (typeof row !== "object" || row === null || Array.isArray(row)) return "not a JSON object";
   const { agent, credits } = row as Record<string, unknown>;
   if (typeof agent !== "string" || agent === "") return `agent ${describe(agent)} is not a non-empty string`;

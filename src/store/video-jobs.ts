@@ -89,6 +89,13 @@ export class VideoJobStore {
     return this.jobs.get(id);
   }
 
+  /** How many jobs are in each state (the metrics). */
+  countByStatus(): Map<VideoJobStatus, number> {
+    const counts = new Map<VideoJobStatus, number>();
+    for (const job of this.jobs.values()) counts.set(job.status, (counts.get(job.status) ?? 0) + 1);
+    return counts;
+  }
+
   /** Jobs that are not finished, oldest first. */
   active(): VideoJobRecord[] {
     return [...this.jobs.values()].filter((job) => !TERMINAL_STATUSES.has(job.status)).sort((a, b) => a.id.localeCompare(b.id));

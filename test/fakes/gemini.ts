@@ -4,7 +4,8 @@
  * Wire format follows /work/shared/reference/gemini.md:
  *  - POST /v1beta/models/{model}:generateContent (JSON), :streamGenerateContent?alt=sse (SSE,
  *    `data:` lines separated by \r\n\r\n, no event names, no [DONE]; without alt=sse a JSON
- *    array), GET /v1beta/models; everything else 404.
+ *    array), :embedContent and :batchEmbedContents (fakes/gemini-embeddings.ts), GET /v1beta/models;
+ *    everything else 404.
  *  - Auth: `x-goog-api-key` header or `?key=`; a missing key is 403, a wrong one (when the fake
  *    was given `validKey`) 400 API_KEY_INVALID, as Google does.
  *  - Errors: {error:{code, message, status, details?}}; 429 carries google.rpc.RetryInfo.
@@ -15,6 +16,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { answerGeminiEmbeddings } from "./gemini-embeddings.js";
 
 export interface GeminiFakeBehaviour {
   status?: number; // non-200: respond with a Google error body with this status
@@ -337,7 +339,7 @@ export function startFakeGemini(initial: GeminiFakeBehaviour = {}, options: Fake
       return sendJson(response, 400, googleError(400, "API key not valid. Please pass a valid API key.", details));
     }
     if (method === "GET" && url.pathname === "/v1beta/models") return sendJson(response, 200, { models: MODELS });
-    const match = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
+    const match = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/.exec(url.pathname);
     if (method !== "POST" || !match) return sendJson(response, 404, googleError(404, `Not found: ${method} ${url.pathname}`));
     const model = decodeURIComponent(match[1]!);
     const streaming = match[2] === "streamGenerateContent";
@@ -356,6 +358,11 @@ export function startFakeGemini(initial: GeminiFakeBehaviour = {}, options: Fake
         b.errorBody ?? googleError(b.status, undefined, details),
         b.retryAfter !== undefined ? { "retry-after": b.retryAfter } : {},
       );
+    }
+    if (match[2] === "embedContent" || match[2] === "batchEmbedContents") {
+      if (!parsed) return sendJson(response, 400, googleError(400, "Invalid JSON payload received."));
+      const answer = answerGeminiEmbeddings(model, match[2], body);
+      return sendJson(response, answer.status, answer.status === 200 ? answer.body : googleError(answer.status, answer.message));
     }
     try {
       if (!parsed) throw new InvalidArgument("Invalid JSON payload received.");

@@ -2,7 +2,8 @@
  * Fake OpenAI-compatible upstream used by the gateway's tests.
  *
  * Wire format follows /work/shared/reference/openai-chat.md:
- *  - POST /v1/chat/completions (JSON or SSE), GET /v1/models, everything else 404.
+ *  - POST /v1/chat/completions (JSON or SSE), POST /v1/embeddings (fakes/openai-embeddings.ts),
+ *    GET /v1/models, everything else 404. Behaviours apply to both POSTs.
  *  - Errors: {error:{message,type,param,code}}; `x-request-id` on every response.
  *  - Streaming: role chunk, one chunk per content piece, finish_reason chunk with an
  *    empty delta, usage chunk (`choices: []`) only with stream_options.include_usage,
@@ -10,6 +11,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { answerEmbeddings } from "./openai-embeddings.js";
 
 export interface FakeBehaviour {
   status?: number; // non-200: respond with an OpenAI error body with this status
@@ -259,7 +261,7 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
       sendJson(res, 200, { object: "list", data: FAKE_MODELS });
       return;
     }
-    if (method !== "POST" || path !== "/v1/chat/completions") {
+    if (method !== "POST" || (path !== "/v1/chat/completions" && path !== "/v1/embeddings")) {
       sendJson(res, 404, errorPayload(`Invalid URL (${method} ${url.pathname})`, "invalid_request_error", null));
       return;
     }
@@ -301,6 +303,11 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     }
     if (typeof body.model !== "string" || body.model.length === 0) {
       sendJson(res, 400, errorPayload("you must provide a model parameter", "invalid_request_error", null), errorHeaders);
+      return;
+    }
+    if (path === "/v1/embeddings") {
+      const answer = answerEmbeddings(body, b);
+      sendJson(res, answer.status, answer.body);
       return;
     }
     if (body.messages === undefined) {

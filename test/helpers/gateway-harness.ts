@@ -13,6 +13,7 @@ import type { AccessRecord, ServerLogger } from "../../src/server/server-logger.
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import { MetadataStore } from "../../src/store/metadata-store.js";
 import { createKey } from "../../src/store/provisioning.js";
+import type { KeyLimits } from "../../src/store/records.js";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 export const gwBin = path.join(projectRoot, "bin/run.js");
@@ -40,10 +41,11 @@ export function editHomeConfig(home: string, edit: (config: RawConfig) => void):
   writeFileSync(file, JSON.stringify(config, null, 2));
 }
 
-export async function addKey(home: string, agent: string, plan = "pro"): Promise<string> {
+/** A new key for `agent` (created on `plan` when missing), with the key's own limits when given. */
+export async function addKey(home: string, agent: string, plan = "pro", limits: KeyLimits = {}): Promise<string> {
   const store = await MetadataStore.open(homePaths(home).metadata);
   try {
-    return (await createKey(store, agent, plan, "free")).key;
+    return (await createKey(store, agent, plan, "free", limits)).key;
   } finally {
     store.close();
   }

@@ -7,6 +7,9 @@
 // parse, may not nest deeper either. And the 413 of the presign endpoint names its real 64 KB limit.
 import test, { type ExecutionContext } from "ava";
 import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.js";
+import { fakeAudio } from "../fakes/audio-files.js";
+import { type FakeBrave, startFakeBrave } from "../fakes/brave.js";
+import { type FakeDeepgram, startFakeDeepgram } from "../fakes/deepgram.js";
 import { type FakeGemini, startFakeGemini } from "../fakes/gemini.js";
 import { pngFile } from "../fakes/image-files.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
@@ -27,13 +30,15 @@ let anthropic: FakeAnthropic;
 let images: FakeOpenAIImages;
 let stability: FakeStability;
 let hosts: PictureHosts;
+let brave: FakeBrave;
+let deepgram: FakeDeepgram;
 /** The upstream of the boundary test only (route `edge/`): it does get called. */
 let edge: FakeOpenAI;
 /** The upstream of the JSON-inside-a-string test only (route `google/`). */
 let gemini: FakeGemini;
 
 test.before(async () => {
-  [chat, anthropic, images, stability, hosts, edge, gemini] = await Promise.all([
+  [chat, anthropic, images, stability, hosts, edge, gemini, brave, deepgram] = await Promise.all([
     startFakeOpenAI(),
     startFakeAnthropic(),
     startFakeOpenAIImages(),
@@ -41,6 +46,8 @@ test.before(async () => {
     startPictureHosts(),
     startFakeOpenAI(),
     startFakeGemini(),
+    startFakeBrave(),
+    startFakeDeepgram(),
   ]);
   const home = await makeHome((config) => {
     config.providers = {
@@ -51,6 +58,8 @@ test.before(async () => {
       stability: { type: "stability", baseUrl: stability.url, apiKey: "sk-stability", upstream: { retries: 0 } },
       edge: { type: "openai", baseUrl: edge.url, apiKey: "sk-edge", upstream: { retries: 0 } },
       google: { type: "gemini", baseUrl: gemini.url, apiKey: "AIza-upstream", upstream: { retries: 0 } },
+      brave: { type: "brave", baseUrl: brave.url, apiKey: "brave-upstream", upstream: { retries: 0 } },
+      deepgram: { type: "deepgram", baseUrl: deepgram.url, apiKey: "dg-upstream", upstream: { retries: 0 } },
     };
     config.routes = [
       { prefix: "oai/", provider: "oai", priority: 10 },
@@ -70,17 +79,32 @@ test.before(async () => {
     config.tools.ocr = { default: "local/tesseract", allow: [] };
     config.tools.upscale = { default: "stability/fast-upscale", allow: [] };
     config.tools.background = { default: "stability/remove-background", allow: [] };
+    config.tools.speech = { default: "local/espeak", allow: [] };
+    config.tools.transcription = { default: "deepgram/nova-3", allow: [] };
+    config.tools.search = { default: "brave/web", allow: [] };
+    config.tools.video = { default: "local/kenburns", allow: [] };
     config.plans = { ...config.plans, pro: { ...(config.plans?.pro ?? {}), requestsPerMinute: 100_000 } };
   });
   // A real picture, so each request is otherwise one the endpoint serves.
   hosts.serve("/fox.png", pngFile(64, 64), "image/png");
+  hosts.serve("/clip.wav", await fakeAudio({ codec: "wav", durationSeconds: 1 }), "audio/wav");
   key = await addKey(home, "deep-agent", "pro");
   gateway = await startTestGateway(home, { fetchUrl: hosts.fetchUrl });
 });
 
 test.after.always(async () => {
   await gateway?.shutdown();
-  await Promise.all([chat?.close(), anthropic?.close(), images?.close(), stability?.close(), hosts?.close(), edge?.close(), gemini?.close()]);
+  await Promise.all([
+    chat?.close(),
+    anthropic?.close(),
+    images?.close(),
+    stability?.close(),
+    hosts?.close(),
+    edge?.close(),
+    gemini?.close(),
+    brave?.close(),
+    deepgram?.close(),
+  ]);
 });
 
 /** Stands in the request templates for the nested array; replaced in the body text. */
@@ -127,6 +151,7 @@ interface Endpoint {
 }
 
 const picture = () => `${hosts.publicBase}/fox.png`;
+const clip = () => `${hosts.publicBase}/clip.wav`;
 
 // The nested array sits where a client would put structure: a content block, a metadata field,
 // the MCP tool arguments. Each request is otherwise one the endpoint accepts (before the change,
@@ -165,6 +190,12 @@ const ENDPOINTS: Endpoint[] = [
   { path: "/v1/vision/describe", dialect: "gateway", template: { mediaUrl: "PICTURE", prompt: "what is this?", metadata: NESTED } },
   { path: "/v1/vision/ocr", dialect: "gateway", template: { mediaUrl: "PICTURE", metadata: NESTED } },
   { path: "/v1/projects", dialect: "gateway", template: { name: "deeply nested", metadata: NESTED } },
+  { path: "/v1/audio/speech", dialect: "gateway", template: { input: "hello there", voice: "en-us", metadata: NESTED } },
+  { path: "/v1/audio/synthesize", dialect: "gateway", template: { input: "hello there", voice: "en-us", metadata: NESTED } },
+  { path: "/v1/audio/transcriptions", dialect: "gateway", template: { mediaUrl: "CLIP", response_format: "json", metadata: NESTED } },
+  { path: "/v1/embeddings", dialect: "gateway", template: { model: "oai/text-embedding-3-small", input: ["hello", "again"], metadata: NESTED } },
+  { path: "/v1/search", dialect: "gateway", template: { query: "red foxes", max_results: 3, metadata: NESTED } },
+  { path: "/v1/video/generations", dialect: "gateway", template: { prompt: "a slow pan", image_url: "PICTURE", duration_seconds: 1, metadata: NESTED } },
   { path: "/v1/storage/presigned-upload", dialect: "storage", template: { filename: "notes.txt", contentType: "text/plain", sizeBytes: 5, metadata: NESTED } },
   {
     path: "/mcp",
@@ -225,7 +256,9 @@ const errorLines = () => quietLogger.lines.filter((line) => line.startsWith("err
 
 for (const endpoint of ENDPOINTS) {
   test(`POST ${endpoint.path}: a 20 KB body nested ${HOSTILE_DEPTH} deep is a 400 in the endpoint's dialect, before anything reads it`, async (t) => {
-    const template = JSON.parse(JSON.stringify(endpoint.template).replaceAll('"PICTURE"', JSON.stringify(picture())));
+    const template = JSON.parse(
+      JSON.stringify(endpoint.template).replaceAll('"PICTURE"', JSON.stringify(picture())).replaceAll('"CLIP"', JSON.stringify(clip())),
+    );
     const body = bodyWith(template, HOSTILE_DEPTH);
     t.true(body.length > 20_000 && body.length < 21_000, `${body.length} bytes`);
     t.true(nestingOf(body) > HOSTILE_DEPTH);
@@ -240,6 +273,8 @@ for (const endpoint of ENDPOINTS) {
     t.deepEqual(anthropic.requests, [], "anthropic upstream");
     t.deepEqual(images.requests, [], "images upstream");
     t.deepEqual(stability.requests, [], "stability upstream");
+    t.deepEqual(brave.requests, [], "search upstream");
+    t.deepEqual(deepgram.requests, [], "transcription upstream");
     t.deepEqual(hosts.publicHits, [], "picture host");
     t.deepEqual(hosts.internal.requests, [], "internal trap");
     t.deepEqual(errorLines().slice(errorsBefore), [], "no error logged");

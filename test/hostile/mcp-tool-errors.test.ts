@@ -51,6 +51,8 @@ async function withSetup(run: (setup: Setup) => Promise<void>): Promise<void> {
     config.tools.describe = { default: "seer/vision-1", allow: [] };
     config.tools.upscale = { default: "local/lanczos", allow: [] };
     config.tools.background = { default: "local/flat-background", allow: [] };
+    config.tools.speech = { default: "local/espeak", allow: [] };
+    config.tools.transcription = { default: "openai/whisper-1", allow: [] };
     config.plans = { ...config.plans, free: { ...(config.plans?.free ?? {}), monthlyCredits: 0 } };
   });
   const keys = { pro: await addKey(home, "agent-pro", "pro"), broke: await addKey(home, "agent-broke", "free") };
@@ -172,6 +174,72 @@ test("image_describe: not a picture, a model off the allowlist and no credits ar
     t.like(credits, { code: "insufficient_credits", status: 402 });
     await broke.close();
     t.is(chat.requests.length, 0, "nothing reached the chat upstream");
+  });
+});
+
+test("audio_speak: a voice the model does not speak and a missing input come back as tool errors with their codes", async (t) => {
+  await withSetup(async ({ gateway, keys }) => {
+    const secrets = [keys.pro, UPSTREAM_SECRET];
+    const client = await listedClient(t, gateway, keys.pro);
+    const voice = await failingCall(t, client, "audio_speak", { input: "hello", model: "local/espeak", voice: "no-such-voice" }, secrets);
+    t.like(voice, { code: "invalid_voice", status: 400, param: "voice" });
+    t.regex(voice.message, /no-such-voice/);
+    const empty = await failingCall(t, client, "audio_speak", { input: "", model: "local/espeak" }, secrets);
+    t.like(empty, { status: 400, param: "input" });
+    await client.close();
+  });
+});
+
+test("audio_transcribe: bytes that are not audio and a private URL come back as invalid_audio and url_not_allowed", async (t) => {
+  await withSetup(async ({ gateway, images, hosts, keys }) => {
+    const secrets = [keys.pro, UPSTREAM_SECRET];
+    const client = await listedClient(t, gateway, keys.pro);
+    const bad = await failingCall(t, client, "audio_transcribe", { audio: Buffer.from("hello, this is not audio at all").toString("base64") }, secrets);
+    t.like(bad, { code: "invalid_audio", status: 400 });
+    t.regex(bad.message, /audio/);
+    const internal = await failingCall(t, client, "audio_transcribe", { audio: `http://127.0.0.1:${hosts.internal.port}/a.mp3` }, secrets);
+    t.like(internal, { code: "url_not_allowed", status: 400 });
+    t.is(hosts.internal.requests.length + hosts.internal.connections, 0, "the private address was never contacted");
+    t.is(images.requests.length, 0, "nothing reached the upstream");
+    await client.close();
+  });
+});
+
+test("video_generate and video_status: a bad duration and an unknown job id come back as tool errors with their codes", async (t) => {
+  await withSetup(async ({ gateway, keys }) => {
+    const secrets = [keys.pro, keys.broke, UPSTREAM_SECRET];
+    const client = await listedClient(t, gateway, keys.pro);
+    const noPhoto = await failingCall(t, client, "video_generate", { prompt: "a calm pan", model: "local/kenburns" }, secrets);
+    t.like(noPhoto, { code: "invalid_parameter", status: 400 });
+    const tooLong = await failingCall(
+      t,
+      client,
+      "video_generate",
+      { prompt: "x", model: "local/kenburns", image_url: tinyPicture, duration_seconds: 99 },
+      secrets,
+    );
+    t.like(tooLong, { code: "invalid_parameter", status: 400 });
+    t.regex(tooLong.message, /99/);
+    const unknown = await failingCall(t, client, "video_status", { id: "vid_01ARZ3NDEKTSV4RRFFQ69G5FAV" }, secrets);
+    t.like(unknown, { code: "video_job_not_found", status: 404 });
+    t.regex(unknown.message, /vid_01ARZ3NDEKTSV4RRFFQ69G5FAV/);
+    await client.close();
+  });
+});
+
+test("web_search: no search provider and an empty query come back as tool errors with their codes", async (t) => {
+  await withSetup(async ({ gateway, keys }) => {
+    const secrets = [keys.pro, UPSTREAM_SECRET];
+    const client = await listedClient(t, gateway, keys.pro);
+    const empty = await failingCall(t, client, "web_search", { query: "   " }, secrets);
+    t.like(empty, { status: 400, param: "query" });
+    t.regex(empty.message, /empty/);
+    const tooMany = await failingCall(t, client, "web_search", { query: "lighthouses", max_results: 500 }, secrets);
+    t.like(tooMany, { status: 400, param: "max_results" });
+    const unconfigured = await failingCall(t, client, "web_search", { query: "lighthouses" }, secrets);
+    t.like(unconfigured, { code: "search_not_configured", status: 503 });
+    t.regex(unconfigured.message, /tools\.search/);
+    await client.close();
   });
 });
 

@@ -2,8 +2,11 @@
 // key gw sent it must not hand that key to gw's caller or its log; a malformed 200 is the
 // upstream's fault (502, retried, next route), never gw's 500; bad SSE lines read together with
 // good ones are skipped without losing the good ones or the usage; and request fields that other
-// gateways act on (where to send the call, with which key) never leave gw.
+// gateways act on (where to send the call, with which key) never leave gw. The error's
+// Content-Type is upstream text too: kept only as a plain media type, and redacted.
 
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
 import test, { type ExecutionContext } from "ava";
 import OpenAI from "openai";
@@ -19,6 +22,8 @@ const SECRETS = {
   orgHeader: "org-secret-0987654321",
   /** Echoed by an upstream that escapes `/` in JSON strings (`sk-a\/b\/...`). */
   slashKey: "sk-a/b/LIVE-1234567890",
+  /** The key of the upstream that echoes it into its error's Content-Type. */
+  mirrorKey: "sk-mirror-LIVE-1234567890",
 };
 const RETRIES = 2;
 
@@ -26,11 +31,15 @@ let compat: FakeOpenAI;
 let slashy: FakeOpenAI;
 let backup: FakeOpenAI;
 let claude: FakeAnthropic;
+let mirror: http.Server;
 let gateway: TestGateway;
 let key: string;
 
 test.before(async () => {
   [compat, slashy, backup, claude] = await Promise.all([startFakeOpenAI(), startFakeOpenAI(), startFakeOpenAI(), startFakeAnthropic()]);
+  mirror = http.createServer(mirrorContentType);
+  await new Promise<void>((resolve) => mirror.listen(0, "127.0.0.1", resolve));
+  const mirrorUrl = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}/v1`;
   const home = await makeHome((config) => {
     config.upstream = { retries: RETRIES, retryBaseDelayMs: 1, breakerFailureThreshold: 0 };
     const headers = { "x-org-secret": SECRETS.orgHeader };
@@ -39,11 +48,13 @@ test.before(async () => {
       claude: { type: "anthropic", baseUrl: claude.url, apiKey: SECRETS.claudeKey, headers },
       slashy: { type: "openai", baseUrl: slashy.url, apiKey: SECRETS.slashKey },
       backup: { type: "openai", baseUrl: backup.url, apiKey: "sk-backup-not-secret" },
+      mirror: { type: "openai", baseUrl: mirrorUrl, apiKey: SECRETS.mirrorKey },
     };
     config.routes = [
       { prefix: "compat/", provider: "compat", priority: 10 },
       { prefix: "claude/", provider: "claude", priority: 10 },
       { prefix: "slashy/", provider: "slashy", priority: 10 },
+      { prefix: "mirror/", provider: "mirror", priority: 10 },
       { prefix: "fallback/", provider: "compat", priority: 10 },
       { prefix: "fallback/", provider: "backup", priority: 5 },
     ];
@@ -55,7 +66,32 @@ test.before(async () => {
 test.after.always(async () => {
   await gateway?.shutdown();
   await Promise.all([compat?.close(), slashy?.close(), backup?.close(), claude?.close()]);
+  mirror?.close();
 });
+
+/**
+ * An upstream that answers every chat call with a 400 (OpenAI's envelope, no secret in it) whose
+ * Content-Type is chosen by the model asked for, some of them carrying the Authorization it got.
+ */
+function mirrorContentType(request: http.IncomingMessage, response: http.ServerResponse): void {
+  const chunks: Buffer[] = [];
+  request.on("data", (chunk: Buffer) => chunks.push(chunk));
+  request.on("end", () => {
+    const authorization = request.headers.authorization ?? "";
+    const model = String((JSON.parse(Buffer.concat(chunks).toString("utf8")) as { model?: unknown }).model)
+      .split("/")
+      .at(-1);
+    const contentTypes: Record<string, string> = {
+      quoted: `application/json; charset=utf-8; auth="${authorization}"`,
+      token: `application/json; key=${authorization.replace(/^Bearer /, "")}`,
+      header: authorization,
+      long: `application/json; pad="${"x".repeat(300)}"`,
+      plain: "application/problem+json; charset=utf-8",
+    };
+    response.writeHead(400, { "content-type": contentTypes[model ?? ""] ?? "application/json" });
+    response.end(JSON.stringify(openAIError("The header was refused.")));
+  });
+}
 
 test.beforeEach(() => {
   for (const fake of [compat, slashy, backup, claude]) fake.reset();
@@ -219,6 +255,30 @@ test.serial("chat stream: content and a bad line echoing the key reach neither t
     quietLogger.lines.some((line) => line.startsWith("warn compat: skipped") && line.includes("Bearer [REDACTED]")),
     "the skipped line is logged, redacted",
   );
+  assertLogClean(t);
+});
+
+test.serial("chat completions: an error's Content-Type echoing the key is redacted, or application/json when it is no plain media type", async (t) => {
+  const cases: Array<[model: string, contentType: string]> = [
+    ["mirror/quoted", 'application/json; charset=utf-8; auth="Bearer [REDACTED]"'],
+    // Redacted, `key=[REDACTED]` is no longer a token: not a media type gw passes on.
+    ["mirror/token", "application/json"],
+    ["mirror/header", "application/json"],
+    ["mirror/long", "application/json"],
+    ["mirror/plain", "application/problem+json; charset=utf-8"],
+  ];
+  for (const [model, contentType] of cases) {
+    const response = await fetch(`${gateway.v1}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model, messages: ping }),
+    });
+    const headers = [...response.headers].map(([name, value]) => `${name}: ${value}`).join("\n");
+    t.is(response.status, 400, model);
+    t.deepEqual(leakedSecrets(headers), [], `${model}: the headers leak a secret:\n${headers}`);
+    t.is(response.headers.get("content-type"), contentType, model);
+    t.is(((await response.json()) as { error: { message: string } }).error.message, "The header was refused.", `${model}: the body passes through`);
+  }
   assertLogClean(t);
 });
 

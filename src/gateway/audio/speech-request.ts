@@ -16,10 +16,10 @@ export interface SpeechBody {
   project_id?: string;
 }
 
-/** The spec's speed range; a model may take less (its catalog entry says). */
+/** The speed a caller may ask for, OpenAI's range (docs/decisions.md §7); a model may take less (its catalog entry says). */
 export const SPEED_RANGE = { min: 0.25, max: 4 } as const;
 
-const speechSchema = z
+export const speechRequestSchema = z
   .object({
     input: z.string().min(1, "the text to speak is empty"),
     voice: z.string().min(1).max(200).optional(),
@@ -35,7 +35,7 @@ const speechSchema = z
   .strict();
 
 export function parseSpeechRequest(json: Record<string, unknown>): SpeechBody {
-  const parsed = parseWithSchema(speechSchema, json);
+  const parsed = parseWithSchema(speechRequestSchema, json);
   if (parsed.format !== undefined && parsed.response_format !== undefined && parsed.format !== parsed.response_format) {
     throw new InvalidRequestError("`format` and `response_format` name different formats; send one.", { param: "format" });
   }

@@ -21,7 +21,7 @@ export interface TranscriptionBody {
 
 const SOURCE_FIELDS = "`file` (multipart), `mediaUrl` or `mediaBase64`";
 
-const fieldsSchema = z.object({
+export const transcriptionFieldsSchema = z.object({
   model: z.string().min(1).optional(),
   // OpenAI's own optional fields, which its SDK sends when asked: accepted so that code written
   // for OpenAI works unchanged, and not used (gw renders every format from the segments).
@@ -36,7 +36,7 @@ const fieldsSchema = z.object({
   response_format: z.enum(TRANSCRIPT_FORMATS).default("json"),
 });
 
-const jsonSchema = fieldsSchema
+export const transcriptionJsonSchema = transcriptionFieldsSchema
   .extend({
     mediaUrl: z.string().min(1).max(8192).optional(),
     mediaBase64: z.string().min(1).optional(),
@@ -46,7 +46,7 @@ const jsonSchema = fieldsSchema
 export function parseTranscriptionJson(json: Record<string, unknown>): TranscriptionBody {
   if ("file" in json)
     throw new InvalidRequestError(`Send \`file\` as a multipart/form-data part; a JSON body takes \`mediaUrl\` or \`mediaBase64\`.`, { param: "file" });
-  const parsed = parseWithSchema(jsonSchema, json);
+  const parsed = parseWithSchema(transcriptionJsonSchema, json);
   const given = [parsed.mediaUrl !== undefined, parsed.mediaBase64 !== undefined].filter(Boolean).length;
   if (given !== 1) throw exactlyOne(given);
   const source: AudioSource =
@@ -70,11 +70,14 @@ export function parseTranscriptionForm(form: {
   const given = parts.length + (fields.mediaUrl !== undefined ? 1 : 0) + (fields.mediaBase64 !== undefined ? 1 : 0);
   if (given !== 1) throw exactlyOne(given);
   const { mediaUrl, mediaBase64, ...rest } = fields;
-  const parsed = parseWithSchema(fieldsSchema.extend({ mediaUrl: z.string().min(1).optional(), mediaBase64: z.string().min(1).optional() }).strict(), {
-    ...rest,
-    ...(mediaUrl !== undefined ? { mediaUrl } : {}),
-    ...(mediaBase64 !== undefined ? { mediaBase64 } : {}),
-  });
+  const parsed = parseWithSchema(
+    transcriptionFieldsSchema.extend({ mediaUrl: z.string().min(1).optional(), mediaBase64: z.string().min(1).optional() }).strict(),
+    {
+      ...rest,
+      ...(mediaUrl !== undefined ? { mediaUrl } : {}),
+      ...(mediaBase64 !== undefined ? { mediaBase64 } : {}),
+    },
+  );
   let source: AudioSource;
   if (parts.length === 1) {
     const part = parts[0]!;
@@ -89,11 +92,11 @@ export function parseTranscriptionOfBytes(
   fields: Record<string, unknown>,
   file: { bytes: Buffer; filename: string | undefined; mediaType: string | undefined },
 ): TranscriptionBody {
-  const parsed = parseWithSchema(fieldsSchema.strict(), fields);
+  const parsed = parseWithSchema(transcriptionFieldsSchema.strict(), fields);
   return withFields({ kind: "bytes", ...file, param: "file" }, parsed);
 }
 
-function withFields(source: AudioSource, parsed: z.output<typeof fieldsSchema>): TranscriptionBody {
+function withFields(source: AudioSource, parsed: z.output<typeof transcriptionFieldsSchema>): TranscriptionBody {
   const body: TranscriptionBody = { source, response_format: parsed.response_format };
   if (parsed.model !== undefined) body.model = parsed.model;
   if (parsed.language !== undefined) body.language = parsed.language;

@@ -1,10 +1,12 @@
 // Resolves a presented API key to its agent and plan. Keys are looked up by SHA-256 hash in an
 // index rebuilt whenever the metadata store changes; the hashes are compared in constant time.
-// Missing, malformed, unknown and revoked keys all get the same InvalidApiKeyError.
+// Missing, malformed, unknown and revoked keys all get the same InvalidApiKeyError; a key past
+// its expiry gets it with a message saying so.
 import { hashApiKey, hashesEqual, KEY_PATTERN } from "../../store/api-keys.js";
 import type { MetadataStore } from "../../store/metadata-store.js";
 import type { AgentRecord, KeyRecord } from "../../store/records.js";
 import { InvalidApiKeyError } from "../errors.js";
+import { assertKeyNotExpired } from "./key-limits.js";
 
 export interface Caller {
   agent: AgentRecord;
@@ -15,7 +17,11 @@ export class KeyAuthenticator {
   private index = new Map<string, Caller>();
   private lastRefresh = 0;
 
-  constructor(private readonly store: MetadataStore) {
+  constructor(
+    private readonly store: MetadataStore,
+    /** Wall-clock milliseconds, for expiries (tests move time by hand). */
+    private readonly now: () => number = Date.now,
+  ) {
     this.rebuild();
     store.onChange(() => this.rebuild());
   }
@@ -29,6 +35,7 @@ export class KeyAuthenticator {
     // A key created by another process a moment ago: re-read the store once if it changed.
     if (!caller && (await this.store.reloadIfChanged())) caller = this.index.get(hash);
     if (!caller || caller.key.revokedAt !== null || !hashesEqual(hash, caller.key.hash)) throw new InvalidApiKeyError();
+    assertKeyNotExpired(caller.key, this.now());
     return caller;
   }
 

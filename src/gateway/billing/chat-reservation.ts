@@ -34,25 +34,43 @@ export interface CandidateBudget {
   promptEstimate: number;
 }
 
-export interface ChatReservationPlan {
+/** What a call reserves, and the candidates that reservation pays for. */
+export interface ReservationPlan<Budget> {
   /** Candidates the balance can pay for, in order; the first is the request's own first choice. */
   candidates: RouteCandidate[];
-  budgets: Map<RouteCandidate, CandidateBudget>;
+  budgets: Map<RouteCandidate, Budget>;
   /** The largest bound among them: what is reserved. */
   amount: number;
 }
 
-type Sizing = { budget: CandidateBudget; fits: true } | { fits: false; refusal: string; bound: number };
+export type ChatReservationPlan = ReservationPlan<CandidateBudget>;
 
-export function planChatReservation(config: Config, candidates: RouteCandidate[], size: ChatCallSize, remaining: number): ChatReservationPlan {
-  const budgets = new Map<RouteCandidate, CandidateBudget>();
+/** One candidate's worst case against what the caller may spend. */
+export type CandidateSizing<Budget> = { budget: Budget; fits: true } | { fits: false; refusal: string; bound: number };
+
+/** `remaining` is what the caller may spend; `limit` names the limit it comes from, for the 402. */
+export function planChatReservation(config: Config, candidates: RouteCandidate[], size: ChatCallSize, remaining: number, limit?: string): ChatReservationPlan {
+  return planReservation(candidates, remaining, limit, (candidate) => sizeFor(config, candidate, size, remaining));
+}
+
+/**
+ * Keep the candidates whose worst case the caller can pay and reserve the largest of them (chat,
+ * embeddings: each endpoint sizes a candidate its own way).
+ */
+export function planReservation<Budget extends { bound: number }>(
+  candidates: RouteCandidate[],
+  remaining: number,
+  limit: string | undefined,
+  sizeFor: (candidate: RouteCandidate) => CandidateSizing<Budget>,
+): ReservationPlan<Budget> {
+  const budgets = new Map<RouteCandidate, Budget>();
   const kept: RouteCandidate[] = [];
   let amount = 0;
   for (const [index, candidate] of candidates.entries()) {
-    const sizing = sizeFor(config, candidate, size, remaining);
+    const sizing = sizeFor(candidate);
     if (!sizing.fits) {
       // The request's own first choice decides; a fallback that cannot be paid for is left out.
-      if (index === 0) throw new InsufficientCreditsError(Math.max(0, remaining), sizing.bound, sizing.refusal);
+      if (index === 0) throw new InsufficientCreditsError(Math.max(0, remaining), sizing.bound, sizing.refusal, limit);
       continue;
     }
     budgets.set(candidate, sizing.budget);
@@ -62,7 +80,7 @@ export function planChatReservation(config: Config, candidates: RouteCandidate[]
   return { candidates: kept, budgets, amount };
 }
 
-function sizeFor(config: Config, candidate: RouteCandidate, size: ChatCallSize, remaining: number): Sizing {
+function sizeFor(config: Config, candidate: RouteCandidate, size: ChatCallSize, remaining: number): CandidateSizing<CandidateBudget> {
   const model = config.models.find((entry) => entry.id === candidate.publicModel);
   const pricing = model?.pricing ?? config.billing.defaultChatPricing;
   const rule = imageRuleOf(config.providers[candidate.provider]?.type);

@@ -1,20 +1,39 @@
-// Credit balances per agent and period. Used credits come from the usage log's in-memory
-// totals; in-flight requests hold reservations so a burst of parallel requests cannot spend
-// more than the balance. A reservation settles to the real usage when the call ends.
+// Credit balances per agent and period, and per key for keys with their own budget. Used credits
+// come from the usage log's in-memory totals; in-flight requests hold reservations so a burst of
+// parallel requests cannot spend more than the balance. A reservation settles to the real usage
+// when the call ends. A call must fit both its agent's plan and its key's budget (docs/decisions.md §10).
 import { randomUUID } from "node:crypto";
+import type { PlanLimits } from "../../config/config-schema.js";
+import type { KeyBudget } from "../../store/records.js";
 import { periodOf, type UsageLog, type UsageRow } from "../../store/usage-log.js";
+import type { Caller } from "../auth/key-authenticator.js";
 import { InsufficientCreditsError } from "../errors.js";
+
+/** Who pays: the caller's agent under its plan, and the caller's key. Every call context has both. */
+export interface Account {
+  caller: Caller;
+  plan: PlanLimits;
+}
 
 export interface Reservation {
   agentId: string;
+  /** The key whose budget the reservation also holds (only keys with a budget). */
+  keyPrefix?: string;
   amount: number;
   settled: boolean;
+}
+
+/** What an account may still spend, and which limit that is. */
+export interface Spendable {
+  credits: number;
+  limit: "plan" | "key";
 }
 
 export type UsageEntry = Omit<UsageRow, "id" | "time">;
 
 export class CreditLedger {
   private readonly reserved = new Map<string, number>();
+  private readonly reservedByKey = new Map<string, number>();
 
   constructor(
     private readonly log: UsageLog,
@@ -27,30 +46,52 @@ export class CreditLedger {
     return this.log.creditsUsed(agentId, periodOf(this.now()));
   }
 
+  /** The agent's plan credits left this period, reservations deducted. */
   remaining(agentId: string, allowance: number): number {
     return allowance - this.used(agentId) - (this.reserved.get(agentId) ?? 0);
   }
 
-  /** Refuse with 402 unless `amount` credits are left (nothing is held). */
-  requireAvailable(agentId: string, allowance: number, amount: number): void {
-    const remaining = this.remaining(agentId, allowance);
-    if (remaining <= 0 || remaining < amount) throw new InsufficientCreditsError(Math.max(0, remaining), amount);
+  /** Credits a key with a budget has spent in its budget's period (this month, or its whole life). */
+  keySpent(keyPrefix: string, budget: KeyBudget): number {
+    const period = periodOf(this.now());
+    return budget.period === "total" ? this.log.keyCreditsLifetime(keyPrefix, period) : this.log.keyCreditsUsed(keyPrefix, period);
+  }
+
+  /** The key's budget left, reservations deducted; Infinity for a key without one. */
+  keyRemaining(caller: Caller): number {
+    const budget = caller.key.budget;
+    if (!budget) return Number.POSITIVE_INFINITY;
+    return budget.credits - this.keySpent(caller.key.prefix, budget) - (this.reservedByKey.get(caller.key.prefix) ?? 0);
+  }
+
+  /** The smaller of the plan's and the key's credits left. */
+  spendable(account: Account): Spendable {
+    const plan = this.remaining(account.caller.agent.id, account.plan.monthlyCredits);
+    const key = this.keyRemaining(account.caller);
+    return key < plan ? { credits: key, limit: "key" } : { credits: plan, limit: "plan" };
+  }
+
+  /** Refuse with 402 unless `amount` credits are left under both limits (nothing is held). */
+  requireAvailable(account: Account, amount: number): void {
+    const { credits, limit } = this.spendable(account);
+    if (credits <= 0 || credits < amount)
+      throw new InsufficientCreditsError(Math.max(0, credits), amount, undefined, this.describeLimit(account.caller, limit));
   }
 
   /** Hold `amount` credits or refuse with 402 before any upstream call. */
-  reserve(agentId: string, allowance: number, amount: number): Reservation {
-    this.requireAvailable(agentId, allowance, amount);
-    this.reserved.set(agentId, (this.reserved.get(agentId) ?? 0) + amount);
-    return { agentId, amount, settled: false };
+  reserve(account: Account, amount: number): Reservation {
+    this.requireAvailable(account, amount);
+    return this.hold(account.caller.agent.id, amount, account.caller.key.budget ? account.caller.key.prefix : undefined);
   }
 
   /**
    * Hold `amount` without a check: a reservation made before a restart (a video job still running)
    * is held again as it was, even if the balance has moved since.
    */
-  hold(agentId: string, amount: number): Reservation {
+  hold(agentId: string, amount: number, keyPrefix?: string): Reservation {
     this.reserved.set(agentId, (this.reserved.get(agentId) ?? 0) + amount);
-    return { agentId, amount, settled: false };
+    if (keyPrefix !== undefined) this.reservedByKey.set(keyPrefix, (this.reservedByKey.get(keyPrefix) ?? 0) + amount);
+    return { agentId, keyPrefix, amount, settled: false };
   }
 
   /**
@@ -70,11 +111,23 @@ export class CreditLedger {
     return row;
   }
 
+  /** How a 402 names the limit that ran out. */
+  describeLimit(caller: Caller, limit: Spendable["limit"]): string {
+    const budget = caller.key.budget;
+    if (limit === "plan" || !budget) return "this period on the agent's plan";
+    return budget.period === "total" ? `of this key's lifetime budget of ${budget.credits}` : `this month of this key's budget of ${budget.credits} a month`;
+  }
+
   release(reservation: Reservation): void {
     if (reservation.settled) return;
     reservation.settled = true;
-    const left = (this.reserved.get(reservation.agentId) ?? 0) - reservation.amount;
-    if (left > 0) this.reserved.set(reservation.agentId, left);
-    else this.reserved.delete(reservation.agentId);
+    subtract(this.reserved, reservation.agentId, reservation.amount);
+    if (reservation.keyPrefix !== undefined) subtract(this.reservedByKey, reservation.keyPrefix, reservation.amount);
   }
+}
+
+function subtract(totals: Map<string, number>, name: string, amount: number): void {
+  const left = (totals.get(name) ?? 0) - amount;
+  if (left > 0) totals.set(name, left);
+  else totals.delete(name);
 }

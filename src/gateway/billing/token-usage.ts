@@ -60,6 +60,15 @@ export function readMessagesUsage(usage: unknown): UsageReading {
   return { counts: { input, cacheRead, cacheWrite, output } };
 }
 
+/** OpenAI's embeddings usage: `prompt_tokens`, every one an input token (there is no output). */
+export function readEmbeddingUsage(usage: unknown): UsageReading {
+  if (usage === undefined || usage === null) return { missing: true };
+  if (typeof usage !== "object") return { invalid: `usage is ${typeof usage}` };
+  const prompt = (usage as Record<string, unknown>).prompt_tokens;
+  if (!isTokenCount(prompt)) return invalid("prompt_tokens", prompt);
+  return { counts: { input: prompt, cacheRead: 0, cacheWrite: 0, output: 0 } };
+}
+
 export function totalInput(counts: TokenCounts): number {
   return counts.input + counts.cacheRead + counts.cacheWrite;
 }

@@ -1,11 +1,13 @@
-// What every chat-style call (chat completions, the messages endpoint) does around the upstream
-// call: resolve the route candidates for the caller's plan, reserve the most the call can cost
+// What every chat-style call (chat completions, the messages endpoint, embeddings) does around the
+// upstream call: resolve the route candidates for the caller's plan, reserve the most the call can cost
 // (402 before any upstream call), and settle the upstream's usage into one usage row.
+
 import type { PlanLimits } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
 import type { Caller } from "../auth/key-authenticator.js";
-import { type CandidateBudget, type ChatCallSize, planChatReservation } from "../billing/chat-reservation.js";
+import { assertKeyAllowsModel } from "../auth/key-limits.js";
+import { type CandidateBudget, type ChatCallSize, planChatReservation, type ReservationPlan } from "../billing/chat-reservation.js";
 import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
 import { creditsForTokens } from "../billing/pricing.js";
 import { estimateTextTokens } from "../billing/prompt-measure.js";
@@ -24,6 +26,8 @@ export interface ChatMeteringDependencies {
   warn: (message: string) => void;
   /** Told of every attempt (the access log counts them). */
   attempted?: (requestId: string, provider: string) => void;
+  /** Told as each attempt ends (the server's metrics). */
+  attemptEnded?: AttemptContext["onAttemptEnd"];
 }
 
 export interface ChatCallContext {
@@ -34,9 +38,12 @@ export interface ChatCallContext {
   endpoint: string;
 }
 
-export interface MeteredCall {
+/** What a call may cost through each candidate, given what the caller may spend (`limit` names that limit, for the 402). */
+export type ReservationPlanner<Budget> = (config: Config, candidates: RouteCandidate[], remaining: number, limit: string) => ReservationPlan<Budget>;
+
+export interface MeteredCall<Budget = CandidateBudget> {
   candidates: RouteCandidate[];
-  budgets: Map<RouteCandidate, CandidateBudget>;
+  budgets: Map<RouteCandidate, Budget>;
   reservation: Reservation;
   started: number;
 }
@@ -52,17 +59,23 @@ export class ChatMetering {
 
   /** Route and reserve the call's worst case for the caller's balance. */
   begin(model: string, size: ChatCallSize, context: ChatCallContext): MeteredCall {
+    return this.beginWith(model, context, (config, candidates, remaining, limit) => planChatReservation(config, candidates, size, remaining, limit));
+  }
+
+  /** Route and reserve what `plan` says the call may cost at most (another endpoint's sizing than chat's). */
+  beginWith<Budget>(model: string, context: ChatCallContext, plan: ReservationPlanner<Budget>): MeteredCall<Budget> {
     const started = performance.now();
     const config = this.dependencies.config();
     const { ledger } = this.dependencies;
-    const agent = context.caller.agent.id;
+    assertKeyAllowsModel(context.caller.key, model);
     const routed = resolveRoutes(config, model, { planName: context.caller.agent.plan, plan: context.plan, latency: this.dependencies.latency });
-    const plan = planChatReservation(config, routed, size, ledger.remaining(agent, context.plan.monthlyCredits));
-    const reservation = ledger.reserve(agent, context.plan.monthlyCredits, plan.amount);
-    return { candidates: plan.candidates, budgets: plan.budgets, reservation, started };
+    const spendable = ledger.spendable(context);
+    const planned = plan(config, routed, spendable.credits, ledger.describeLimit(context.caller, spendable.limit));
+    const reservation = ledger.reserve(context, planned.amount);
+    return { candidates: planned.candidates, budgets: planned.budgets, reservation, started };
   }
 
-  attempts(call: MeteredCall, context: ChatCallContext, supports: (provider: Provider) => boolean): AttemptContext {
+  attempts(call: MeteredCall<unknown>, context: ChatCallContext, supports: (provider: Provider) => boolean): AttemptContext {
     const config = this.dependencies.config();
     return {
       candidates: call.candidates,
@@ -73,6 +86,7 @@ export class ChatMetering {
       breakers: this.dependencies.breakers,
       started: call.started,
       onAttempt: this.dependencies.attempted && ((provider) => this.dependencies.attempted!(context.requestId, provider)),
+      onAttemptEnd: this.dependencies.attemptEnded,
       onFailedAttempt: (provider, cause) => this.dependencies.warn(`${context.requestId} upstream attempt failed: provider ${provider}: ${cause}`),
     };
   }
@@ -83,7 +97,7 @@ export class ChatMetering {
   }
 
   /** The upstream answered: remember how fast, for low-latency routing. */
-  answered(call: MeteredCall, target: AttemptTarget): void {
+  answered(call: MeteredCall<unknown>, target: AttemptTarget): void {
     this.dependencies.latency.record(target.candidate.provider, target.candidate.upstreamModel, performance.now() - call.started);
   }
 
@@ -103,20 +117,25 @@ export class ChatMetering {
       "counts" in usage
         ? usage.counts
         : { input: budget.promptEstimate, cacheRead: 0, cacheWrite: 0, output: estimateTextTokens(relayed.characters, relayed.bytes) };
+    await this.record(call, context, target, usageUnits(counts), creditsForTokens(budget.pricing, counts, config.billing.creditsPerUsd));
+  }
+
+  /** Write the call's usage row (these units, these credits) and release the reservation; resolves once the row is in the log. */
+  async record(call: MeteredCall<unknown>, context: ChatCallContext, target: AttemptTarget, units: Record<string, number>, credits: number): Promise<void> {
     await this.dependencies.ledger.settle(call.reservation, {
       agent: context.caller.agent.id,
       keyPrefix: context.caller.key.prefix,
       endpoint: context.endpoint,
       model: target.candidate.publicModel,
       provider: target.candidate.provider,
-      units: usageUnits(counts),
-      credits: creditsForTokens(budget.pricing, counts, config.billing.creditsPerUsd),
+      units,
+      credits,
       requestId: context.requestId,
     });
   }
 
   /** The call failed before anything was produced: nothing is billed. */
-  release(call: MeteredCall): void {
+  release(call: MeteredCall<unknown>): void {
     this.dependencies.ledger.release(call.reservation);
   }
 }

@@ -10,6 +10,7 @@ import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from
 import { InvalidRequestError, UpstreamPassthroughError, UpstreamUnavailableError } from "../errors.js";
 import type { Admission, CircuitBreakers } from "../routing/circuit-breaker.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
+import { type AttemptOutcome, type FailureCause, failureCause } from "./attempt-outcome.js";
 
 export interface AttemptTarget {
   candidate: RouteCandidate;
@@ -35,6 +36,8 @@ export interface AttemptContext {
   onAttempt?: (provider: string) => void;
   /** Told of every failed attempt (the log: provider, cause, request id). */
   onFailedAttempt?: (provider: string, cause: string) => void;
+  /** Told as each attempt ends: how, in fixed words, and after how long (the metrics). */
+  onAttemptEnd?: (provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause) => void;
 }
 
 export async function attemptInOrder<T>(context: AttemptContext, attempt: (target: Attempt) => Promise<T>): Promise<{ result: T; target: AttemptTarget }> {
@@ -66,31 +69,41 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
       }
       outOfTime = undefined; // an attempt is made after all: its own outcome is what counts
       context.onAttempt?.(candidate.provider);
+      const attemptStarted = performance.now();
+      const ended = (outcome: AttemptOutcome, cause?: FailureCause) =>
+        context.onAttemptEnd?.(candidate.provider, outcome, performance.now() - attemptStarted, cause);
       let verdict: Verdict;
+      let cause: FailureCause;
       try {
         const target: Attempt = { candidate, provider, firstByteTimeoutMs: Math.max(1, Math.min(settings.firstByteTimeoutMs, Math.ceil(remaining))) };
         const result = await attempt(target);
         context.breakers?.succeeded(candidate.provider);
+        ended("ok");
         return { result, target };
       } catch (error) {
         if (context.signal.aborted) {
           context.breakers?.abandoned(candidate.provider, admission);
+          ended("abandoned");
           throw error;
         }
         try {
           verdict = judge(error, candidate.provider);
         } catch (refusal) {
           context.breakers?.abandoned(candidate.provider, admission);
+          ended("abandoned");
           throw refusal;
         }
+        cause = failureCause(error);
       }
       if (verdict.kind === "passthrough") {
         // The upstream answered about a value: it is up, whatever the caller sent.
         context.breakers?.succeeded(candidate.provider);
+        ended("upstream_error");
         throw verdict.error;
       }
       context.breakers?.failed(candidate.provider, admission, verdict.reason, settings);
       context.onFailedAttempt?.(candidate.provider, verdict.reason);
+      ended("failed", cause);
       failures.push(`${candidate.provider}: ${verdict.reason}`);
       if (verdict.kind !== "timeout") timeoutsOnly = false;
       if (verdict.kind === "next" || retry >= settings.retries) break;

@@ -1,9 +1,12 @@
 // GET /v1/models: the configured concrete models the caller's key can use. An entry is listed
 // when a route serves it (config/model-routes.ts) and the key's plan may take that route (free
-// plans only free-tier routes); `auto` is never listed, nor an entry no route serves.
+// plans only free-tier routes) and the key's own model patterns allow it (docs/decisions.md §10);
+// `auto` is never listed, nor an entry no route serves.
 import type { ModelConfig, PlanLimits } from "../../config/config-schema.js";
 import { modelReachable } from "../../config/model-routes.js";
 import type { Config } from "../../config/resolved-config.js";
+import type { KeyRecord } from "../../store/records.js";
+import { keyAllowsModel } from "../auth/key-limits.js";
 
 /** What a model takes in or gives out (the config's modality list). */
 export type Modality = ModelConfig["input_modalities"][number];
@@ -22,9 +25,9 @@ export interface ModelList {
   data: ModelEntry[];
 }
 
-export function listModels(config: Config, plan: Pick<PlanLimits, "freeTierOnly">): ModelList {
+export function listModels(config: Config, plan: Pick<PlanLimits, "freeTierOnly">, key: Pick<KeyRecord, "models"> = {}): ModelList {
   const data = config.models
-    .filter((model) => modelReachable(config, model.id, plan))
+    .filter((model) => modelReachable(config, model.id, plan) && keyAllowsModel(key, model.id))
     .map((model) => ({
       id: model.id,
       name: model.name,

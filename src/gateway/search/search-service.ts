@@ -20,17 +20,17 @@ import { normalizePublishedDate } from "./published-date.js";
 export const MAX_QUERY_LENGTH = 500;
 export const MAX_SEARCH_RESULTS = 20;
 
-const searchSchema = z
+export const searchRequestSchema = z
   .object({
     query: z.string().trim().min(1, "the query is empty").max(MAX_QUERY_LENGTH, `at most ${MAX_QUERY_LENGTH} characters`),
     max_results: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(10),
   })
   .strict();
 
-export type SearchBody = z.output<typeof searchSchema>;
+export type SearchBody = z.output<typeof searchRequestSchema>;
 
 export function parseSearchRequest(json: Record<string, unknown>): SearchBody {
-  return parseWithSchema(searchSchema, json);
+  return parseWithSchema(searchRequestSchema, json);
 }
 
 export interface SearchResultItem {
@@ -61,7 +61,7 @@ export class SearchService {
   async search(body: SearchBody, context: ToolCallContext): Promise<{ body: SearchResponseBody; upstreamRequestId?: string }> {
     const candidates = this.candidates(context);
     const price = Math.max(...candidates.map((model) => model.pricing.perRequest));
-    const reservation = this.dependencies.ledger.reserve(context.caller.agent.id, context.plan.monthlyCredits, price);
+    const reservation = this.dependencies.ledger.reserve(context, price);
     const failures: string[] = [];
     let timeoutsOnly = true;
     for (const model of candidates) {

@@ -78,6 +78,17 @@ export class FileIndex {
     return files;
   }
 
+  /** Files and their bytes over every agent (the metrics; pending uploads count, as for a quota). */
+  totals(): { files: number; bytes: number } {
+    let files = 0;
+    let bytes = 0;
+    for (const agent of this.agents.values()) {
+      files += agent.count;
+      bytes += agent.usedBytes;
+    }
+    return { files, bytes };
+  }
+
   /** Any agent's file by id: for signed links, which name a file but no agent. */
   find(id: string): FileRecord | undefined {
     return this.byId.get(id);

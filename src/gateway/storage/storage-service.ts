@@ -1,4 +1,4 @@
-// Per-agent file storage: the spec's Storage endpoints without HTTP. Files are found only through
+// Per-agent file storage: the /v1/storage endpoints without HTTP. Files are found only through
 // the caller's own agent (another agent's id reads as missing); bytes live in the blob store
 // under `<agent id>:<file id>`; records and counts are described in store/file-records.ts and
 // store/file-operations-log.ts; the in-memory index (file-index.ts) answers lists and quota
@@ -125,6 +125,11 @@ export class StorageService {
 
   get blobs(): BlobStore {
     return this.context.blobs;
+  }
+
+  /** Stored files and bytes over every agent, from the index (the metrics). */
+  totals(): { files: number; bytes: number } {
+    return this.context.index.totals();
   }
 
   async list(agentId: string, query: ListQuery): Promise<StoredFileList> {

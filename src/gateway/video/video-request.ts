@@ -7,7 +7,7 @@ import type { VideoModelEntry } from "../../config/video-catalog-schema.js";
 import { InvalidRequestError } from "../errors.js";
 import { parseWithSchema } from "../request-schema.js";
 
-const videoSchema = z
+export const videoGenerationSchema = z
   .object({
     prompt: z.string().trim().min(1, "the prompt is empty").max(4000),
     model: z.string().min(1).optional(),
@@ -19,10 +19,10 @@ const videoSchema = z
   })
   .strict();
 
-export type VideoGenerationBody = z.output<typeof videoSchema>;
+export type VideoGenerationBody = z.output<typeof videoGenerationSchema>;
 
 export function parseVideoGeneration(json: Record<string, unknown>): VideoGenerationBody {
-  return parseWithSchema(videoSchema, json);
+  return parseWithSchema(videoGenerationSchema, json);
 }
 
 export interface VideoPlan {

@@ -3,9 +3,11 @@
 // billed), read one (another agent's job answers like a missing one), list an agent's recent jobs,
 // and cancel one that is not finished (409 on a finished one). The poller (video-poller.ts) moves
 // jobs on; billing happens there, once, on success.
+
 import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
 import { newVideoJobId, TERMINAL_STATUSES, type VideoJobRecord, type VideoJobStore } from "../../store/video-jobs.js";
+import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
 import { VideoJobConflictError, VideoJobNotFoundError } from "../errors.js";
 import type { ImageLibrary } from "../images/image-library.js";
@@ -48,21 +50,22 @@ export class VideoService {
 
   constructor(private readonly dependencies: VideoServiceDependencies) {
     // Jobs that were running before a restart hold their estimate again.
-    for (const job of dependencies.store.active()) this.reservations.set(job.id, dependencies.ledger.hold(job.agentId, job.estimateCredits));
+    for (const job of dependencies.store.active()) this.reservations.set(job.id, dependencies.ledger.hold(job.agentId, job.estimateCredits, job.keyPrefix));
   }
 
   async submit(body: VideoGenerationBody, context: ToolCallContext): Promise<VideoJobBody> {
     const { ledger, store } = this.dependencies;
     const model = chooseVideoModel(this.view(), body.model, context);
+    assertKeyAllowsModel(context.caller.key, model.id);
     const plan = checkAgainstModel(model, body);
     const estimate = estimateVideoCredits(model, plan);
     // 402 before the picture is fetched; the reservation below still decides.
-    ledger.requireAvailable(context.caller.agent.id, context.plan.monthlyCredits, estimate);
+    ledger.requireAvailable(context, estimate);
     const picture = body.image_url
       ? await readPicture(body.image_url, { fetch: this.dependencies.fetchUrl, param: "image_url", signal: context.signal })
       : undefined;
     const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id });
-    const reservation = ledger.reserve(context.caller.agent.id, context.plan.monthlyCredits, estimate);
+    const reservation = ledger.reserve(context, estimate);
     const job: VideoJobRecord = {
       id: newVideoJobId(),
       agentId: context.caller.agent.id,
@@ -140,7 +143,7 @@ export class VideoService {
     return job;
   }
 
-  /** The spec's job. The result link is signed for the job's fixed expiry, so every poll gets the same link, expired or not. */
+  /** The job as a poll answers it. The link is signed for the job's fixed expiry: every poll gets the same one, expired or not (docs/decisions.md §8). */
   private async body(job: VideoJobRecord, baseUrl: string): Promise<VideoJobBody> {
     const body: VideoJobBody = { id: job.id, status: job.status, model: job.model, queuedAt: job.queuedAt };
     if (job.startedAt) body.startedAt = job.startedAt;

@@ -51,8 +51,8 @@ export class DescribeService {
   async describe(body: DescribeBody, context: VisionCallContext): Promise<DescribeResult> {
     // The model is checked first: a refused request downloads nothing.
     const model = chooseToolModel(this.dependencies.config(), "describe", body.model);
-    const remaining = this.dependencies.ledger.remaining(context.caller.agent.id, context.plan.monthlyCredits);
-    if (remaining <= 0) throw new InsufficientCreditsError(0, DESCRIBE_MAX_TOKENS);
+    const { credits, limit } = this.dependencies.ledger.spendable(context);
+    if (credits <= 0) throw new InsufficientCreditsError(0, DESCRIBE_MAX_TOKENS, undefined, this.dependencies.ledger.describeLimit(context.caller, limit));
     const input = await readSourcePicture(body.picture, this.dependencies.fetchUrl, context.signal);
     const picture = await pictureForModel(input, MAX_PICTURE_PIXELS);
     const completed = await this.dependencies.chat.complete(

@@ -2,7 +2,7 @@
 // requests are converted out, Gemini's answers and chunks converted back. Gemini sends no
 // documented request-id header, so no upstreamRequestId is reported.
 
-import { toNetworkError, type UpstreamResponse, type UpstreamTarget, upstreamTarget } from "../../net/upstream-http.js";
+import { toNetworkError, type UpstreamResponse } from "../../net/upstream-http.js";
 import { requireJsonObject } from "../chat-answer.js";
 import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
 import { withFilledMaxTokens } from "../max-tokens.js";
@@ -13,21 +13,11 @@ import { parseJsonObject, preview, readRedactedJson, readServerSentEventBatches 
 import { convertFromGeminiChat, GeminiStreamConverter } from "./convert-from-gemini-chat.js";
 import { convertToGeminiChat } from "./convert-to-gemini-chat.js";
 import type { GeminiResponse } from "./gemini-api-types.js";
+import { geminiEndpoint } from "./gemini-endpoint.js";
 import { fromGeminiHttpError, fromGeminiStreamError } from "./gemini-error.js";
 
 export function createGeminiChat(context: ProviderContext): ChatCapability {
-  // The base URL may name the API version (`.../v1beta`) or just the origin.
-  let baseUrl = (context.config.baseUrl ?? "https://generativelanguage.googleapis.com/v1beta").replace(/\/+$/, "");
-  if (!/\/v\d+(?:alpha|beta)?$/.test(baseUrl)) baseUrl += "/v1beta";
-  const base = upstreamTarget(baseUrl);
-  const headers: Record<string, string> = { "content-type": "application/json", ...context.config.headers };
-  if (context.config.apiKey) headers["x-goog-api-key"] = context.config.apiKey;
-
-  /** `models/{model}:{method}`; a model given as `models/x` or `tunedModels/x` keeps its collection. */
-  function targetFor(model: string, method: string): UpstreamTarget {
-    const name = model.includes("/") ? model : `models/${model}`;
-    return { origin: base.origin, path: `${base.path}/${name.split("/").map(encodeURIComponent).join("/")}:${method}` };
-  }
+  const { headers, targetFor } = geminiEndpoint(context);
 
   async function send(request: ChatRequest, method: string, { signal, firstByteTimeoutMs, fillMaxTokens }: ChatCallOptions): Promise<UpstreamResponse> {
     const body = JSON.stringify(convertToGeminiChat(withFilledMaxTokens(request, fillMaxTokens)));

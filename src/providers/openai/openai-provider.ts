@@ -2,12 +2,13 @@
 import { defineProvider } from "../provider.js";
 import { createOpenAISpeech, createOpenAITranscription } from "./openai-audio.js";
 import { createOpenAIChat } from "./openai-chat.js";
+import { createOpenAIEmbeddings } from "./openai-embeddings.js";
 import { createOpenAIImages } from "./openai-images.js";
 import { createOpenAIVideo } from "./openai-video.js";
 
 export const openaiProvider = defineProvider({
   type: "openai",
-  capabilities: ["chat", "image", "transcription", "speech", "video"],
+  capabilities: ["chat", "embeddings", "image", "transcription", "speech", "video"],
   create(context) {
     return {
       name: context.name,
@@ -17,6 +18,7 @@ export const openaiProvider = defineProvider({
       transcription: createOpenAITranscription(context),
       speech: createOpenAISpeech(context),
       video: createOpenAIVideo(context),
+      embeddings: createOpenAIEmbeddings(context),
     };
   },
 });

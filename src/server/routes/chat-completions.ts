@@ -3,7 +3,7 @@ import type { H3 } from "h3";
 import { parseChatRequest } from "../../gateway/chat/chat-request.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { readJsonObject } from "../read-json-body.js";
-import { authenticateBearer, clientGoneSignal, requestIdOf } from "../request-context.js";
+import { admitCaller, clientGoneSignal, requestIdOf } from "../request-context.js";
 import type { ServerLogger } from "../server-logger.js";
 import { chatFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
@@ -14,9 +14,7 @@ export const FILLED_MAX_TOKENS_HEADER = "x-service-max-tokens-filled";
 export function registerChatCompletions(app: H3, gateway: Gateway, logger: ServerLogger): void {
   app.post("/v1/chat/completions", async (event) => {
     const requestId = requestIdOf(event);
-    const caller = await authenticateBearer(event, gateway);
-    const plan = gateway.planOf(caller);
-    gateway.takeRateLimit(caller, plan.limits);
+    const { caller, plan } = await admitCaller(event, gateway);
     const request = parseChatRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
     const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "chat.completions" };
     if (request.stream) {

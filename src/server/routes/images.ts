@@ -13,7 +13,7 @@ import { fromOpenAIImagesForm, fromOpenAIImagesJson } from "../../gateway/images
 import { MAX_PICTURE_BYTES } from "../../gateway/media/picture-input.js";
 import { readJsonObject } from "../read-json-body.js";
 import { isMultipart, readMultipartForm } from "../read-multipart-form.js";
-import { authenticateBearer, nodeRequest, requestIdOf } from "../request-context.js";
+import { admitCaller, nodeRequest, requestIdOf } from "../request-context.js";
 
 export const IMAGE_PATHS = [
   "/v1/public/image-models",
@@ -31,7 +31,7 @@ export function registerImages(app: H3, gateway: Gateway): void {
 
   app.get("/v1/image/styles", () => gateway.imageStyles());
 
-  // The spec's paths, and OpenAI's (for the official SDK: `openai` adds its own defaults).
+  // The gateway's /v1/image/* paths, and OpenAI's /v1/images/* (for the official SDK: `openai` adds its own defaults).
   for (const [path, openai] of [
     ["/v1/image/generations", false],
     ["/v1/images/generations", true],
@@ -78,9 +78,7 @@ export function registerImages(app: H3, gateway: Gateway): void {
 /** Authenticated, rate-limited: every image call starts here. */
 export async function imageCallContext(event: H3Event, gateway: Gateway): Promise<ImageCallContext> {
   const requestId = requestIdOf(event);
-  const caller = await authenticateBearer(event, gateway);
-  const plan = gateway.planOf(caller);
-  gateway.takeRateLimit(caller, plan.limits);
+  const { caller, plan } = await admitCaller(event, gateway);
   return { caller, planName: plan.name, plan: plan.limits, requestId, signal: event.req.signal };
 }
 

@@ -4,7 +4,7 @@ import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { parseMessagesRequest } from "../../gateway/messages/messages-request.js";
 import { readJsonObject } from "../read-json-body.js";
-import { clientGoneSignal, rememberCaller, requestIdOf } from "../request-context.js";
+import { admitCaller, clientGoneSignal, requestIdOf } from "../request-context.js";
 import { messagesFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
 
@@ -16,9 +16,7 @@ const FORWARDED_HEADERS = ["anthropic-version", "anthropic-beta"];
 export function registerMessages(app: H3, gateway: Gateway): void {
   app.post(MESSAGES_PATH, async (event) => {
     const requestId = requestIdOf(event);
-    const caller = rememberCaller(event, await gateway.authenticator.authenticate(apiKeyOf(event)));
-    const plan = gateway.planOf(caller);
-    gateway.takeRateLimit(caller, plan.limits);
+    const { caller, plan } = await admitCaller(event, gateway, apiKeyOf(event));
     const request = parseMessagesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
     const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "messages" };
     const headers = forwardedHeaders(event);

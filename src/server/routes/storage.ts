@@ -1,6 +1,7 @@
-// The spec's Storage endpoints under /v1/storage (Bearer key, per-key rate limit). Every error
-// on these paths renders as `{message}` (render-error.ts, "storage" dialect). Signed links are
+// The storage endpoints under /v1/storage (Bearer key, per-key rate limit). Every error on these
+// paths renders as a bare `{message}` (docs/decisions.md §2; render-error.ts, "storage" dialect). Signed links are
 // served by storage-links.ts.
+import type { TLSSocket } from "node:tls";
 import { type H3, type H3Event, HTTPResponse } from "h3";
 import type { Caller } from "../../gateway/auth/key-authenticator.js";
 import { MethodNotAllowedError, RouteNotFoundError } from "../../gateway/errors.js";
@@ -9,7 +10,7 @@ import type { StorageLimits } from "../../gateway/storage/storage-context.js";
 import { FileNotFoundError } from "../../gateway/storage/storage-errors.js";
 import { parseListQuery, parsePresignRequest } from "../../gateway/storage/storage-requests.js";
 import { readJsonObject } from "../read-json-body.js";
-import { authenticateBearer, nodeRequest } from "../request-context.js";
+import { admitCaller, nodeRequest } from "../request-context.js";
 import { readMultipartFile } from "./storage-multipart.js";
 
 const STORAGE_PREFIX = "/v1/storage";
@@ -17,7 +18,7 @@ const STORAGE_PREFIX = "/v1/storage";
 export const STORAGE_PATHS = ["/v1/storage/upload", "/v1/storage/files", "/v1/storage/presigned-upload", "/v1/storage/quota"];
 /**
  * The per-file upload limit (storage.maxFileBytes), sent with the quota so a client can refuse a
- * file before sending it. A header, so the quota body stays the spec's.
+ * file before sending it. A header, so the quota body stays exactly `{data: StorageQuota}`.
  */
 export const MAX_FILE_BYTES_HEADER = "x-service-max-file-bytes";
 /** The presigned-upload body is a few small fields. */
@@ -94,9 +95,7 @@ export function registerStorage(app: H3, gateway: Gateway): void {
 }
 
 async function authorize(event: H3Event, gateway: Gateway): Promise<{ caller: Caller; limits: StorageLimits }> {
-  const caller = await authenticateBearer(event, gateway);
-  const plan = gateway.planOf(caller);
-  gateway.takeRateLimit(caller, plan.limits);
+  const { caller, plan } = await admitCaller(event, gateway);
   return { caller, limits: plan.limits };
 }
 
@@ -116,5 +115,7 @@ export function linkBaseUrl(event: H3Event, gateway: Gateway): string {
   const socket = nodeRequest(event).socket;
   const address = (socket.localAddress ?? gateway.config.server.host).replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
   const port = socket.localPort ?? gateway.config.server.port;
-  return `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
+  // A TLS socket (`gw serve --https`) has `encrypted`; links must use the scheme the client used.
+  const scheme = (socket as Partial<TLSSocket>).encrypted ? "https" : "http";
+  return `${scheme}://${address.includes(":") ? `[${address}]` : address}:${port}`;
 }

@@ -7,7 +7,7 @@ import type { Gateway } from "../../gateway/gateway.js";
 import type { VisionCallContext } from "../../gateway/vision/describe-service.js";
 import { parseDescribeRequest, parseOcrRequest } from "../../gateway/vision/vision-request.js";
 import { readJsonObject } from "../read-json-body.js";
-import { authenticateBearer, requestIdOf } from "../request-context.js";
+import { admitCaller, requestIdOf } from "../request-context.js";
 
 export const VISION_PATHS = ["/v1/image/describe", "/v1/vision/describe", "/v1/vision/ocr"];
 
@@ -33,9 +33,7 @@ export function registerVision(app: H3, gateway: Gateway): void {
 /** Authenticate, count against the rate limit, read the JSON body. */
 async function visionCall(event: H3Event, gateway: Gateway, endpoint: string): Promise<{ context: VisionCallContext; json: Record<string, unknown> }> {
   const requestId = requestIdOf(event);
-  const caller = await authenticateBearer(event, gateway);
-  const plan = gateway.planOf(caller);
-  gateway.takeRateLimit(caller, plan.limits);
+  const { caller, plan } = await admitCaller(event, gateway);
   const json = await readJsonObject(event, gateway.config.server.maxJsonBodyBytes);
   return { context: { caller, plan: plan.limits, requestId, signal: event.req.signal, endpoint }, json };
 }

@@ -1,0 +1,38 @@
+import { Args } from "@oclif/core";
+import { CliError } from "../../src/cli/cli-error.js";
+import { jsonFlag } from "../../src/cli/flags.js";
+import { GwCommand } from "../../src/cli/gw-command.js";
+import { openHome, withMetadata } from "../../src/cli/home.js";
+import { keyLimitFlags, keyLimitsFrom } from "../../src/cli/key-limit-flags.js";
+import { note, printJson } from "../../src/cli/output.js";
+import { setKeyLimits } from "../../src/store/provisioning.js";
+
+export default class KeysSet extends GwCommand {
+  static override description =
+    "Change a key's own limits (a running server applies them to the next request). `none` removes a budget or rate limit, `never` an expiry, `all` a model restriction.";
+  static override examples = [
+    "<%= config.bin %> keys set gw_3fK9 --budget 500000 --budget-period total",
+    "<%= config.bin %> keys set gw_3fK9 --expires never --models all --rpm none",
+  ];
+  static override args = {
+    prefix: Args.string({ description: "the key's visible prefix (as gw keys list shows it) or id", required: true }),
+  };
+  static override flags = { ...keyLimitFlags, json: jsonFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(KeysSet);
+    const paths = await openHome(flags.home);
+    const record = await withMetadata(paths, async (store) => {
+      const existing = store.data.keys.find((key) => key.revokedAt === null && (key.prefix.startsWith(args.prefix) || key.id === args.prefix));
+      const limits = keyLimitsFrom(flags, new Date(), existing);
+      if (Object.keys(limits).length === 0)
+        throw new CliError("nothing to change: give at least one of --name, --budget, --budget-period, --expires, --models, --rpm, --tpm");
+      return setKeyLimits(store, args.prefix, limits);
+    });
+    if (flags.json) {
+      const { hash: _hash, ...shown } = record;
+      return printJson(shown);
+    }
+    note(`key ${record.prefix}… updated`);
+  }
+}

@@ -1,0 +1,158 @@
+// Summing usage rows for `gw usage` as they stream past: credits per agent (for balances) and
+// per group of one dimension (--by day|model|agent|key|endpoint). Only the sums are kept.
+import { findAgent } from "../store/provisioning.js";
+import type { AgentRecord, KeyRecord, MetadataData } from "../store/records.js";
+import type { UsageRow } from "../store/usage-log.js";
+import type { ReportRange } from "./usage-range.js";
+import { DAY_MS, dayLabel, startOfDay } from "./usage-range.js";
+
+export const USAGE_DIMENSIONS = ["day", "model", "agent", "key", "endpoint"] as const;
+export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
+
+/** The group of a row whose field is missing or not text (older rows; the log only vouches for agent and credits). */
+export const NO_VALUE = "(none)";
+
+export interface UsageGroup {
+  /** The group's value: a day (YYYY-MM-DD, UTC), model, agent name, key prefix or endpoint. */
+  value: string;
+  rows: number;
+  credits: number;
+  /** --by key: the key's label (`gw keys create --name`) and its agent, when known. */
+  label?: string;
+  agent?: string;
+}
+
+/** Usage rows name their agent by id (older rows by name): both resolve, once per distinct value. */
+export class AgentDirectory {
+  private readonly resolved = new Map<string, AgentRecord | undefined>();
+  private readonly keys: Map<string, KeyRecord>;
+
+  constructor(private readonly metadata: MetadataData) {
+    this.keys = new Map(metadata.keys.map((key) => [key.prefix, key]));
+  }
+
+  /** The agent `gw usage --agent` names (by name or id), if there is one. */
+  find(nameOrId: string): AgentRecord | undefined {
+    return findAgent(this.metadata, nameOrId);
+  }
+
+  resolve(raw: string): AgentRecord | undefined {
+    if (this.resolved.has(raw)) return this.resolved.get(raw);
+    const agent = this.metadata.agents.find((candidate) => candidate.id === raw) ?? this.metadata.agents.find((candidate) => candidate.name === raw);
+    this.resolved.set(raw, agent);
+    return agent;
+  }
+
+  /** The agent's name, or the row's own text for an agent that no longer exists. */
+  displayName(raw: string): string {
+    return this.resolve(raw)?.name ?? raw;
+  }
+
+  key(prefix: string): KeyRecord | undefined {
+    return this.keys.get(prefix);
+  }
+
+  agentName(id: string): string | undefined {
+    return this.metadata.agents.find((agent) => agent.id === id)?.name;
+  }
+}
+
+interface Sum {
+  rows: number;
+  credits: number;
+  /** --by key: the agent of the key's first row, for a key the metadata no longer has. */
+  agent?: string;
+}
+
+export class UsageTally {
+  rows = 0;
+  credits = 0;
+  /** Credits per agent id, for the agents the metadata knows. */
+  readonly agentCredits = new Map<string, number>();
+  private readonly sums = new Map<string, Sum>();
+
+  constructor(
+    private readonly agents: AgentDirectory,
+    private readonly only: AgentRecord | undefined,
+    private readonly dimension: UsageDimension | undefined,
+  ) {}
+
+  /** Count the row unless --agent names another agent; says whether it was counted. */
+  add(row: UsageRow): boolean {
+    const agent = this.agents.resolve(row.agent);
+    if (this.only && agent !== this.only) return false;
+    this.rows += 1;
+    this.credits += row.credits;
+    if (agent) this.agentCredits.set(agent.id, (this.agentCredits.get(agent.id) ?? 0) + row.credits);
+    if (this.dimension) {
+      const value = this.valueOf(row, agent);
+      const sum = this.sums.get(value);
+      if (sum) {
+        sum.rows += 1;
+        sum.credits += row.credits;
+      } else {
+        this.sums.set(value, { rows: 1, credits: row.credits, ...(this.dimension === "key" ? { agent: agent?.name ?? row.agent } : {}) });
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The groups: days in order, every day of the range up to `today` included (a day without
+   * spend is part of the picture), then any row whose time did not parse; other dimensions by
+   * credits, largest first.
+   */
+  groups(range: ReportRange, today: number): UsageGroup[] {
+    if (this.dimension === "day") {
+      const days = new Map(this.sums);
+      const last = Math.min(range.until - 1, startOfDay(today));
+      for (let day = startOfDay(range.since); day <= last; day += DAY_MS) {
+        const label = dayLabel(day);
+        if (!days.has(label)) days.set(label, { rows: 0, credits: 0 });
+      }
+      return [...days.entries()]
+        .sort(([a], [b]) => (a === NO_VALUE ? 1 : b === NO_VALUE ? -1 : a < b ? -1 : a > b ? 1 : 0))
+        .map(([value, sum]) => this.group(value, sum));
+    }
+    return [...this.sums.entries()]
+      .sort(([a, left], [b, right]) => right.credits - left.credits || (a < b ? -1 : a > b ? 1 : 0))
+      .map(([value, sum]) => this.group(value, sum));
+  }
+
+  private group(value: string, sum: Sum): UsageGroup {
+    const group: UsageGroup = { value, rows: sum.rows, credits: sum.credits };
+    if (this.dimension !== "key") return group;
+    const key = this.agents.key(value);
+    if (key?.name) group.label = key.name;
+    const agent = key ? this.agents.agentName(key.agentId) : sum.agent;
+    if (agent) group.agent = agent;
+    return group;
+  }
+
+  private valueOf(row: UsageRow, agent: AgentRecord | undefined): string {
+    switch (this.dimension) {
+      case "day":
+        return dayOf(row.time);
+      case "agent":
+        return agent?.name ?? row.agent;
+      case "key":
+        return text(row.keyPrefix);
+      case "model":
+        return text(row.model);
+      default:
+        return text(row.endpoint);
+    }
+  }
+}
+
+/** The UTC day of a row's time; the gateway writes ISO times in UTC, read by slicing. */
+function dayOf(time: unknown): string {
+  if (typeof time !== "string") return NO_VALUE;
+  if (time.length >= 20 && time.endsWith("Z") && time[10] === "T") return time.slice(0, 10);
+  const parsed = Date.parse(time);
+  return Number.isFinite(parsed) ? dayLabel(startOfDay(parsed)) : NO_VALUE;
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" && value !== "" ? value : NO_VALUE;
+}

@@ -1,0 +1,93 @@
+// GET /ready's checks: can this gateway do its work right now? The config is loaded (a Gateway
+// never runs without one), the metadata and usage-log folders take a new file (what an atomic
+// metadata write and a new month's log need), and the blob store takes and drops a small blob.
+// Each probe writes and removes its own file, so it also fails as root on a read-only or full
+// disk, where a permission check would pass. Only the check names leave this module: the causes
+// (with paths) go to the server's log.
+import { constants } from "node:fs";
+import { access, open, unlink } from "node:fs/promises";
+import path from "node:path";
+import { Readable } from "node:stream";
+import type { BlobStore } from "../blobs/blob-store.js";
+
+export const READINESS_CHECKS = ["config", "metadata", "usage_log", "blob_store"] as const;
+export type ReadinessCheck = (typeof READINESS_CHECKS)[number];
+
+export interface ReadinessResult {
+  ready: boolean;
+  checks: Record<ReadinessCheck, "ok" | "failed">;
+  /** The causes of the failed checks, for the server's log only (they name paths). */
+  causes: Partial<Record<ReadinessCheck, string>>;
+}
+
+export interface ReadinessTargets {
+  config: () => unknown;
+  metadataFile: string;
+  usageDir: string;
+  blobs: BlobStore;
+}
+
+/** A blob key no agent's file can have (theirs are `<agent>:<file>`), reused so a crash leaves at most one. */
+const PROBE_KEY = "gw-ready-probe";
+/** A blob store that does not answer within this long is not reachable. */
+const BLOB_PROBE_TIMEOUT_MS = 5000;
+
+export async function checkReadiness(targets: ReadinessTargets): Promise<ReadinessResult> {
+  const probes: Record<ReadinessCheck, () => Promise<void>> = {
+    config: async () => {
+      if (!targets.config()) throw new Error("no config loaded");
+    },
+    metadata: async () => {
+      await probeDirectory(path.dirname(targets.metadataFile));
+      await access(targets.metadataFile, constants.W_OK);
+    },
+    usage_log: () => probeDirectory(targets.usageDir),
+    blob_store: () => withTimeout(probeBlobs(targets.blobs), BLOB_PROBE_TIMEOUT_MS),
+  };
+  const outcomes = await Promise.all(
+    READINESS_CHECKS.map(async (name) => {
+      try {
+        await probes[name]();
+        return undefined;
+      } catch (error) {
+        return error instanceof Error ? error.message : String(error);
+      }
+    }),
+  );
+  const result: ReadinessResult = { ready: true, checks: { config: "ok", metadata: "ok", usage_log: "ok", blob_store: "ok" }, causes: {} };
+  READINESS_CHECKS.forEach((name, index) => {
+    const cause = outcomes[index];
+    if (cause === undefined) return;
+    result.ready = false;
+    result.checks[name] = "failed";
+    result.causes[name] = cause;
+  });
+  return result;
+}
+
+/** Create, write and remove a file in `directory`; the name is per process, so parallel probes share it. */
+async function probeDirectory(directory: string): Promise<void> {
+  const file = path.join(directory, `.ready-probe-${process.pid}`);
+  const handle = await open(file, "w", 0o600);
+  try {
+    await handle.write("ready\n");
+  } finally {
+    await handle.close();
+  }
+  await unlink(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error; // a parallel probe removed it first
+  });
+}
+
+async function probeBlobs(blobs: BlobStore): Promise<void> {
+  await blobs.write(PROBE_KEY, Readable.from([Buffer.from("ready\n")]));
+  await blobs.remove(PROBE_KEY);
+}
+
+function withTimeout(work: Promise<void>, milliseconds: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${milliseconds} ms`)), milliseconds);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

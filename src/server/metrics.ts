@@ -1,0 +1,242 @@
+// The gateway's Prometheus metrics, served by GET /metrics (routes/metrics.ts). Each server has
+// its own registry, never prom-client's global one: several gateways run in one test process.
+// Requests are counted as they finish (access-log.ts sees every one), upstream attempts and usage
+// rows as the gateway reports them (call-observer.ts), and what is a state rather than an event
+// (storage, video jobs, circuits, requests in flight) is read when scraped, costing nothing per
+// request. Labels are endpoint templates, provider, model and plan names, and fixed words: never
+// a key, a key prefix, a prompt or an agent's name.
+import type { ServerResponse } from "node:http";
+import type { H3Event } from "h3";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { AgentPlanNames } from "../gateway/agent-plan-names.js";
+import type { AttemptOutcome, FailureCause } from "../gateway/chat/attempt-outcome.js";
+import type { Gateway } from "../gateway/gateway.js";
+import type { UsageRow } from "../store/usage-log.js";
+import type { VideoJobStatus } from "../store/video-jobs.js";
+import { SeriesCounter, SeriesHistogram } from "./metric-series.js";
+
+/** The label of a request no endpoint matched (app.ts's catch-all `/**`): one value for every unknown path. */
+export const UNMATCHED_ROUTE = "unmatched";
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const WRITE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+const CIRCUIT_STATES = ["closed", "open", "half-open"] as const;
+const VIDEO_STATES: readonly VideoJobStatus[] = ["QUEUED", "SUBMITTED", "SUCCEEDED", "FAILED", "CANCELLED"];
+/** Distinct model ids labelled before the rest count as "other": a prefix route passes whatever model name it gets on. */
+const MAX_MODELS = 500;
+
+export interface MetricsScrape {
+  contentType: string;
+  body: string;
+}
+
+export class ServerMetrics {
+  private readonly registry = new Registry();
+  /** Responses not yet closed: in flight, and (headers sent, body not finished) streaming. */
+  private readonly open = new Set<ServerResponse>();
+  private readonly models = new Set<string>();
+  private planNames: AgentPlanNames | null = null;
+
+  private readonly requests = new SeriesCounter({
+    name: "gw_http_requests_total",
+    help: "HTTP requests by method, endpoint (route template) and status; 499 when the client went away first",
+    labelNames: ["method", "route", "status"],
+    registry: this.registry,
+  });
+  private readonly requestSeconds = new SeriesHistogram(
+    {
+      name: "gw_http_request_duration_seconds",
+      help: "Time from a request's arrival to its response's end (a stream's last frame), by method and endpoint",
+      labelNames: ["method", "route"],
+      registry: this.registry,
+    },
+    LATENCY_BUCKETS,
+  );
+  private readonly attempts = new SeriesCounter({
+    name: "gw_upstream_attempts_total",
+    help: "Upstream attempts begun, by provider (retries and fallbacks each count)",
+    labelNames: ["provider"],
+    registry: this.registry,
+  });
+  private readonly attemptSeconds = new SeriesHistogram(
+    {
+      name: "gw_upstream_attempt_duration_seconds",
+      help: "Time of one upstream attempt until its answer began (or it failed), by provider and outcome (ok, upstream_error, failed, abandoned)",
+      labelNames: ["provider", "outcome"],
+      registry: this.registry,
+    },
+    LATENCY_BUCKETS,
+  );
+  private readonly failures = new SeriesCounter({
+    name: "gw_upstream_failures_total",
+    help: "Failed upstream attempts by provider and cause (connect, first_byte_timeout, idle_timeout, connection_lost, invalid_response, http_429, http_5xx, http_4xx, upstream_auth, no_endpoint, other)",
+    labelNames: ["provider", "cause"],
+    registry: this.registry,
+  });
+  private readonly tokens = new SeriesCounter({
+    name: "gw_tokens_total",
+    help: "Tokens billed, by model, plan and type (the usage row's unit without _tokens: prompt, completion, cached, cache_write, input)",
+    labelNames: ["model", "plan", "type"],
+    registry: this.registry,
+  });
+  private readonly credits = new SeriesCounter({
+    name: "gw_credits_total",
+    help: "Credits billed, by model and plan",
+    labelNames: ["model", "plan"],
+    registry: this.registry,
+  });
+  private readonly usageWriteSeconds = new Histogram({
+    name: "gw_usage_log_write_duration_seconds",
+    help: "Time of one group write of usage rows to the usage log",
+    buckets: WRITE_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly usageWriteFailures = new Counter({
+    name: "gw_usage_log_write_failures_total",
+    help: "Group writes to the usage log that failed (their requests answered with an error)",
+    registers: [this.registry],
+  });
+
+  constructor() {
+    processRegistry(); // started now, so the first scrape already has the event loop's and GC's history
+    const open = this.open;
+    new Gauge({
+      name: "gw_http_requests_in_flight",
+      help: "Requests whose response has not closed yet",
+      registers: [this.registry],
+      collect() {
+        this.set(open.size);
+      },
+    });
+    new Gauge({
+      name: "gw_http_open_streams",
+      help: "Responses streaming their body now (headers sent, body not finished): SSE streams, downloads",
+      registers: [this.registry],
+      collect() {
+        let streaming = 0;
+        for (const response of open) if (response.headersSent && !response.writableEnded) streaming += 1;
+        this.set(streaming);
+      },
+    });
+  }
+
+  /** Read the gateway's state when scraped, and hear its usage-log writes. */
+  observe(gateway: Gateway): void {
+    this.planNames = new AgentPlanNames(gateway.store, () => gateway.config);
+    gateway.usageLog.onWrite = (durationMs, failed) => {
+      if (failed) this.usageWriteFailures.inc();
+      else this.usageWriteSeconds.observe(durationMs / 1000);
+    };
+    new Gauge({
+      name: "gw_upstream_circuit_state",
+      help: "Circuit breaker state by provider: 1 for the state it is in (closed, open, half-open), 0 for the others",
+      labelNames: ["provider", "state"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const provider of Object.keys(gateway.config.providers)) {
+          const current = gateway.breakers.state(provider);
+          for (const state of CIRCUIT_STATES) this.set({ provider, state }, state === current ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: "gw_storage_files",
+      help: "Stored files over every agent (uploads announced and not yet received included)",
+      registers: [this.registry],
+      collect() {
+        this.set(gateway.storage.totals().files);
+      },
+    });
+    new Gauge({
+      name: "gw_storage_bytes",
+      help: "Bytes of the stored files over every agent",
+      registers: [this.registry],
+      collect() {
+        this.set(gateway.storage.totals().bytes);
+      },
+    });
+    new Gauge({
+      name: "gw_video_jobs",
+      help: "Video jobs kept by the gateway, by state",
+      labelNames: ["state"] as const,
+      registers: [this.registry],
+      collect() {
+        const counts = gateway.videoJobs.countByStatus();
+        for (const state of VIDEO_STATES) this.set({ state }, counts.get(state) ?? 0);
+      },
+    });
+  }
+
+  requestBegan(response: ServerResponse): void {
+    this.open.add(response);
+  }
+
+  requestEnded(response: ServerResponse, method: string, route: string, status: number, durationMs: number): void {
+    this.open.delete(response);
+    this.requests.inc(1, method, route, status);
+    this.requestSeconds.observe(durationMs / 1000, method, route);
+  }
+
+  attempted(provider: string): void {
+    this.attempts.inc(1, provider);
+  }
+
+  attemptEnded(provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause): void {
+    this.attemptSeconds.observe(durationMs / 1000, provider, outcome);
+    if (cause) this.failures.inc(1, provider, cause);
+  }
+
+  billed(row: UsageRow): void {
+    const model = this.modelLabel(row.model);
+    const plan = this.planNames?.nameOf(row.agent) ?? "free";
+    this.credits.inc(row.credits, model, plan);
+    for (const unit in row.units) {
+      const type = tokenType(unit);
+      const count = row.units[unit]!;
+      if (type !== null && count >= 0) this.tokens.inc(count, model, plan, type);
+    }
+  }
+
+  /** The text exposition: this server's metrics and the process's (CPU, memory, event loop, GC). */
+  async scrape(): Promise<MetricsScrape> {
+    const merged = Registry.merge([this.registry, processRegistry()]);
+    return { contentType: merged.contentType, body: await merged.metrics() };
+  }
+
+  private modelLabel(model: string): string {
+    if (this.models.has(model)) return model;
+    if (this.models.size >= MAX_MODELS) return "other";
+    this.models.add(model);
+    return model;
+  }
+}
+
+const tokenTypes = new Map<string, string | null>();
+
+/** `prompt` for the unit `prompt_tokens`; null for a unit that counts no tokens (images, seconds ...). Cached: called per row. */
+function tokenType(unit: string): string | null {
+  let type = tokenTypes.get(unit);
+  if (type === undefined) {
+    type = unit.endsWith("_tokens") ? unit.slice(0, -"_tokens".length) : null;
+    tokenTypes.set(unit, type);
+  }
+  return type;
+}
+
+/** The request's endpoint as registered (`/v1/storage/files/:id`), never the raw path with its ids. */
+export function routeLabel(event: H3Event): string {
+  const route = event.context.matchedRoute?.route;
+  return route === undefined || route === "/**" ? UNMATCHED_ROUTE : route;
+}
+
+let processMetrics: Registry | undefined;
+
+/** Node's default metrics, once per process (they describe the process, whichever gateway asks). */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}

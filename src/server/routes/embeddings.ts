@@ -1,0 +1,21 @@
+// POST /v1/embeddings (Bearer key, per-key rate limits): OpenAI's embeddings API, routed and billed
+// like chat completions; errors in the gateway envelope, an upstream's error passed through.
+import type { H3 } from "h3";
+import { parseEmbeddingsRequest } from "../../gateway/embeddings/embeddings-request.js";
+import type { Gateway } from "../../gateway/gateway.js";
+import { readJsonObject } from "../read-json-body.js";
+import { admitCaller, clientGoneSignal, requestIdOf } from "../request-context.js";
+
+export const EMBEDDINGS_PATH = "/v1/embeddings";
+
+export function registerEmbeddings(app: H3, gateway: Gateway): void {
+  app.post(EMBEDDINGS_PATH, async (event) => {
+    const requestId = requestIdOf(event);
+    const { caller, plan } = await admitCaller(event, gateway);
+    const request = parseEmbeddingsRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+    const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "embeddings" };
+    const created = await gateway.embeddings.create(request, context);
+    if (created.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", created.upstreamRequestId);
+    return created.body;
+  });
+}
