@@ -1,13 +1,7 @@
-// HTTPS: `gw serve --https` with the self-signed certificate it keeps in the home (the printed
-// fingerprint is the one served, a restart serves the same one, the CLI trusts it through
-// NODE_EXTRA_CA_CERTS), and `--tls-cert --tls-key` with the operator's files, renewed files
-// served without a restart while broken ones leave the served certificate in place.
-import { type ChildProcess, spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { connect } from "node:tls";
 import test from "ava";
 import { generate } from "selfsigned";
@@ -17,7 +11,7 @@ import type { ServerLogger } from "../src/server/server-logger.js";
 import { startServer } from "../src/server/start-server.js";
 import { selfSignedPair } from "../src/server/tls-self-signed.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
-import { addKey, gw, gwBin, json, makeHome } from "./helpers/gateway-harness.js";
+import { addKey, gw, json, makeHome, type ServeProcess, spawnServe } from "./helpers/gateway-harness.js";
 
 let fake: FakeOpenAI;
 test.before(async () => {
@@ -85,34 +79,17 @@ async function makePair(names: { dns?: string[]; ips?: string[] } = { ips: ["127
   return { cert: pems.cert, key: pems.private, fingerprint256: new X509Certificate(pems.cert).fingerprint256 };
 }
 
-interface HttpsServe {
-  url: string;
-  child: ChildProcess;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `gw serve --port 0 ...` over TLS; resolves on its `listening on https://...` line. */
-async function spawnHttpsServe(home: string, args: string[]): Promise<HttpsServe> {
-  const child = spawn(process.execPath, [gwBin, "serve", "--home", home, "--host", "127.0.0.1", "--port", "0", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const first = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once("line", resolve);
-    child.once("close", (code) => reject(new Error(`gw serve exited ${code}: ${stderr}`)));
-  });
-  const match = /^listening on (https:\/\/127\.0\.0\.1:\d+)$/.exec(first);
-  if (!match) throw new Error(`unexpected first line: ${first}`);
-  return { url: match[1]!, child, stderr: () => stderr, exited };
+/** `gw serve --port 0 ...` over TLS on 127.0.0.1; resolves on its `listening on https://...` line. */
+async function spawnServeProcess(home: string, args: string[]): Promise<ServeProcess> {
+  const serve = await spawnServe(home, ["--host", "127.0.0.1", ...args]);
+  if (!serve.url.startsWith("https://")) throw new Error(`not listening over TLS: ${serve.url}`);
+  return serve;
 }
 
 /** The fingerprints logged on stderr so far (JSON lines are flushed within 100 ms). */
-const loggedFingerprints = (serve: HttpsServe) => [...serve.stderr().matchAll(FINGERPRINT)].map((match) => match[1]!);
+const loggedFingerprints = (serve: ServeProcess) => [...serve.stderr().matchAll(FINGERPRINT)].map((match) => match[1]!);
 
-async function stop(serve: HttpsServe): Promise<number | null> {
+async function stop(serve: ServeProcess): Promise<number | null> {
   serve.child.kill("SIGTERM");
   return serve.exited;
 }
@@ -121,7 +98,7 @@ test("gw serve --https: the logged fingerprint is the one served; a key works ov
   const home = await homeWithFake();
   const key = await addKey(home, "tls", "pro");
   const paths = homePaths(home);
-  const serve = await spawnHttpsServe(home, ["--https"]);
+  const serve = await spawnServeProcess(home, ["--https"]);
   await until("the fingerprint line", () => loggedFingerprints(serve).length > 0);
   const logged = loggedFingerprints(serve)[0]!;
   t.is(await servedFingerprint(serve.url), logged);
@@ -148,7 +125,7 @@ test("gw serve --https: the logged fingerprint is the one served; a key works ov
   t.true(tlsCheck?.detail.includes(logged), tlsCheck?.detail);
 
   t.is(await stop(serve), 0);
-  const again = await spawnHttpsServe(home, ["--https"]);
+  const again = await spawnServeProcess(home, ["--https"]);
   await until("the fingerprint line", () => loggedFingerprints(again).length > 0);
   t.deepEqual(loggedFingerprints(again), [logged]);
   t.is(await servedFingerprint(again.url), logged);
@@ -158,7 +135,7 @@ test("gw serve --https: the logged fingerprint is the one served; a key works ov
 test("gw serve --https: SIGTERM lets an open stream finish over TLS, then exits 0", async (t) => {
   const home = await homeWithFake();
   const key = await addKey(home, "drain", "pro");
-  const serve = await spawnHttpsServe(home, ["--https"]);
+  const serve = await spawnServeProcess(home, ["--https"]);
   fake.enqueue({ chunkDelayMs: 150 });
   const response = await request(`${serve.url}/v1/chat/completions`, {
     method: "POST",
@@ -183,7 +160,7 @@ test("gw serve --tls-cert --tls-key: renewed files are served to new connections
   const [first, second] = await Promise.all([makePair(), makePair()]);
   writeFileSync(certFile, first.cert);
   writeFileSync(keyFile, first.key);
-  const serve = await spawnHttpsServe(home, ["--tls-cert", certFile, "--tls-key", keyFile]);
+  const serve = await spawnServeProcess(home, ["--tls-cert", certFile, "--tls-key", keyFile]);
   t.is(await servedFingerprint(serve.url), first.fingerprint256);
   await until("the fingerprint line", () => loggedFingerprints(serve).includes(first.fingerprint256));
   t.false(readFileSync(homePaths(home).config, "utf8").includes("BEGIN"), "nothing of the files is copied into the home");

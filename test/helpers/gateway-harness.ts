@@ -92,7 +92,7 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-/** `gw serve --port 0` as a subprocess; resolves once it printed its listening line. */
+/** `gw serve --port 0` as a subprocess (http or, given --https, https); resolves once it printed its listening line. */
 export async function spawnServe(home: string, extraArgs: string[] = []): Promise<ServeProcess> {
   const child = spawn(process.execPath, [gwBin, "serve", "--home", home, "--port", "0", ...extraArgs], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
@@ -104,7 +104,7 @@ export async function spawnServe(home: string, extraArgs: string[] = []): Promis
     // "close", not "exit": only then has everything it wrote on stderr been read.
     child.once("close", (code) => reject(new Error(`gw serve exited ${code}: ${stderr}`)));
   });
-  const match = /^listening on (http:\/\/\S+)$/.exec(first);
+  const match = /^listening on (https?:\/\/\S+)$/.exec(first);
   if (!match) throw new Error(`unexpected first line: ${first}`);
   return { url: match[1]!, child, stderr: () => stderr, exited };
 }
