@@ -8,18 +8,22 @@ import { MetadataStore } from "../src/store/metadata-store.js";
 import { setKeyLimits } from "../src/store/provisioning.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let upstream: FakeOpenAI;
+let images: FakeOpenAIImages;
 let gateway: TestGateway;
 let home: string;
 let now = Date.parse("2026-11-10T12:00:00Z");
 
 test.before(async () => {
   upstream = await startFakeOpenAI();
+  images = await startFakeOpenAIImages();
   home = await makeHome((config) => {
     config.upstream = { retries: 0, retryBaseDelayMs: 1, breakerFailureThreshold: 0 };
-    config.providers = { up: { type: "openai", baseUrl: upstream.url, apiKey: "sk-up" } };
+    config.providers = { up: { type: "openai", baseUrl: upstream.url, apiKey: "sk-up" }, openai: { type: "openai", baseUrl: images.url, apiKey: "sk-img" } };
+    config.tools.image = { default: "openai/gpt-image-1", allow: [] };
     config.routes = [
       { prefix: "m/", provider: "up", priority: 1 },
       { prefix: "x/", provider: "up", priority: 1 },
@@ -38,6 +42,7 @@ test.before(async () => {
 test.after.always(async () => {
   await gateway?.shutdown();
   await upstream?.close();
+  await images?.close();
 });
 
 test.beforeEach(() => upstream.reset());
@@ -220,4 +225,26 @@ test.serial("GET /v1/key: the key's label, limits and spend; gw keys set on a ru
   const after = (await (await call(key, "/key")).json()) as { data: { budget: unknown; models: string[] } };
   t.is(after.data.budget, null);
   t.deepEqual(after.data.models, ["x/*"]);
+});
+
+test.serial("the key's model patterns and budget hold on embeddings and tool endpoints too", async (t) => {
+  const chatOnly = await addKey(home, "patterns", "roomy", { models: ["m/*"] });
+  const refused = await call(chatOnly, "/embeddings", { model: "x/text-embedding-3-small", input: "hello" });
+  t.is(refused.status, 403);
+  t.is(((await refused.json()) as { error: { code: string } }).error.code, "model_not_allowed");
+  t.is((await call(chatOnly, "/embeddings", { model: "m/text-embedding-3-small", input: "hello" })).status, 200);
+
+  const picture = await fetch(`${gateway.url}/v1/image/generations`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${chatOnly}`, "content-type": "application/json" },
+    body: JSON.stringify({ prompt: "a fox" }),
+  });
+  t.is(picture.status, 403);
+  t.regex(((await picture.json()) as { error: { message: string } }).error.message, /may not use the model `openai\/gpt-image-1`; it may use: m\/\*/);
+  t.is(images.requests.length, 0, "refused before the image upstream was called");
+
+  const broke = await addKey(home, "patterns", "roomy", { budget: { credits: 0, period: "month" } });
+  const unpaid = await call(broke, "/embeddings", { model: "m/text-embedding-3-small", input: "hello" });
+  t.is(unpaid.status, 402);
+  t.regex(((await unpaid.json()) as { error: { message: string } }).error.message, /key's budget of 0 a month/);
 });
