@@ -13,6 +13,7 @@ import { InsufficientCreditsError, InvalidRequestError, ModelNotFoundError, Mode
 import { parseWithSchema } from "../src/gateway/request-schema.js";
 import { LatencyTracker } from "../src/gateway/routing/latency-tracker.js";
 import { resolveRoutes, weightedOrder } from "../src/gateway/routing/route-resolver.js";
+import { formatReset } from "../src/server/rate-limit-headers.js";
 import { generateApiKey, hashApiKey, KEY_PATTERN, visiblePrefix } from "../src/store/api-keys.js";
 import type { KeyRecord } from "../src/store/records.js";
 import { UsageLog } from "../src/store/usage-log.js";
@@ -260,4 +261,13 @@ test("request schemas: a wrong-typed field is named as invalid, an absent one as
   t.is(message({ model: 5 }), "Invalid 'model': Invalid input: expected string, received number.");
   t.is(message({}), "Missing required parameter: 'model'.");
   t.is(message({ model: "m", extra: 1 }), "Unknown parameter: 'extra'.");
+});
+
+test("rate-limit reset times are in OpenAI's form", (t) => {
+  t.is(formatReset(0), "0ms");
+  t.is(formatReset(19.2), "20ms");
+  t.is(formatReset(1500), "1.5s");
+  t.is(formatReset(59_999), "59.999s");
+  t.is(formatReset(360_000), "6m0s");
+  t.is(formatReset(61_500), "1m2s");
 });

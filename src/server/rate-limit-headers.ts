@@ -2,15 +2,21 @@
 // and its tokens per minute when it has a token limit. Durations in OpenAI's form ("20ms", "1.5s", "6m0s").
 import type { Admission, LimitState } from "../gateway/billing/rate-limiter.js";
 
+/** Header names built once: these are set on every authenticated response. */
+const HEADER_NAMES = {
+  requests: ["x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"],
+  tokens: ["x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"],
+} as const;
+
 export function setRateLimitHeaders(headers: Headers, admission: Admission): void {
-  setLimit(headers, "requests", admission.requests);
-  if (admission.tokens) setLimit(headers, "tokens", admission.tokens);
+  setLimit(headers, HEADER_NAMES.requests, admission.requests);
+  if (admission.tokens) setLimit(headers, HEADER_NAMES.tokens, admission.tokens);
 }
 
-function setLimit(headers: Headers, unit: "requests" | "tokens", state: LimitState): void {
-  headers.set(`x-ratelimit-limit-${unit}`, String(state.limit));
-  headers.set(`x-ratelimit-remaining-${unit}`, String(state.remaining));
-  headers.set(`x-ratelimit-reset-${unit}`, formatReset(state.resetMs));
+function setLimit(headers: Headers, [limit, remaining, reset]: readonly [string, string, string], state: LimitState): void {
+  headers.set(limit, String(state.limit));
+  headers.set(remaining, String(state.remaining));
+  headers.set(reset, formatReset(state.resetMs));
 }
 
 export function formatReset(milliseconds: number): string {
