@@ -176,6 +176,23 @@ test.serial("tokens per minute: a key that used its tokens is refused until they
   t.is(upstream.requests.length, 2);
 });
 
+test.serial("the rate-limit headers are on streams and on the messages endpoint too", async (t) => {
+  const key = await addKey(home, "streamer", "roomy", { rpm: 50 });
+  const stream = await call(key, "/chat/completions", { ...chatBody(), stream: true });
+  t.is(stream.status, 200);
+  t.regex(stream.headers.get("content-type") ?? "", /^text\/event-stream/);
+  t.is(stream.headers.get("x-ratelimit-limit-requests"), "50");
+  t.is(stream.headers.get("x-ratelimit-remaining-requests"), "49");
+  await stream.text();
+  const messages = await fetch(`${gateway.url}/anthropic/v1/messages`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+    body: JSON.stringify({ model: "m/cheap", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
+  });
+  t.is(messages.status, 200);
+  t.is(messages.headers.get("x-ratelimit-remaining-requests"), "48");
+});
+
 test.serial("the rate-limit headers are on errors after authentication too (a 402)", async (t) => {
   const key = await addKey(home, "broke", "roomy", { budget: { credits: 0, period: "month" } });
   const response = await call(key, "/chat/completions", chatBody());
