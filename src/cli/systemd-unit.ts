@@ -2,7 +2,7 @@
 // the vendor keys its config names as ${ENV} read from an environment file, in a sandbox that
 // lets it write its home and nothing else. Directives are kept to those that leave Node (its JIT)
 // and the engines gw runs as child processes (ffmpeg, espeak-ng, tesseract; sharp in-process)
-// working; the comments in the unit say why the stronger ones are absent.
+// working; the comments in the unit say why the stronger ones are absent (docs/decisions.md §16).
 import path from "node:path";
 import { CliError } from "./cli-error.js";
 

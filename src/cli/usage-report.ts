@@ -1,7 +1,7 @@
 // `gw usage`: credits used per agent (with the balance left, for a calendar month) and the rows
 // of a range, or their sums per day, model, agent, key or endpoint as a table, JSON, CSV or a bar
 // chart. Rows stream from the log (usage-rows.ts): what is held is the sums and the rows shown,
-// never the month, so a million-row month reports in seconds.
+// never the month, so a million-row month reports in seconds (docs/decisions.md §15).
 import type { Config } from "../config/resolved-config.js";
 import { canonicalPlanName } from "../config/resolved-config.js";
 import type { AgentRecord, MetadataData } from "../store/records.js";

@@ -1,6 +1,6 @@
 // What the CLI says when a request never got an answer. A TLS certificate the client does not
 // trust is not a server that is down: it says so, and how to trust `gw serve --https`'s own
-// self-signed certificate (NODE_EXTRA_CA_CERTS; docs/decisions.md, "HTTPS").
+// self-signed certificate (NODE_EXTRA_CA_CERTS; docs/decisions.md §13).
 import { networkReason } from "./gw-api-error.js";
 
 /** OpenSSL's verification codes and Node's host-name mismatch, as fetch and undici report them. */

@@ -3,7 +3,7 @@
 // metadata write and a new month's log need), and the blob store takes and drops a small blob.
 // Each probe writes and removes its own file, so it also fails as root on a read-only or full
 // disk, where a permission check would pass. Only the check names leave this module: the causes
-// (with paths) go to the server's log.
+// (with paths) go to the server's log (docs/decisions.md §12).
 import { constants } from "node:fs";
 import { access, open, unlink } from "node:fs/promises";
 import path from "node:path";

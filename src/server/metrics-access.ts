@@ -2,7 +2,8 @@
 // `Authorization: Bearer <server.metricsToken>`, and none of them when no token is set. Only the
 // socket's address counts, never X-Forwarded-For or the like: a header is whatever the client
 // wrote, and behind a reverse proxy on the same host every client would read as loopback (such a
-// proxy must not pass /metrics on, or the operator sets a token and the proxy sends it).
+// proxy must not pass /metrics on, or the operator sets a token and the proxy sends it;
+// docs/decisions.md §12).
 import { createHash, timingSafeEqual } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { bearerToken } from "../gateway/auth/key-authenticator.js";

@@ -4,7 +4,7 @@
 // rows as the gateway reports them (call-observer.ts), and what is a state rather than an event
 // (storage, video jobs, circuits, requests in flight) is read when scraped, costing nothing per
 // request. Labels are endpoint templates, provider, model and plan names, and fixed words: never
-// a key, a key prefix, a prompt or an agent's name.
+// a key, a key prefix, a prompt or an agent's name (docs/decisions.md §12).
 import type { ServerResponse } from "node:http";
 import type { H3Event } from "h3";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";

@@ -34,7 +34,7 @@ export interface StartOptions {
   now?: () => number;
   logLevel?: LogLevel;
   logFormat?: LogFormat;
-  /** Serve HTTPS instead of HTTP (docs/decisions.md, "HTTPS"). */
+  /** Serve HTTPS instead of HTTP (docs/decisions.md §13). */
   tls?: TlsOptions;
   /** Test seam: GET /metrics treats every client as remote, so that tests reach its token check. */
   metricsPeersRemote?: boolean;

@@ -1,7 +1,7 @@
 // `gw serve --https` without certificate files: a self-signed certificate made on first use and
 // kept in the home (<home>/tls, the key mode 0600), so its fingerprint stays the same from one
 // start to the next and a client can pin or trust it. A new one is made only when there is none
-// usable: missing, unreadable, expired, or not naming the --host asked for (docs/decisions.md, "HTTPS").
+// usable: missing, unreadable, expired, or not naming the --host asked for (docs/decisions.md §13).
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import os from "node:os";

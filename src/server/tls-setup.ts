@@ -1,6 +1,6 @@
 // What `gw serve --https` / `--tls-cert --tls-key` serve: the certificate pair to start with, its
 // fingerprint logged on stderr (stdout's first line stays `listening on https://...`), and for
-// given files, the watch that swaps in renewed ones (docs/decisions.md, "HTTPS").
+// given files, the watch that swaps in renewed ones (docs/decisions.md §13).
 import type { RequestListener } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { HomePaths } from "../config/paths.js";

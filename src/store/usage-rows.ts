@@ -3,7 +3,7 @@
 // memory. Rows are judged by the rules the gateway itself uses when it opens the log
 // (usage-log.ts): a line that is not JSON is corruption, a row with invalid credits or agent is
 // skipped with a warning, and an unterminated last line (a write that was never acknowledged) is
-// ignored.
+// ignored (docs/decisions.md §15).
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { StoreError } from "./store-error.js";
 import { usageLogFile } from "./usage-files.js";

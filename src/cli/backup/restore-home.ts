@@ -2,7 +2,7 @@
 // every entry and checksum on the way), check the copy opens as a start would open it, and only
 // then move it into place. A home that is not empty is refused unless forced; forced, its gw
 // entries (config.json, data/, tls/) are moved aside into `.gw-replaced-<time>/` inside it (never
-// deleted), and every other file in it is left as it is (docs/decisions.md, "Backups").
+// deleted), and every other file in it is left as it is (docs/decisions.md §14).
 import { createReadStream, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";

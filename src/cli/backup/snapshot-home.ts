@@ -1,5 +1,5 @@
 // A consistent copy of a live home in a staging folder, taken while the server keeps serving. The
-// order of the steps is what makes it consistent (docs/decisions.md, "Backups"):
+// order of the steps is what makes it consistent (docs/decisions.md §14):
 //
 // 1. config.json, then metadata.json under the metadata's cross-process lock (no key being added
 //    is half in it).

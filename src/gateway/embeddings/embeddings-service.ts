@@ -3,7 +3,7 @@
 // ChatMetering), to the providers that have the embeddings capability. The reservation is the
 // inputs' token bound at the input price; the usage row bills the upstream's input tokens when
 // they hold, else the gateway's estimate. Vectors reach the caller in the encoding it asked for,
-// whatever the upstream answered in.
+// whatever the upstream answered in (docs/decisions.md §11).
 import type { EmbeddingRequest, EmbeddingVector } from "../../providers/embedding-types.js";
 import { base64ToFloats, floatsToBase64 } from "../../providers/embedding-vectors.js";
 import type { Provider } from "../../providers/provider.js";
