@@ -7,7 +7,7 @@ import { createInterface } from "node:readline";
 import test from "ava";
 import OpenAI from "openai";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
-import { addKey, gwBin, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { accessOf, addKey, gwBin, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 const UPSTREAM_KEY = "sk-upstream-never-logged-1234";
 const PROMPT = "a prompt that must never reach the log";
@@ -33,16 +33,6 @@ test.after.always(async () => {
   await gateway?.shutdown();
   await fake?.close();
 });
-
-/** The access record of a request, once its response has closed. */
-async function accessOf(requestId: string) {
-  for (let waited = 0; waited < 2000; waited += 10) {
-    const record = quietLogger.accessRecords.find((entry) => entry.requestId === requestId);
-    if (record) return record;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`no access record for ${requestId}`);
-}
 
 test.serial("a billed chat request: status, duration, agent, key prefix, model, provider, attempts, tokens, credits", async (t) => {
   fake.enqueue({ status: 500 }, { usage: { prompt_tokens: 7, completion_tokens: 3 } });

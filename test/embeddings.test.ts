@@ -12,7 +12,7 @@ import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { fakeEmbedding } from "./fakes/embedding-vectors.js";
 import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
-import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { accessOf, addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 const OPENAI_KEY = "sk-embeddings-secret-1";
 const BACKUP_KEY = "sk-embeddings-secret-2";
@@ -79,16 +79,6 @@ async function post(body: unknown, apiKey = key): Promise<{ status: number; body
   });
   const text = await response.text();
   return { status: response.status, body: JSON.parse(text), text };
-}
-
-/** The access record of a request, once its response has closed. */
-async function accessOf(requestId: string) {
-  for (let waited = 0; waited < 2000; waited += 10) {
-    const record = quietLogger.accessRecords.find((entry) => entry.requestId === requestId);
-    if (record) return record;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`no access record for ${requestId}`);
 }
 
 test.serial("floats: the vector, the public model, the prefix stripped upstream, the usage", async (t) => {

@@ -12,7 +12,7 @@ import { AccessLog } from "./access-log.js";
 import { createApp } from "./app.js";
 import { ServerMetrics } from "./metrics.js";
 import { createServerLogger, type LogFormat, type LogLevel, type ServerLogger } from "./server-logger.js";
-import { prepareTls, type TlsOptions } from "./tls-setup.js";
+import type { TlsOptions } from "./tls-setup.js";
 
 export interface RunningServer {
   url: string;
@@ -57,11 +57,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   metrics.observe(gateway);
   const app = createApp(gateway, logger, accessLog, { metrics, treatPeersAsRemote: options.metricsPeersRemote });
   const host = options.host ?? gateway.config.server.host;
+  // Loaded only for HTTPS: the certificate generator costs about 17 MB and 80 ms a plain start never needs.
   const tls = options.tls
-    ? await prepareTls(options.tls, gateway.paths, host, new Date(options.now?.() ?? Date.now()), logger).catch(async (error: unknown) => {
-        await gateway.close();
-        throw error;
-      })
+    ? await import("./tls-setup.js")
+        .then(({ prepareTls }) => prepareTls(options.tls!, gateway.paths, host, new Date(options.now?.() ?? Date.now()), logger))
+        .catch(async (error: unknown) => {
+          await gateway.close();
+          throw error;
+        })
     : null;
   const server = tls ? tls.createServer(toNodeHandler(app)) : createServer(toNodeHandler(app));
   server.keepAliveTimeout = 65_000;

@@ -72,6 +72,16 @@ export const quietLogger: ServerLogger & { lines: string[]; accessRecords: Acces
   },
 );
 
+/** The access record of a request (quietLogger's), once its response has closed. */
+export async function accessOf(requestId: string): Promise<AccessRecord> {
+  for (let waited = 0; waited < 2000; waited += 10) {
+    const record = quietLogger.accessRecords.find((entry) => entry.requestId === requestId);
+    if (record) return record;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no access record for ${requestId}`);
+}
+
 export interface TestGateway extends RunningServer {
   home: string;
   /** Base URL for OpenAI SDK clients: `${url}/v1`. */
