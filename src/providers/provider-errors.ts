@@ -23,7 +23,20 @@ export class UpstreamHttpError extends Error {
   }
 }
 
-export type NetworkFailure = "connect" | "first_byte_timeout" | "idle_timeout" | "connection_lost" | "invalid_response";
+/**
+ * connect_timeout: no connection within connectTimeoutMs; total_timeout: the request's total
+ * deadline ran out while the answer was still arriving; answer_too_large: the answer passed the
+ * capability's size cap (the call ends there, billed what was held: docs/decisions.md §4).
+ */
+export type NetworkFailure =
+  | "connect"
+  | "connect_timeout"
+  | "first_byte_timeout"
+  | "idle_timeout"
+  | "total_timeout"
+  | "connection_lost"
+  | "invalid_response"
+  | "answer_too_large";
 
 /** The upstream could not be reached, was too slow, or broke the connection. */
 export class UpstreamNetworkError extends Error {
