@@ -1,8 +1,9 @@
-import { Command, Flags } from "@oclif/core";
+import { Flags } from "@oclif/core";
+import { GwCommand } from "../src/cli/gw-command.js";
 import { initHome } from "../src/config/init-home.js";
 import { resolveHome } from "../src/config/paths.js";
 
-export default class Init extends Command {
+export default class Init extends GwCommand {
   static override summary = "Create a gw home: config.json and the metadata store (idempotent).";
   static override enableJsonFlag = true;
   static override flags = {

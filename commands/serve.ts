@@ -1,16 +1,20 @@
 import path from "node:path";
-import { Command, Flags } from "@oclif/core";
-import { resolveHome } from "../src/config/paths.js";
+import { Flags } from "@oclif/core";
+import { GwCommand } from "../src/cli/gw-command.js";
+import { listenFailure, missingHomeParent } from "../src/cli/serve-start.js";
+import { initHome, isInitialised } from "../src/config/init-home.js";
+import { homePaths, resolveHome } from "../src/config/paths.js";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../src/server/server-logger.js";
 import { type RunningServer, startServer } from "../src/server/start-server.js";
 import type { TlsOptions } from "../src/server/tls-setup.js";
 
-export default class Serve extends Command {
+export default class Serve extends GwCommand {
   static override summary = "Start the gateway server.";
   static override description =
     "Prints `listening on http://HOST:PORT` (`https://` with --https or --tls-cert) as its first line on stdout; logs (one access line per request, JSON lines unless stderr is a terminal) go to stderr. SIGTERM or SIGINT drains in-flight requests and streams, then exits 0. --https serves a self-signed certificate made on first use and kept in HOME/tls (its SHA-256 fingerprint is logged on stderr at each start); --tls-cert with --tls-key serve your own files (e.g. certbot's fullchain.pem and privkey.pem) and pick up renewed files without a restart.";
   static override flags = {
-    home: Flags.string({ description: "gw home directory (default: $GW_HOME or ~/.gw)" }),
+    home: Flags.string({ description: "gw home directory (default: $GW_HOME or ~/.gw); a new one is made when it has no config.json yet" }),
+    init: Flags.boolean({ description: "make the home even when its parent folder is missing (creating the folders on the way)", default: false }),
     host: Flags.string({ description: "address to listen on (default: config server.host)" }),
     port: Flags.integer({ description: "port to listen on; 0 picks a free port (default: config server.port)", min: 0, max: 65535 }),
     https: Flags.boolean({ description: "serve HTTPS with a self-signed certificate kept in HOME/tls (made on first use)" }),
@@ -37,10 +41,28 @@ export default class Serve extends Command {
         : flags.https
           ? { selfSigned: true }
           : undefined;
+    const home = resolveHome(flags.home);
+    if (!isInitialised(home)) {
+      // A path that leads nowhere is more often a typo than a wish for a new home: refuse it unless asked.
+      const missing = missingHomeParent(home);
+      if (missing && !flags.init) {
+        process.stderr.write(
+          `gw serve: ${missing} does not exist, so ${home} cannot be a home yet (a typo in --home or GW_HOME?); pass --init to make it and the folders on the way\n`,
+        );
+        return this.exit(2);
+      }
+      process.stderr.write(`creating a new home at ${home}\n`);
+      try {
+        await initHome(home);
+      } catch (error) {
+        process.stderr.write(`gw serve: cannot create the home at ${home}: ${(error as Error).message}\n`);
+        return this.exit(1);
+      }
+    }
     let server: RunningServer;
     try {
       server = await startServer({
-        home: resolveHome(flags.home),
+        home,
         host: flags.host,
         port: flags.port,
         logLevel: flags["log-level"] as LogLevel,
@@ -49,7 +71,7 @@ export default class Serve extends Command {
       });
     } catch (error) {
       // One plain line (oclif's error box wraps long paths), then a non-zero exit.
-      process.stderr.write(`gw serve: ${(error as Error).message}\n`);
+      process.stderr.write(`gw serve: ${listenFailure(error, homePaths(home).config) ?? (error as Error).message}\n`);
       return this.exit(1);
     }
     process.stdout.write(`listening on ${server.url}\n`);

@@ -1,5 +1,5 @@
 import { Flags } from "@oclif/core";
-import { CliError } from "../src/cli/cli-error.js";
+import { UsageError } from "../src/cli/cli-error.js";
 import { GwCommand } from "../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../src/cli/home.js";
 import { terminalColumns } from "../src/cli/usage-chart.js";
@@ -41,8 +41,8 @@ export default class Usage extends GwCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Usage);
     const format = flags.json ? "json" : flags.format;
-    if (flags.chart && format !== "table") throw new CliError(`--chart draws for a terminal; it cannot be combined with --format ${format}`);
-    if (flags.rows && format !== "table") throw new CliError(`--rows lists rows in the table; --format ${format} carries every row already`);
+    if (flags.chart && format !== "table") throw new UsageError(`--chart draws for a terminal; it cannot be combined with --format ${format}`);
+    if (flags.rows && format !== "table") throw new UsageError(`--rows lists rows in the table; --format ${format} carries every row already`);
     const now = new Date();
     const range = reportRange(flags, now);
     const paths = await openHome(flags.home);

@@ -216,8 +216,12 @@ test.serial("models list: concrete models in the spec's shape, auto never listed
         architecture: { input_modalities: ["text"], output_modalities: ["text"] },
         context_length: 8192,
         created: 1700000000,
+        pricing: { prompt: "0.000001", completion: "0.000002" },
       },
     ],
+    // Routes without models[] entries, at billing.defaultChatPricing: beside `data`, never in it.
+    aliases: [{ id: "pinned", pricing: { prompt: "0.000001", completion: "0.000003" } }],
+    prefixes: [{ prefix: "free/", pricing: { prompt: "0.000001", completion: "0.000003" } }],
   });
   const models = await client().models.list();
   t.deepEqual(

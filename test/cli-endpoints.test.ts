@@ -52,6 +52,8 @@ async function startGateway(): Promise<Gateway> {
       return send(401, { error: { message: "Invalid API key provided.", type: "authentication_error", code: "invalid_api_key" } });
     }
     if (request.method === "GET" && request.url === "/v1/models") return send(200, MODELS);
+    // Any other GET (`gw models` asks GET /v1/models/auto) is a model this stand-in does not know.
+    if (request.method === "GET") return send(404, { error: { message: "No such model.", type: "invalid_request_error", code: "model_not_found" } });
     let text = "";
     request.on("data", (data: Buffer) => (text += data.toString()));
     request.on("end", async () => {

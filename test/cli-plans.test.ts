@@ -77,7 +77,7 @@ test("plans set --create defines a new plan based on free; later changes need no
   t.deepEqual(await planNames(home), ["free", "pro", "max", "gold", "silver"]);
 
   const badName = await gw(["plans", "set", "Big Plan", "--create"], { home });
-  t.is(badName.code, 1);
+  t.is(badName.code, 2);
   t.regex(badName.stderr, /lowercase letters, digits/);
 });
 

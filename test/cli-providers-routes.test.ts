@@ -125,9 +125,9 @@ test("providers set changes only what is given and never prints a secret; an unk
   ]);
   t.is(unknown.code, 1);
   t.regex(unknown.stderr, /no provider "grok"; the providers are openai, anthropic, local, groq/);
-  t.is(nothing.code, 1);
+  t.is(nothing.code, 2, "a usage error (docs/decisions.md §17)");
   t.regex(nothing.stderr, /nothing to change/);
-  t.is(badType.code, 1);
+  t.is(badType.code, 2);
   t.regex(badType.stderr, /unknown provider type "no-such-vendor"/);
   t.is(noSuchHeader.code, 1);
   t.regex(noSuchHeader.stderr, /provider "groq" has no header "X-Missing"/);
@@ -151,7 +151,7 @@ test("routes add refuses a second route with the same prefix and provider, and a
   t.is(sameProvider.code, 1);
   t.regex(sameProvider.stderr, /routes\[0\] already sends "openai\/" to openai; change it with `gw routes set openai\/ --provider openai/);
   t.regex(sameProvider.stderr, /--replace/);
-  t.is(autoByProvider.code, 1);
+  t.is(autoByProvider.code, 2);
   t.regex(autoByProvider.stderr, /auto route picks among weighted upstreams/);
   t.is(configText(home), before, "nothing was added");
 
@@ -265,7 +265,7 @@ test("routes set changes only what is given; several routes on the prefix are re
   t.regex(weightedModel.stderr, /routes\[2\] \("auto"\) is weighted.*--replace --upstream/);
   t.is(unknown.code, 1);
   t.regex(unknown.stderr, /no route with prefix "nope\/"/);
-  t.is(nothing.code, 1);
+  t.is(nothing.code, 2);
   t.regex(nothing.stderr, /nothing to change/);
   t.is(configText(home), before, "a refused change writes nothing");
 

@@ -100,7 +100,7 @@ test("keys create prints the key once; list never shows it; revoke by prefix", a
     t.false(output.includes(secondKey));
     t.false(/[0-9a-f]{64}/.test(output), "hashes are never shown");
   }
-  t.regex(table.stdout, /NAME\s+PREFIX\s+AGENT\s+PLAN\s+BUDGET\s+SPENT\s+EXPIRES\s+LAST USED/);
+  t.regex(table.stdout, /NAME\s+PREFIX\s+AGENT\s+PLAN\s+RPM\s+TPM\s+MODELS\s+BUDGET\s+SPENT\s+EXPIRES\s+LAST USED/);
 
   t.is(storedAgents(home).find((agent) => agent.name === "alice")?.plan, "pro", "--plan on an existing agent moves it; aliases resolve");
 
@@ -235,9 +235,9 @@ test("providers add, list and remove never print a literal secret", async (t) =>
   t.is(providers.find((provider) => provider.name === "tav")?.apiKey, "${TAVILY_API_KEY}");
   t.is(providers.find((provider) => provider.name === "openai")?.apiKey, "${OPENAI_API_KEY}");
   t.regex(table.stdout, /^groq\s+openai\s+https:\/\/api\.groq\.com\/openai\/v1\s+\*{4}/m);
-  t.is(badType.code, 1);
+  t.is(badType.code, 2);
   t.regex(badType.stderr, /unknown provider type "no-such-vendor"/);
-  t.is(unimplemented.code, 1, "a vendor gw has no adapter for would be skipped silently by the gateway");
+  t.is(unimplemented.code, 2, "a vendor gw has no adapter for would be skipped silently by the gateway");
   t.regex(unimplemented.stderr, /unknown provider type "assemblyai": gw implements openai, anthropic, gemini, stability, local, deepgram, elevenlabs/);
   t.false("aai" in rawConfig(home).providers);
 
@@ -275,7 +275,7 @@ test("routes add, list and remove; a route to an unknown provider is refused", a
   ]);
   t.is(unknown.code, 1);
   t.regex(unknown.stderr, /routes\[\d+\]\.provider: unknown provider "ghost"/);
-  t.is(neither.code, 1);
+  t.is(neither.code, 2);
   t.regex(neither.stderr, /--provider/);
   t.is(duplicate.code, 1);
   t.regex(duplicate.stderr, /routes\[3\] already sends "fast\/"/);

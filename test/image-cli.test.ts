@@ -153,7 +153,7 @@ test.serial("gw catalog image lists the offered models, without a key", async (t
   const table = await gw(["catalog", "image"], { env: env(null) });
   t.is(table.code, 0, table.stderr);
   const lines = table.stdout.trim().split("\n");
-  t.regex(lines[0]!, /^ID\s+OPERATIONS\s+FORMATS\s+ASPECT RATIOS$/);
+  t.regex(lines[0]!, /^ID\s+OPERATIONS\s+FORMATS\s+ASPECT RATIOS\s+PRICE$/);
   t.true(lines.some((line) => /^openai\/gpt-image-1\s+\S*generate/.test(line)));
   t.true(lines.some((line) => line.startsWith("openai/dall-e-3")));
 

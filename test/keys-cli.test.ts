@@ -104,7 +104,7 @@ test("bad limit values are refused with a clear message and nothing is created",
   ];
   for (const [flags, message] of cases) {
     const result = await gw(["keys", "create", "--agent", "x", ...flags], { home });
-    t.is(result.code, 1, flags.join(" "));
+    t.is(result.code, 2, flags.join(" "));
     t.regex(result.stderr, message, flags.join(" "));
     t.is(result.stdout, "", "no key printed");
   }
@@ -138,8 +138,8 @@ test("keys list shows label, plan, budget, what was spent in the budget's period
   const table = await gw(["keys", "list"], { home });
   t.is(table.code, 0, table.stderr);
   const lines = table.stdout.trim().split("\n");
-  t.regex(lines[0]!, /^NAME\s+PREFIX\s+AGENT\s+PLAN\s+BUDGET\s+SPENT\s+EXPIRES\s+LAST USED$/);
+  t.regex(lines[0]!, /^NAME\s+PREFIX\s+AGENT\s+PLAN\s+RPM\s+TPM\s+MODELS\s+BUDGET\s+SPENT\s+EXPIRES\s+LAST USED$/);
   const madeLine = lines.find((line) => line.includes(made.prefix))!;
-  t.regex(madeLine, /^batch\s+gw_\w+\s+ci\s+free\s+1000\/month\s+42\s+never\s+\S+T02:00:00\.000Z$/);
+  t.regex(madeLine, /^batch\s+gw_\w+\s+ci\s+free\s+-\s+-\s+-\s+1000\/month\s+42\s+never\s+\S+T02:00:00\.000Z$/);
   t.regex(lines.find((line) => line.includes(idle.prefix))!, /\d{4}-\d{2}-\d{2}T[\d:.]+Z\s+never$/, "expiry shown, never used");
 });

@@ -11,7 +11,7 @@ import { UnsupportedContentError } from "../src/providers/provider-errors.js";
 
 const base = { model: "anthropic/claude", max_tokens: 256 };
 
-test("request: system blocks, text, images, stop sequences, sampling, max_tokens; metadata and top_k dropped", (t) => {
+test("request: system blocks, text, images, stop sequences, sampling; metadata, top_k and max_tokens (the provider writes the cap reserved for) left out", (t) => {
   const request: MessagesRequest = {
     ...base,
     system: [
@@ -40,7 +40,6 @@ test("request: system blocks, text, images, stop sequences, sampling, max_tokens
   };
   t.deepEqual(convertMessagesToChat(request), {
     model: "anthropic/claude",
-    max_completion_tokens: 256,
     stream: true,
     stop: ["END"],
     temperature: 0.3,

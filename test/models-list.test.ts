@@ -84,7 +84,7 @@ test.serial("a free key sees only models on free-tier routes", async (t) => {
   t.is(completion.model, "backup/tiny");
 });
 
-test.serial("entries keep the spec's shape: id, name, architecture, context_length, created", async (t) => {
+test.serial("entries keep the spec's shape: id, name, architecture, context_length, created (and the price, OpenRouter's shape)", async (t) => {
   const response = await fetch(`${gateway.v1}/models`, { headers: { authorization: `Bearer ${freeKey}` } });
   t.deepEqual(await response.json(), {
     object: "list",
@@ -94,7 +94,10 @@ test.serial("entries keep the spec's shape: id, name, architecture, context_leng
       architecture: { input_modalities: ["text"], output_modalities: ["text"] },
       context_length: 8192,
       created: 1700000000,
+      pricing: { prompt: "0.000001", completion: "0.000003" },
     })),
+    aliases: [],
+    prefixes: [],
   });
 });
 

@@ -88,7 +88,8 @@ test("registry: runway makes videos; openai adds video with download and cancel"
   t.is(runwayProvider.type, "runway");
   t.is(typeof runwayProvider.video!.submit, "function");
   t.is(typeof runwayProvider.video!.cancel, "function");
-  t.is(runwayProvider.video!.download, undefined, "Runway's clips are URLs the gateway fetches");
+  // Runway's clips are URLs the gateway fetches; only one on the provider's own origin is its to download (video-runway-origin.test.ts).
+  t.is(typeof runwayProvider.video!.download, "function");
   t.is(runwayProvider.chat, undefined);
   const openaiVideo = providerOf("openai", "https://api.openai.com/v1").video!;
   t.is(typeof openaiVideo.download, "function");
@@ -165,8 +166,9 @@ test("runway poll: PENDING -> queued, RUNNING -> running with progress, SUCCEEDE
   t.deepEqual(states, [
     { state: "queued" },
     { state: "running", progress: 0.5 },
-    { state: "succeeded", output: { kind: "url", url: fake.clipUrl(taskId) } },
-    { state: "succeeded", output: { kind: "url", url: fake.clipUrl(taskId) } },
+    // The fake names clips on its own origin, which is the provider's to fetch (docs/decisions.md §8).
+    { state: "succeeded", output: { kind: "provider", url: fake.clipUrl(taskId) } },
+    { state: "succeeded", output: { kind: "provider", url: fake.clipUrl(taskId) } },
   ]);
   const poll = fake.requests[1]!;
   t.is(poll.method, "GET");

@@ -170,11 +170,12 @@ test("csv: a header, one line per group or row, fields quoted where they must be
     usage(["--period", "2025-04", "--format", "csv"]),
   ]);
   for (const result of [keys, models, rows]) ok(t, result);
-  t.is(keys.stdout, `key,name,agent,rows,credits\n${phone},,alice,1,40000\n${laptop},"laptop, home",alice,3,5000\n${bobKey},,bob,2,1000\n`);
-  t.is(models.stdout, 'model,rows,credits\n"acme/""big"",model",1,5\n');
+  // overage (credits not billed beyond what calls held) is always a column, 0 when there is none.
+  t.is(keys.stdout, `key,name,agent,rows,credits,overage\n${phone},,alice,1,40000,0\n${laptop},"laptop, home",alice,3,5000,0\n${bobKey},,bob,2,1000,0\n`);
+  t.is(models.stdout, 'model,rows,credits,overage\n"acme/""big"",model",1,5,0\n');
   t.is(
     rows.stdout,
-    `time,agent,key,endpoint,model,provider,credits,request_id\n2025-04-01T00:00:00.000Z,bob,${bobKey},chat.completions,"acme/""big"",model",acme,5,req_9\n`,
+    `time,agent,key,endpoint,model,provider,credits,request_id,overage\n2025-04-01T00:00:00.000Z,bob,${bobKey},chat.completions,"acme/""big"",model",acme,5,req_9,0\n`,
   );
 });
 

@@ -202,8 +202,8 @@ test.serial("not a picture: 400 invalid_image naming the field; base64 never tur
   t.is(text.body.error.code, "invalid_image");
   t.is(text.body.error.param, "mediaBase64");
   const svg = await describe({ mediaBase64: `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString("base64")}` });
-  t.is(svg.status, 400);
-  t.is(svg.body.error.code, "invalid_image");
+  t.is(svg.status, 415);
+  t.is(svg.body.error.code, "unsupported_media_type");
   const url = await describe({ mediaBase64: "http://example.com/cat.png" });
   t.is(url.status, 400);
   t.is(url.body.error.param, "mediaBase64");

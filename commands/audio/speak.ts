@@ -1,7 +1,7 @@
 import { Args, Flags } from "@oclif/core";
 import { runSpeechBatch } from "../../src/cli/audio-batch.js";
 import { speechFormatFor, speechSummary, speechTarget, writeAudio } from "../../src/cli/audio-files.js";
-import { CliError } from "../../src/cli/cli-error.js";
+import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag, numberFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
@@ -59,8 +59,8 @@ export default class AudioSpeak extends GwCommand {
     }
 
     if (flags.batch !== undefined) {
-      if (args.text !== undefined) throw new CliError("--batch reads the texts from its lines; drop the TEXT argument");
-      if (flags.output === "-") throw new CliError("--batch writes files into the -o directory; -o - is not possible");
+      if (args.text !== undefined) throw new UsageError("--batch reads the texts from its lines; drop the TEXT argument");
+      if (flags.output === "-") throw new UsageError("--batch writes files into the -o directory; -o - is not possible");
       const client = gatewayClient(flags);
       const format = speechFormatFor(flags.format, undefined);
       await runSpeechBatch({
@@ -73,9 +73,9 @@ export default class AudioSpeak extends GwCommand {
       return;
     }
 
-    if (args.text === undefined) throw new CliError("missing TEXT (or pass --batch FILE)");
+    if (args.text === undefined) throw new UsageError("missing TEXT (or pass --batch FILE)");
     if (flags.output === "-") {
-      if (flags.json) throw new CliError("--json and -o - both want stdout; choose one");
+      if (flags.json) throw new UsageError("--json and -o - both want stdout; choose one");
       // Checked before the request: audio on a terminal is noise, and the call would be paid for.
       if (process.stdout.isTTY)
         throw new CliError("-o - writes audio bytes to stdout, which is a terminal; redirect it (> speech.mp3), pipe it, or pass -o FILE");

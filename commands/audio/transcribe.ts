@@ -1,6 +1,6 @@
 import { Args, Flags } from "@oclif/core";
 import { transcriptionAudio } from "../../src/cli/audio-input.js";
-import { CliError } from "../../src/cli/cli-error.js";
+import { UsageError } from "../../src/cli/cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
@@ -38,7 +38,7 @@ export default class AudioTranscribe extends GwCommand {
     const { args, flags } = await this.parse(AudioTranscribe);
     const format = flags.format as TranscriptFormat | undefined;
     if (flags.json && format !== undefined && !JSON_FORMATS.includes(format)) {
-      throw new CliError(`--json prints the JSON body, but --format ${format} answers plain text; drop --json, or use --format json or verbose_json`);
+      throw new UsageError(`--json prints the JSON body, but --format ${format} answers plain text; drop --json, or use --format json or verbose_json`);
     }
     const client = gatewayClient(flags);
     const params: TranscriptionParams = {};

@@ -1,5 +1,5 @@
 import { Args, Flags } from "@oclif/core";
-import { CliError } from "../../src/cli/cli-error.js";
+import { UsageError } from "../../src/cli/cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
@@ -27,7 +27,7 @@ export default class ImageDescribe extends GwCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ImageDescribe);
-    if (args.picture === "-" && flags.prompt === "-") throw new CliError("the picture and the prompt cannot both come from stdin");
+    if (args.picture === "-" && flags.prompt === "-") throw new UsageError("the picture and the prompt cannot both come from stdin");
     const client = new VisionClient(gatewayClient(flags).transport);
     const body: DescribeImageRequest = { ...(await pictureField(args.picture)) };
     if (flags.prompt !== undefined) body.prompt = await textArgument(flags.prompt, "prompt");

@@ -1,5 +1,5 @@
 import { Flags } from "@oclif/core";
-import { CliError } from "../../src/cli/cli-error.js";
+import { UsageError } from "../../src/cli/cli-error.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { runImageCommand } from "../../src/cli/image-command.js";
 import { imageEditInputs, resolveLineImages } from "../../src/cli/image-inputs.js";
@@ -31,7 +31,7 @@ export default class ImageEdit extends GwCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ImageEdit);
     const specs = flags.image ?? [];
-    if (specs.length === 0 && flags.batch === undefined) throw new CliError("an edit needs a picture: pass --image FILE|URL|asset:ID (up to 4)");
+    if (specs.length === 0 && flags.batch === undefined) throw new UsageError("an edit needs a picture: pass --image FILE|URL|asset:ID (up to 4)");
     const images = await imageEditInputs(specs);
     await runImageCommand(
       { send: (client, body) => client.editImages(body as unknown as ImageEditRequest), prepareLine: resolveLineImages },

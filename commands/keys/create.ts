@@ -3,9 +3,10 @@ import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
 import { keyLimitFlags, keyLimitsFrom } from "../../src/cli/key-limit-flags.js";
+import { keyPlanNotes } from "../../src/cli/key-plan-notes.js";
 import { note, printJson, printLine } from "../../src/cli/output.js";
 import { requirePlan } from "../../src/cli/plan-names.js";
-import { createKey } from "../../src/store/provisioning.js";
+import { createKey, findAgent } from "../../src/store/provisioning.js";
 
 export default class KeysCreate extends GwCommand {
   static override description =
@@ -25,10 +26,16 @@ export default class KeysCreate extends GwCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(KeysCreate);
     const paths = await openHome(flags.home, { create: true });
-    const plan = flags.plan === undefined ? undefined : requirePlan(loadConfig(paths), flags.plan);
+    const config = loadConfig(paths);
+    const plan = flags.plan === undefined ? undefined : requirePlan(config, flags.plan);
     const limits = keyLimitsFrom(flags, new Date());
-    const created = await withMetadata(paths, (store) => createKey(store, flags.agent, plan, "free", limits));
+    const { created, agentExisted } = await withMetadata(paths, async (store) => {
+      // Read before the change, for the note only: a parallel create of the same agent makes it say "new" once too often.
+      const agentExisted = findAgent(store.data, flags.agent) !== undefined;
+      return { created: await createKey(store, flags.agent, plan, "free", limits), agentExisted };
+    });
     const { record } = created;
+    for (const line of keyPlanNotes(config, { agent: created.agent, key: record, agentCreatedOnDefaultPlan: !agentExisted && plan === undefined })) note(line);
     if (flags.json) {
       // {key, agent, plan} as ever; a key made with limits also shows its prefix and those limits.
       const withLimits = Object.keys(limits).length > 0;

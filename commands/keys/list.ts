@@ -9,7 +9,7 @@ import { findAgent } from "../../src/store/provisioning.js";
 
 export default class KeysList extends GwCommand {
   static override description =
-    "List API keys by visible prefix (keys and their hashes are never shown): label, agent, plan, budget, credits spent in the budget's period (this month unless the budget is a lifetime one), expiry and last use.";
+    "List API keys by visible prefix (keys and their hashes are never shown): label, agent, plan, the key's own limits (requests and tokens per minute, model patterns, budget; - where it has none and only its plan's apply), credits spent in the budget's period (this month unless the budget is a lifetime one), expiry and last use.";
   static override flags = {
     agent: Flags.string({ description: "only this agent's keys" }),
     revoked: Flags.boolean({ description: "include revoked keys", default: false }),
@@ -27,12 +27,16 @@ export default class KeysList extends GwCommand {
     const listing = await keyListing(config, data, paths.usageDir, keys, new Date());
     if (flags.json) return printJson(listing);
     printTable(
-      ["NAME", "PREFIX", "AGENT", "PLAN", "BUDGET", "SPENT", "EXPIRES", "LAST USED", ...(flags.revoked ? ["REVOKED"] : [])],
+      ["NAME", "PREFIX", "AGENT", "PLAN", "RPM", "TPM", "MODELS", "BUDGET", "SPENT", "EXPIRES", "LAST USED", ...(flags.revoked ? ["REVOKED"] : [])],
       listing.map((key) => [
         key.name ?? "-",
         key.prefix,
         key.agent,
         key.plan,
+        // The key's own limits; "-" where it has none and its plan's apply alone.
+        key.rpm,
+        key.tpm,
+        key.models?.join(","),
         key.budget ? `${key.budget.credits}/${key.budget.period}` : "-",
         key.spent,
         key.expiresAt ? `${key.expiresAt}${key.expired ? " (expired)" : ""}` : "never",

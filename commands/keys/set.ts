@@ -1,9 +1,10 @@
 import { Args } from "@oclif/core";
-import { CliError } from "../../src/cli/cli-error.js";
+import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { openHome, withMetadata } from "../../src/cli/home.js";
+import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
 import { keyLimitFlags, keyLimitsFrom } from "../../src/cli/key-limit-flags.js";
+import { keyPlanNotes } from "../../src/cli/key-plan-notes.js";
 import { note, printJson } from "../../src/cli/output.js";
 import { setKeyLimits } from "../../src/store/provisioning.js";
 
@@ -22,13 +23,15 @@ export default class KeysSet extends GwCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(KeysSet);
     const paths = await openHome(flags.home);
-    const record = await withMetadata(paths, async (store) => {
+    const { record, agent } = await withMetadata(paths, async (store) => {
       const existing = store.data.keys.find((key) => key.revokedAt === null && (key.prefix.startsWith(args.prefix) || key.id === args.prefix));
       const limits = keyLimitsFrom(flags, new Date(), existing);
       if (Object.keys(limits).length === 0)
-        throw new CliError("nothing to change: give at least one of --name, --budget, --budget-period, --expires, --models, --rpm, --tpm");
-      return setKeyLimits(store, args.prefix, limits);
+        throw new UsageError("nothing to change: give at least one of --name, --budget, --budget-period, --expires, --models, --rpm, --tpm");
+      const changed = await setKeyLimits(store, args.prefix, limits);
+      return { record: changed, agent: store.data.agents.find((candidate) => candidate.id === changed.agentId) };
     });
+    if (agent && flags.rpm !== undefined) for (const line of keyPlanNotes(loadConfig(paths), { agent, key: record })) note(line);
     if (flags.json) {
       const { hash: _hash, ...shown } = record;
       return printJson(shown);

@@ -1,5 +1,5 @@
 import { Args, Flags } from "@oclif/core";
-import { CliError } from "../../src/cli/cli-error.js";
+import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
@@ -48,7 +48,7 @@ export default class PlansSet extends GwCommand {
     };
     const changes = Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
     if (Object.keys(changes).length === 0 && flags.agent === undefined && !flags.create) {
-      throw new CliError("nothing to set: give a limit (e.g. --monthly-credits N), --agent NAME or --create (see `gw plans set --help`)");
+      throw new UsageError("nothing to set: give a limit (e.g. --monthly-credits N), --agent NAME or --create (see `gw plans set --help`)");
     }
     const paths = await openHome(flags.home, { create: true });
     let config = loadConfig(paths);
@@ -56,7 +56,7 @@ export default class PlansSet extends GwCommand {
     const created = !plan;
     if (!plan) {
       if (!flags.create) throw unknownPlan(config, args.plan, `; to define a new plan, add --create`);
-      if (!/^[a-z0-9][a-z0-9_-]*$/.test(args.plan)) throw new CliError(`plan name "${args.plan}": use lowercase letters, digits, - and _`);
+      if (!/^[a-z0-9][a-z0-9_-]*$/.test(args.plan)) throw new UsageError(`plan name "${args.plan}": use lowercase letters, digits, - and _`);
       plan = args.plan;
     }
     if (Object.keys(changes).length > 0 || created) {

@@ -1,5 +1,5 @@
 import { Args, Flags } from "@oclif/core";
-import { CliError } from "../../src/cli/cli-error.js";
+import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
@@ -33,7 +33,7 @@ export default class ProvidersSet extends GwCommand {
     if (flags["api-key"] !== undefined) changes.apiKey = flags["api-key"];
     const headers = parseHeaders(flags.header);
     if (headers) changes.headers = headers;
-    if (Object.keys(changes).length === 0) throw new CliError("nothing to change: give --base-url, --api-key, --header name=value or --type");
+    if (Object.keys(changes).length === 0) throw new UsageError("nothing to change: give --base-url, --api-key, --header name=value or --type");
     const paths = await openHome(flags.home);
     const { result } = await editConfig(paths.config, (raw) => changeProvider(raw, args.name, changes));
     const view = providerView(args.name, result.entry);

@@ -1,5 +1,5 @@
 import { Args, Flags } from "@oclif/core";
-import { CliError } from "../../src/cli/cli-error.js";
+import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
@@ -30,10 +30,10 @@ export default class RoutesAdd extends GwCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(RoutesAdd);
     if (flags.provider === undefined && flags.upstream === undefined)
-      throw new CliError("give --provider NAME, or --upstream provider:model[:weight] for a weighted route");
+      throw new UsageError("give --provider NAME, or --upstream provider:model[:weight] for a weighted route");
     // The router serves `auto` from weighted routes only: a provider route named auto would never be used.
     if (args.prefix === "auto" && flags.provider !== undefined)
-      throw new CliError("the auto route picks among weighted upstreams: give --upstream provider:model[:weight] instead of --provider");
+      throw new UsageError("the auto route picks among weighted upstreams: give --upstream provider:model[:weight] instead of --provider");
     const route: Record<string, unknown> = { prefix: args.prefix };
     if (flags.provider !== undefined) route.provider = flags.provider;
     if (flags.upstream !== undefined) route.upstreams = flags.upstream.map(parseUpstream);

@@ -1,5 +1,5 @@
 import { Args, Flags } from "@oclif/core";
-import { CliError } from "../../src/cli/cli-error.js";
+import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
@@ -30,7 +30,7 @@ export default class RoutesSet extends GwCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(RoutesSet);
     if (flags.priority === undefined && flags["free-tier"] === undefined && flags.model === undefined) {
-      throw new CliError("nothing to change: give --priority N, --free-tier or --no-free-tier, or --model M");
+      throw new UsageError("nothing to change: give --priority N, --free-tier or --no-free-tier, or --model M");
     }
     const paths = await openHome(flags.home);
     const { config, result: index } = await editConfig(paths.config, (raw) => {

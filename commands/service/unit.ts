@@ -3,7 +3,7 @@ import path from "node:path";
 import { Flags } from "@oclif/core";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { note } from "../../src/cli/output.js";
-import { environmentFile, systemdUnit } from "../../src/cli/systemd-unit.js";
+import { environmentFile, pathsUnderTemp, systemdUnit } from "../../src/cli/systemd-unit.js";
 import { isInitialised } from "../../src/config/init-home.js";
 import { resolveHome } from "../../src/config/paths.js";
 
@@ -26,7 +26,13 @@ export default class ServiceUnit extends GwCommand {
     const home = resolveHome(flags.home);
     // Real paths: a unit outlives the shell's symlinks and relative paths.
     const script = realpathSync(path.join(this.config.root, "bin", "run.js"));
-    process.stdout.write(systemdUnit({ node: realpathSync(process.execPath), script, home, ...(flags.user !== undefined ? { user: flags.user } : {}) }));
+    const node = realpathSync(process.execPath);
+    process.stdout.write(systemdUnit({ node, script, home, ...(flags.user !== undefined ? { user: flags.user } : {}) }));
+    const underTemp = pathsUnderTemp({ home, node, script });
+    if (underTemp.length > 0)
+      note(
+        `note: ${underTemp.join(" and ")} ${underTemp.length === 1 ? "is" : "are"} under /tmp or /var/tmp: the unit leaves PrivateTmp off so the service can see ${underTemp.length === 1 ? "it" : "them"}; old files there are cleaned away (systemd-tmpfiles), so a home belongs elsewhere (e.g. /var/lib/gw)`,
+      );
     if (!isInitialised(home))
       note(`note: ${home} is not a gw home yet: run \`gw init --home ${home}\`${flags.user ? ` as ${flags.user}` : ""} before starting the service`);
     note(`note: vendor keys for \${NAME} references go in ${environmentFile(home)} (NAME=value lines, mode 600)`);

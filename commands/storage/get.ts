@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { Args, Flags } from "@oclif/core";
-import { CliError } from "../../src/cli/cli-error.js";
+import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
@@ -22,7 +22,7 @@ export default class StorageGet extends GwCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(StorageGet);
-    if (flags.json && flags.output === "-") throw new CliError("--json and -o - both want stdout; choose one");
+    if (flags.json && flags.output === "-") throw new UsageError("--json and -o - both want stdout; choose one");
     const download = await gatewayClient(flags).downloadFile(args.id);
     const target = flags.output ?? localNameFor(download.filename, args.id);
     if (flags.output === undefined && existsSync(target)) {

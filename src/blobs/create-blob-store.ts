@@ -23,7 +23,8 @@ async function loadDriver(settings: BlobStoreSettings, defaultBase: string): Pro
     return streamingFsDriver({ ...settings.options, base });
   }
   // Only unstorage's own driver modules: the name never becomes an arbitrary import path.
-  const specifier = (builtinDrivers as Record<string, string>)[settings.driver];
+  const drivers = builtinDrivers as Record<string, string>;
+  const specifier = Object.hasOwn(drivers, settings.driver) ? drivers[settings.driver] : undefined;
   if (!specifier) throw new Error(`storage.driver "${settings.driver}" is not an unstorage driver (fs, s3, redis, memory ...)`);
   const module = (await import(specifier)) as { default: (options: unknown) => Driver };
   return module.default(settings.options);

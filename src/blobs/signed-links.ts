@@ -24,6 +24,8 @@ export interface LinkClaims {
 export type LinkCheck = { ok: true; claims: LinkClaims } | { ok: false; reason: "malformed" | "signature" | "method" | "expired"; claims?: LinkClaims };
 
 const SIGNATURE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** The query parameters a link is made of, each exactly once. */
+const LINK_PARAMETERS = ["expires", "size", "type", "signature"] as const;
 const INTEGER_PATTERN = /^(0|[1-9][0-9]{0,15})$/;
 
 export function signLink(secret: Uint8Array, claims: LinkClaims): string {
@@ -43,9 +45,12 @@ export function buildSignedUrl(baseUrl: string, secret: Uint8Array, claims: Link
 
 /**
  * Check a presented link: well-formed, signed by `secret` for this method and path, not expired.
- * The signature is checked before the expiry, so an altered expiry reads as "signature".
+ * The signature is checked before the expiry, so an altered expiry reads as "signature". A
+ * parameter given twice (a second `expires` appended to a genuine link) is malformed: which copy
+ * a reader takes is not the link's to decide, so the link is refused like an altered one.
  */
 export function verifyLink(secret: Uint8Array, request: { method: string; path: string; query: URLSearchParams }, nowSeconds: number): LinkCheck {
+  for (const name of LINK_PARAMETERS) if (request.query.getAll(name).length > 1) return { ok: false, reason: "malformed" };
   const expires = request.query.get("expires");
   const size = request.query.get("size");
   const contentType = request.query.get("type");

@@ -5,7 +5,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SpeechFormat, SpeechResult } from "../client/audio-types.js";
-import { CliError } from "./cli-error.js";
+import { CliError, UsageError } from "./cli-error.js";
 
 /** File extensions that name a speech format (`.ogg` is Opus in Ogg, what `opus` answers). */
 const FORMAT_OF_EXTENSION: Record<string, SpeechFormat> = { mp3: "mp3", wav: "wav", opus: "opus", ogg: "opus", flac: "flac", pcm: "pcm" };
@@ -30,7 +30,7 @@ export function speechFormatFor(format: string | undefined, target: string | und
   const targetFormat = target !== undefined && target !== "-" ? speechFormatOfTarget(target) : undefined;
   const asked = format?.trim().toLowerCase();
   if (asked !== undefined && targetFormat !== undefined && asked !== targetFormat) {
-    throw new CliError(`${names.target} ${target} names ${targetFormat} but ${names.format} is ${format}; make them agree`);
+    throw new UsageError(`${names.target} ${target} names ${targetFormat} but ${names.format} is ${format}; make them agree`);
   }
   return asked ?? targetFormat;
 }

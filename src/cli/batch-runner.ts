@@ -100,9 +100,12 @@ export async function runBatch<Result extends BatchLineResult>(
   const settle = (index: number, result: BatchLineResult): Promise<void> => {
     results[index] = result;
     progress.settled(result);
-    printing = printing.then(async () => {
-      while (printed < results.length && results[printed] !== undefined) await writeStdout(`${JSON.stringify(results[printed++])}\n`);
-    });
+    printing = printing.then(() =>
+      // On a terminal stdout and stderr share the screen: the bar is cleared while result lines print.
+      progress.aside(async () => {
+        while (printed < results.length && results[printed] !== undefined) await writeStdout(`${JSON.stringify(results[printed++])}\n`);
+      }),
+    );
     return printing;
   };
 
@@ -176,23 +179,39 @@ export function batchFailure(error: unknown): Pick<BatchLineResult, "status" | "
 interface BatchProgress {
   settled(result: BatchLineResult): void;
   message(text: string): void;
+  /** Run `print` (which writes result lines to stdout) with the bar off the screen, then draw it again. */
+  aside(print: () => Promise<void>): Promise<void>;
+  /** Take the bar off the screen for good: what follows (the summary, the shell's prompt) starts on a clean line. */
   end(): void;
 }
 
 /** Failed lines as `line N: message` on stderr; on a terminal also a counter rewritten in place. */
 function batchProgress(total: number, stream: NodeJS.WriteStream): BatchProgress {
-  const terminal = stream.isTTY === true;
+  const terminal = stream.isTTY === true && total > 0;
   let done = 0;
   let failed = 0;
+  let shown = false;
+  let printing = 0;
   const bar = (): string => {
     const width = 20;
-    const filled = total === 0 ? width : Math.round((done / total) * width);
+    const filled = Math.round((done / total) * width);
     return `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total}${failed ? `, ${failed} failed` : ""}`;
   };
-  const write = (text: string): void => {
-    stream.write(terminal ? `\r\x1b[2K${text}\n${bar()}` : `${text}\n`);
+  const hide = (): void => {
+    if (shown) stream.write("\r\x1b[2K");
+    shown = false;
   };
-  if (terminal && total > 0) stream.write(bar());
+  const show = (): void => {
+    if (!terminal || printing > 0) return;
+    stream.write(`\r\x1b[2K${bar()}`);
+    shown = true;
+  };
+  const write = (text: string): void => {
+    hide();
+    stream.write(`${text}\n`);
+    show();
+  };
+  show();
   return {
     settled(result) {
       if (result.status === "skipped") return;
@@ -200,11 +219,22 @@ function batchProgress(total: number, stream: NodeJS.WriteStream): BatchProgress
       if (result.status === "error") {
         failed += 1;
         write(`line ${result.line}: ${result.error}`);
-      } else if (terminal) stream.write(`\r\x1b[2K${bar()}`);
+      } else show();
     },
     message: write,
+    async aside(print) {
+      printing += 1;
+      hide();
+      try {
+        await print();
+      } finally {
+        printing -= 1;
+        show();
+      }
+    },
     end() {
-      if (terminal && total > 0) stream.write("\n");
+      printing += 1;
+      hide();
     },
   };
 }

@@ -1,4 +1,5 @@
-// Which command a mistyped one most likely meant, for the command_not_found hook.
+// What a mistyped command, flag or value most likely meant: the command_not_found hook, unknown
+// flags (gw-command.ts) and values from a fixed set (provider types).
 
 /**
  * Edits between two strings (insert, delete, substitute, or swap two neighbours: the optimal
@@ -29,8 +30,24 @@ export function closestCommandId(typed: string, knownIds: readonly string[]): st
   for (const id of knownIds) {
     const typedPart = words.slice(0, id.split(":").length).join(":");
     const distance = editDistance(typedPart.toLowerCase(), id);
-    if (distance === 0 || distance > Math.max(1, Math.floor(id.length / 3))) continue;
+    if (distance === 0 || !closeEnough(distance, id)) continue;
     if (!best || distance < best.distance) best = { id, distance };
   }
   return best?.id;
+}
+
+/** The known name closest to what was typed (a flag, a provider type ...), or undefined when none is close enough to be a typo. */
+export function closestName(typed: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = editDistance(typed.toLowerCase(), name.toLowerCase());
+    if (!closeEnough(distance, name)) continue;
+    if (!best || distance < best.distance) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** A typo is a few edits: one for a short name, a third of its length for a longer one. */
+function closeEnough(distance: number, name: string): boolean {
+  return distance <= Math.max(1, Math.floor(name.length / 3));
 }

@@ -1,5 +1,6 @@
 // Flags shared by the commands.
 import { Flags } from "@oclif/core";
+import { UsageError } from "./cli-error.js";
 
 export const homeFlag = Flags.string({
   description: "gw home directory [default: $GW_HOME or ~/.gw]",
@@ -25,7 +26,7 @@ export const baseUrlFlag = Flags.string({
 export const numberFlag = Flags.custom<number>({
   parse: async (input) => {
     const value = Number(input);
-    if (input.trim() === "" || !Number.isFinite(value)) throw new Error(`expected a number, got "${input}"`);
+    if (input.trim() === "" || !Number.isFinite(value)) throw new UsageError(`expected a number, got "${input}"`);
     return value;
   },
 });

@@ -20,7 +20,10 @@ export function gatewayClient(flags: GatewayFlags, env: NodeJS.ProcessEnv = proc
   const baseUrl = flags["base-url"] ?? env.GW_BASE_URL ?? homeServerUrl(flags.home);
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol))
     throw new CliError(`gateway address "${baseUrl}" is not an http(s) URL (GW_BASE_URL or --base-url)`);
-  return new GwClient(apiKey ? { baseUrl, apiKey } : { baseUrl });
+  // The home's self-signed certificate, for the hint when the gateway's is not trusted (`gw serve --https`).
+  const certificate = homePaths(resolveHome(flags.home)).tlsCert;
+  const selfSignedCertificate = existsSync(certificate) ? certificate : undefined;
+  return new GwClient({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(selfSignedCertificate ? { selfSignedCertificate } : {}) });
 }
 
 /** http://host:port from the home's config; the built-in default when there is none. */

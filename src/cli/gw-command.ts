@@ -1,7 +1,10 @@
 // Base of every gw command: the global --home flag, and errors printed as their message alone on
-// stderr (also under --json, so stdout only ever carries the result) with a non-zero exit.
+// stderr (also under --json, so stdout only ever carries the result) with a non-zero exit: 2 for a
+// command line that is wrong in itself (oclif's parse errors, UsageError), 1 for a failure while
+// running (docs/decisions.md §17). An unknown flag is answered with the closest known one.
 import { Command, Errors } from "@oclif/core";
 import { StoreError } from "../store/store-error.js";
+import { unknownFlagsOf, withFlagSuggestions } from "./flag-suggestion.js";
 import { homeFlag } from "./flags.js";
 import { exitQuietlyOnBrokenPipe } from "./output.js";
 
@@ -23,7 +26,13 @@ export abstract class GwCommand extends Command {
     const exit = error.oclif?.exit || error.exitCode || 1;
     // Parse errors from oclif carry their own help hints; everything else is the message alone.
     // Store errors are worded for the server's start; a command gets the wording meant for it.
-    const text = error instanceof StoreError ? error.commandMessage : error.message;
+    const unknownFlags = unknownFlagsOf(error);
+    const text =
+      error instanceof StoreError
+        ? error.commandMessage
+        : unknownFlags
+          ? withFlagSuggestions(error.message, unknownFlags, { ...this.ctor.baseFlags, ...this.ctor.flags })
+          : error.message;
     const message = process.env.DEBUG && error.stack ? error.stack : text || String(error);
     process.stderr.write(`${message.replace(/\n+$/, "")}\n`);
     process.exitCode = exit;

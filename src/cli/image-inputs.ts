@@ -5,7 +5,7 @@
 // the model's default role.
 import { fileTypeFromBuffer } from "file-type";
 import type { ImageEditInput, ImageRole } from "../client/image-types.js";
-import { CliError } from "./cli-error.js";
+import { CliError, UsageError } from "./cli-error.js";
 import { readPictureFile } from "./picture-files.js";
 
 export const IMAGE_ROLES: readonly ImageRole[] = ["edit", "subject", "reference"];
@@ -29,9 +29,9 @@ export function parseImageSpec(spec: string, label = "--image"): ImageSpec {
     : /^(https?|data):/i.test(value)
       ? { kind: "url", value }
       : { kind: "file", value };
-  if (parsed.value === "") throw new CliError(`${label} ${JSON.stringify(spec)} names no ${parsed.kind === "asset" ? "asset id" : "picture"}`);
+  if (parsed.value === "") throw new UsageError(`${label} ${JSON.stringify(spec)} names no ${parsed.kind === "asset" ? "asset id" : "picture"}`);
   if (parsed.kind === "asset" && parsed.value.includes(":")) {
-    throw new CliError(`${label} ${spec}: the role after asset:ID must be edit, subject or reference`);
+    throw new UsageError(`${label} ${spec}: the role after asset:ID must be edit, subject or reference`);
   }
   return role === undefined ? parsed : { ...parsed, role };
 }
@@ -46,7 +46,7 @@ export async function imageEditInput(spec: string, label = "--image"): Promise<I
 
 /** The --image flags: 1 to 4 of them, every file read before the request is sent. */
 export async function imageEditInputs(specs: readonly string[]): Promise<ImageEditInput[]> {
-  if (specs.length > MAX_EDIT_IMAGES) throw new CliError(`an edit takes at most ${MAX_EDIT_IMAGES} pictures; got ${specs.length} --image flags`);
+  if (specs.length > MAX_EDIT_IMAGES) throw new UsageError(`an edit takes at most ${MAX_EDIT_IMAGES} pictures; got ${specs.length} --image flags`);
   return Promise.all(specs.map((spec) => imageEditInput(spec)));
 }
 

@@ -2,7 +2,7 @@
 // request body they build, and how one image result is printed or saved.
 import { Args, Flags, type Interfaces } from "@oclif/core";
 import type { ImageResultBody } from "../client/image-types.js";
-import { CliError } from "./cli-error.js";
+import { CliError, UsageError } from "./cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag, numberFlag } from "./flags.js";
 import { formatOfTarget, pictureTargets, writePicture } from "./image-files.js";
 import { note, printJson } from "./output.js";
@@ -51,13 +51,13 @@ export type ImageRequestFlags = Interfaces.InferredFlags<typeof imageRequestFlag
 /** Flags that must not be combined with --batch or that --batch needs set a certain way. */
 export function checkOutputFlags(flags: ImageRequestFlags, prompt: string | undefined): void {
   if (flags.batch !== undefined) {
-    if (prompt !== undefined) throw new CliError("--batch reads the prompts from its lines; drop the PROMPT argument");
-    if (flags.output === "-") throw new CliError("--batch writes files into the -o directory; -o - is not possible");
+    if (prompt !== undefined) throw new UsageError("--batch reads the prompts from its lines; drop the PROMPT argument");
+    if (flags.output === "-") throw new UsageError("--batch writes files into the -o directory; -o - is not possible");
     return;
   }
-  if (prompt === undefined) throw new CliError("missing PROMPT (or pass --batch FILE)");
-  if (flags.output === "-" && flags.json) throw new CliError("--json and -o - both want stdout; choose one");
-  if (flags.output === "-" && flags.n !== undefined && flags.n > 1) throw new CliError("-o - writes one picture; drop --n or pass -o FILE");
+  if (prompt === undefined) throw new UsageError("missing PROMPT (or pass --batch FILE)");
+  if (flags.output === "-" && flags.json) throw new UsageError("--json and -o - both want stdout; choose one");
+  if (flags.output === "-" && flags.n !== undefined && flags.n > 1) throw new UsageError("-o - writes one picture; drop --n or pass -o FILE");
 }
 
 /**
@@ -67,7 +67,7 @@ export function checkOutputFlags(flags: ImageRequestFlags, prompt: string | unde
 export function outputFormatFor(format: string | undefined, target: string | undefined, names = { format: "--format", target: "-o" }): string | undefined {
   const targetFormat = target !== undefined && target !== "-" ? formatOfTarget(target) : undefined;
   if (format !== undefined && targetFormat !== undefined && targetFormat !== normalizedFormat(format)) {
-    throw new CliError(`${names.target} ${target} names ${targetFormat} but ${names.format} is ${format}; make them agree`);
+    throw new UsageError(`${names.target} ${target} names ${targetFormat} but ${names.format} is ${format}; make them agree`);
   }
   return format ?? targetFormat;
 }

@@ -2,7 +2,7 @@
 // KeyLimits the store applies. On `set`, `none` (or `never`, `all`) removes a limit.
 import { Flags } from "@oclif/core";
 import type { KeyBudget, KeyLimits, KeyRecord } from "../store/records.js";
-import { CliError } from "./cli-error.js";
+import { UsageError } from "./cli-error.js";
 
 export const keyLimitFlags = {
   name: Flags.string({ description: "a label for people (shown by gw keys list and GET /v1/key)" }),
@@ -48,17 +48,17 @@ export function keyLimitsFrom(flags: KeyLimitFlagValues, now: Date, existing?: K
 function budgetFrom(flags: KeyLimitFlagValues, existing: KeyBudget | undefined): KeyBudget | null | undefined {
   const period = flags["budget-period"] as KeyBudget["period"] | undefined;
   if (flags.budget !== undefined && isClearing(flags.budget, "none")) {
-    if (period !== undefined) throw new CliError("--budget-period goes with a budget; --budget none removes the budget");
+    if (period !== undefined) throw new UsageError("--budget-period goes with a budget; --budget none removes the budget");
     return null;
   }
   if (flags.budget === undefined) {
     if (period === undefined) return undefined;
-    if (!existing) throw new CliError("--budget-period needs --budget CREDITS (this key has no budget)");
+    if (!existing) throw new UsageError("--budget-period needs --budget CREDITS (this key has no budget)");
     return { credits: existing.credits, period };
   }
   const credits = Number(flags.budget);
   if (!/^\d+$/.test(flags.budget.trim()) || !Number.isSafeInteger(credits))
-    throw new CliError(`--budget "${flags.budget}": expected a whole number of credits, or none`);
+    throw new UsageError(`--budget "${flags.budget}": expected a whole number of credits, or none`);
   return { credits, period: period ?? existing?.period ?? "month" };
 }
 
@@ -77,12 +77,12 @@ export function parseExpiry(text: string, now: Date): string {
   } else if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) {
     instant = Date.parse(value);
   } else {
-    throw new CliError(
+    throw new UsageError(
       `--expires "${text}": expected a lifetime (90s, 15m, 12h, 30d, 4w), a date (2027-01-31), a time with its zone (2027-01-31T12:00:00Z), or never`,
     );
   }
-  if (!Number.isFinite(instant)) throw new CliError(`--expires "${text}": not a real date`);
-  if (instant <= now.getTime()) throw new CliError(`--expires "${text}" is already past (now ${now.toISOString()})`);
+  if (!Number.isFinite(instant)) throw new UsageError(`--expires "${text}": not a real date`);
+  if (instant <= now.getTime()) throw new UsageError(`--expires "${text}" is already past (now ${now.toISOString()})`);
   return new Date(instant).toISOString();
 }
 
@@ -91,13 +91,13 @@ function parseModelPatterns(text: string): string[] {
     .split(",")
     .map((pattern) => pattern.trim())
     .filter((pattern) => pattern !== "");
-  if (patterns.length === 0) throw new CliError(`--models "${text}": give at least one pattern, e.g. 'openai/*', or all`);
+  if (patterns.length === 0) throw new UsageError(`--models "${text}": give at least one pattern, e.g. 'openai/*', or all`);
   return [...new Set(patterns)];
 }
 
 function positiveInteger(text: string, flag: string): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) throw new CliError(`${flag} "${text}": expected a whole number >= 1, or none`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) throw new UsageError(`${flag} "${text}": expected a whole number >= 1, or none`);
   return value;
 }
 

@@ -10,7 +10,7 @@ import { isRecord, objectAt } from "./raw-config.js";
 /** The plan NAME names, refused when it is an alias, unknown, built in, or some agent's plan. */
 export function removablePlan(config: Config, name: string, agents: readonly AgentRecord[]): string {
   const plan = name.toLowerCase();
-  const aliasTarget = config.planAliases[plan];
+  const aliasTarget = Object.hasOwn(config.planAliases, plan) ? config.planAliases[plan] : undefined;
   if (aliasTarget !== undefined) {
     throw new CliError(`"${plan}" is an alias of plan ${aliasTarget}, not a plan: \`gw plans remove ${aliasTarget}\` removes the plan and its aliases`);
   }
@@ -20,7 +20,7 @@ export function removablePlan(config: Config, name: string, agents: readonly Age
       `plan "${plan}" is built in and cannot be removed: ${BUILT_IN_PLANS.join(", ")} always exist (new agents start on free); change its limits with \`gw plans set ${plan} ...\``,
     );
   }
-  if (config.resolvedPlans[plan] === undefined) throw unknownPlan(config, name);
+  if (!Object.hasOwn(config.resolvedPlans, plan)) throw unknownPlan(config, name);
   const users = agents.filter((agent) => agent.plan.toLowerCase() === plan).map((agent) => agent.name);
   if (users.length > 0) {
     throw new CliError(

@@ -1,7 +1,8 @@
 // Providers as `gw providers` shows and edits them. Secrets are never printed: apiKey and header
 // values go through maskSecret (env references as written, literals as ****).
 import { maskSecret, type RawConfig } from "../config/config-file.js";
-import { CliError } from "./cli-error.js";
+import { CliError, UsageError } from "./cli-error.js";
+import { closestName } from "./command-suggestion.js";
 import { implementedProviderTypes } from "./provider-types.js";
 import { isRecord, objectAt, stringField } from "./raw-config.js";
 
@@ -12,7 +13,9 @@ export async function providerTypeNames(): Promise<string[]> {
 
 export async function assertProviderType(type: string): Promise<void> {
   const names = await providerTypeNames();
-  if (!names.includes(type)) throw new CliError(`unknown provider type "${type}": gw implements ${names.join(", ")}`);
+  if (names.includes(type)) return;
+  const guess = closestName(type, names);
+  throw new UsageError(`unknown provider type "${type}": gw implements ${names.join(", ")}${guess ? `. Did you mean "${guess}"?` : ""}`);
 }
 
 /** `--header name=value` flags as a record (`name=` gives an empty value: `providers set` removes that header). */
@@ -22,7 +25,7 @@ export function parseHeaders(values: readonly string[]): Record<string, string> 
   for (const value of values) {
     const separator = value.indexOf("=");
     const name = separator > 0 ? value.slice(0, separator).trim() : "";
-    if (!name) throw new CliError(`--header "${value}": expected name=value`);
+    if (!name) throw new UsageError(`--header "${value}": expected name=value`);
     headers[name] = value.slice(separator + 1);
   }
   return headers;

@@ -6,16 +6,21 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The object at `raw[key]`, created when missing. */
+/**
+ * The object at `raw[key]`, created when missing. Its entries are named on the command line
+ * (`gw providers set NAME`, `gw tools enable TOOL`), so it has no prototype: `constructor` or
+ * `__proto__` reads as a missing entry and writes as an own one (which validation then judges).
+ * JSON.stringify writes it as before.
+ */
 export function objectAt(raw: RawConfig, key: string): Record<string, unknown> {
   const value = raw[key];
   if (value === undefined) {
-    const created: Record<string, unknown> = {};
+    const created: Record<string, unknown> = Object.create(null);
     raw[key] = created;
     return created;
   }
   if (!isRecord(value)) throw new CliError(`config.json: ${key}: expected an object`);
-  return value;
+  return Object.setPrototypeOf(value, null) as Record<string, unknown>;
 }
 
 /** The array at `raw[key]`, created when missing. */

@@ -1,7 +1,7 @@
 // Routes as `gw routes` writes, shows and finds them: one route among several sharing a prefix is
 // named by provider, priority or position, and a route that would duplicate another is found.
 import type { RouteConfig } from "../config/config-schema.js";
-import { CliError } from "./cli-error.js";
+import { CliError, UsageError } from "./cli-error.js";
 import { isRecord, stringField } from "./raw-config.js";
 
 export interface UpstreamSpec {
@@ -24,7 +24,7 @@ export function parseUpstream(value: string): UpstreamSpec {
     weight = Number(model.slice(last + 1));
     model = model.slice(0, last);
   }
-  if (!provider || !model) throw new CliError(`--upstream "${value}": expected provider:model[:weight]`);
+  if (!provider || !model) throw new UsageError(`--upstream "${value}": expected provider:model[:weight]`);
   return weight === undefined ? { provider, model } : { provider, model, weight };
 }
 

@@ -4,7 +4,7 @@
 // and the engines gw runs as child processes (ffmpeg, espeak-ng, tesseract; sharp in-process)
 // working; the comments in the unit say why the stronger ones are absent (docs/decisions.md §16).
 import path from "node:path";
-import { CliError } from "./cli-error.js";
+import { CliError, UsageError } from "./cli-error.js";
 
 export interface UnitOptions {
   /** Absolute path of the Node binary. */
@@ -25,15 +25,26 @@ export function environmentFile(home: string): string {
 /** Home directories systemd's ProtectHome= hides: a path under one needs ProtectHome=read-only. */
 const HOME_ROOTS = ["/home", "/root", "/run/user"];
 
+/** What PrivateTmp= replaces with an empty folder of the service's own. */
+const TEMP_ROOTS = ["/tmp", "/var/tmp"];
+
+const isUnder = (file: string, roots: readonly string[]) => roots.some((root) => file === root || file.startsWith(`${root}/`));
+
+/** The paths of the unit (home, Node, gw) that a private /tmp would hide from the service. */
+export function pathsUnderTemp(options: Pick<UnitOptions, "home" | "node" | "script">): string[] {
+  return [options.home, options.node, options.script].filter((file) => isUnder(file, TEMP_ROOTS));
+}
+
 export function systemdUnit(options: UnitOptions): string {
   const node = unitPath("the Node binary", options.node);
   const script = unitPath("gw's bin/run.js", options.script);
   const home = unitPath("--home", options.home);
   if (options.user !== undefined && !/^(?:[A-Za-z_][A-Za-z0-9_.-]*|\d+)$/.test(options.user)) {
-    throw new CliError(`--user "${options.user}": expected a user name (letters, digits, _ . -, not starting with a digit or -) or a numeric uid`);
+    throw new UsageError(`--user "${options.user}": expected a user name (letters, digits, _ . -, not starting with a digit or -) or a numeric uid`);
   }
   // ProtectHome=yes would hide a home, Node or gw installed under /home (nvm, a clone): read-only then.
-  const underHome = [options.home, options.node, options.script].some((file) => HOME_ROOTS.some((root) => file === root || file.startsWith(`${root}/`)));
+  const underHome = [options.home, options.node, options.script].some((file) => isUnder(file, HOME_ROOTS));
+  const underTemp = pathsUnderTemp(options);
   const lines = [
     "# gw as a systemd service, written by `gw service unit`. Install:",
     "#   gw service unit ... | sudo tee /etc/systemd/system/gw.service",
@@ -63,7 +74,14 @@ export function systemdUnit(options: UnitOptions): string {
     "ProtectSystem=strict",
     `ProtectHome=${underHome ? "read-only" : "yes"}`,
     `ReadWritePaths=${home}`,
-    "PrivateTmp=yes",
+    // PrivateTmp=yes would give the service an empty /tmp and /var/tmp of its own, without the home (or gw) kept there.
+    ...(underTemp.length > 0
+      ? [
+          `# PrivateTmp is off: ${underTemp.join(" and ")} would be hidden by a private /tmp. systemd-tmpfiles cleans`,
+          "# old files out of /tmp and /var/tmp (and /tmp at boot): /var/lib/gw is a lasting place for a home.",
+          "PrivateTmp=no",
+        ]
+      : ["PrivateTmp=yes"]),
     "PrivateDevices=yes",
     "ProtectKernelTunables=yes",
     "ProtectKernelModules=yes",

@@ -46,7 +46,7 @@ export interface ToolCandidate {
 const AUDIO_TOOLS = new Set(["speech", "transcription"]);
 
 export function isImageTool(tool: string): boolean {
-  return tool in IMAGE_TOOL_OPERATIONS;
+  return Object.hasOwn(IMAGE_TOOL_OPERATIONS, tool);
 }
 
 /** Tools that take models of a catalog (image or audio) rather than any id a provider serves. */
@@ -60,7 +60,7 @@ export function toolModels(catalog: CatalogConfig, tool: string): Array<{ id: st
   if (tool === "transcription") return catalog.transcription;
   if (tool === "video") return catalog.video;
   if (tool === "search") return catalog.search;
-  const operations = IMAGE_TOOL_OPERATIONS[tool] ?? [];
+  const operations = isImageTool(tool) ? (IMAGE_TOOL_OPERATIONS[tool] ?? []) : [];
   return catalog.image.filter((model) => model.operations.some((operation) => operations.includes(operation)));
 }
 

@@ -1,5 +1,7 @@
 // Progress of an upload or download on stderr: only when stderr is a terminal and the transfer
-// is large enough to be worth watching; one line rewritten in place, at most ten times a second.
+// is large enough to be worth watching; one line rewritten in place, at most ten times a second,
+// and erased when the transfer is done, so the result prints on a clean line (the screen is shared
+// with stdout).
 
 const LARGE_BYTES = 4 * 1024 * 1024;
 const UNITS = ["B", "KB", "MB", "GB", "TB"];
@@ -27,8 +29,7 @@ export function transferProgress(label: string, totalBytes: number | undefined, 
       }
     },
     done() {
-      show();
-      stream.write("\n");
+      stream.write("\r\x1b[2K");
     },
   };
 }

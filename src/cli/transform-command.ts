@@ -5,7 +5,7 @@
 import { Args, Flags, type Interfaces } from "@oclif/core";
 import type { ImageResultBody } from "../client/image-types.js";
 import { type ImageUpscaleRequest, TransformClient } from "../client/transform-client.js";
-import { CliError } from "./cli-error.js";
+import { UsageError } from "./cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "./flags.js";
 import { gatewayClient } from "./gateway-client.js";
 import { outputFormatFor, saveImageResult } from "./image-options.js";
@@ -32,7 +32,7 @@ export type TransformFlags = Interfaces.InferredFlags<typeof transformFlags>;
 export type TransformSend = (client: TransformClient, body: ImageUpscaleRequest) => Promise<ImageResultBody>;
 
 export async function runTransformCommand(picture: string, flags: TransformFlags, extra: ImageUpscaleRequest, send: TransformSend): Promise<void> {
-  if (flags.output === "-" && flags.json) throw new CliError("--json and -o - both want stdout; choose one");
+  if (flags.output === "-" && flags.json) throw new UsageError("--json and -o - both want stdout; choose one");
   const client = new TransformClient(gatewayClient(flags).transport);
   const body: ImageUpscaleRequest = { ...extra, ...(await pictureBody(picture, flags.parent)) };
   const format = outputFormatFor(flags.format, flags.output);
@@ -47,8 +47,8 @@ async function pictureBody(picture: string, parent: string | undefined): Promise
   const asset = /^asset:(.*)$/i.exec(picture);
   if (asset) {
     const id = asset[1]!.trim();
-    if (!id) throw new CliError(`${picture}: asset:ID names no asset id`);
-    if (parent !== undefined && parent !== id) throw new CliError(`${picture} is its own lineage; drop --parent ${parent}`);
+    if (!id) throw new UsageError(`${picture}: asset:ID names no asset id`);
+    if (parent !== undefined && parent !== id) throw new UsageError(`${picture} is its own lineage; drop --parent ${parent}`);
     return { parent_asset_id: id };
   }
   const field = await pictureField(picture);

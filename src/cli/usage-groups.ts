@@ -1,8 +1,10 @@
 // Summing usage rows for `gw usage` as they stream past: credits per agent (for balances) and
-// per group of one dimension (--by day|model|agent|key|endpoint). Only the sums are kept.
+// per group of one dimension (--by day|model|agent|key|endpoint), with the overage beside them
+// (credits an upstream's usage came to beyond what its calls held, not billed). Only the sums are kept.
 import { findAgent } from "../store/provisioning.js";
 import type { AgentRecord, KeyRecord, MetadataData } from "../store/records.js";
 import type { UsageRow } from "../store/usage-log.js";
+import { isCount } from "../store/usage-watermark.js";
 import type { ReportRange } from "./usage-range.js";
 import { DAY_MS, dayLabel, startOfDay } from "./usage-range.js";
 
@@ -17,6 +19,8 @@ export interface UsageGroup {
   value: string;
   rows: number;
   credits: number;
+  /** Credits not billed: the upstream's usage beyond what the calls held. */
+  overage: number;
   /** --by key: the key's label (`gw keys create --name`) and its agent, when known. */
   label?: string;
   agent?: string;
@@ -60,6 +64,7 @@ export class AgentDirectory {
 interface Sum {
   rows: number;
   credits: number;
+  overage: number;
   /** --by key: the agent of the key's first row, for a key the metadata no longer has. */
   agent?: string;
 }
@@ -67,8 +72,11 @@ interface Sum {
 export class UsageTally {
   rows = 0;
   credits = 0;
+  overage = 0;
   /** Credits per agent id, for the agents the metadata knows. */
   readonly agentCredits = new Map<string, number>();
+  /** Overage per agent id, for the agents that have any. */
+  readonly agentOverage = new Map<string, number>();
   private readonly sums = new Map<string, Sum>();
 
   constructor(
@@ -81,17 +89,21 @@ export class UsageTally {
   add(row: UsageRow): boolean {
     const agent = this.agents.resolve(row.agent);
     if (this.only && agent !== this.only) return false;
+    const overage = overageOf(row);
     this.rows += 1;
     this.credits += row.credits;
+    this.overage += overage;
     if (agent) this.agentCredits.set(agent.id, (this.agentCredits.get(agent.id) ?? 0) + row.credits);
+    if (agent && overage > 0) this.agentOverage.set(agent.id, (this.agentOverage.get(agent.id) ?? 0) + overage);
     if (this.dimension) {
       const value = this.valueOf(row, agent);
       const sum = this.sums.get(value);
       if (sum) {
         sum.rows += 1;
         sum.credits += row.credits;
+        sum.overage += overage;
       } else {
-        this.sums.set(value, { rows: 1, credits: row.credits, ...(this.dimension === "key" ? { agent: agent?.name ?? row.agent } : {}) });
+        this.sums.set(value, { rows: 1, credits: row.credits, overage, ...(this.dimension === "key" ? { agent: agent?.name ?? row.agent } : {}) });
       }
     }
     return true;
@@ -108,7 +120,7 @@ export class UsageTally {
       const last = Math.min(range.until - 1, startOfDay(today));
       for (let day = startOfDay(range.since); day <= last; day += DAY_MS) {
         const label = dayLabel(day);
-        if (!days.has(label)) days.set(label, { rows: 0, credits: 0 });
+        if (!days.has(label)) days.set(label, { rows: 0, credits: 0, overage: 0 });
       }
       return [...days.entries()]
         .sort(([a], [b]) => (a === NO_VALUE ? 1 : b === NO_VALUE ? -1 : a < b ? -1 : a > b ? 1 : 0))
@@ -120,7 +132,7 @@ export class UsageTally {
   }
 
   private group(value: string, sum: Sum): UsageGroup {
-    const group: UsageGroup = { value, rows: sum.rows, credits: sum.credits };
+    const group: UsageGroup = { value, rows: sum.rows, credits: sum.credits, overage: sum.overage };
     if (this.dimension !== "key") return group;
     const key = this.agents.key(value);
     if (key?.name) group.label = key.name;
@@ -143,6 +155,11 @@ export class UsageTally {
         return text(row.endpoint);
     }
   }
+}
+
+/** A row's overage: 0 for rows without one (the log vouches only for agent and credits, so anything else counts as none). */
+export function overageOf(row: UsageRow): number {
+  return isCount(row.overage) ? row.overage : 0;
 }
 
 /** The UTC day of a row's time; the gateway writes ISO times in UTC, read by slicing. */

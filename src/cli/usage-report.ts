@@ -1,6 +1,7 @@
 // `gw usage`: credits used per agent (with the balance left, for a calendar month) and the rows
 // of a range, or their sums per day, model, agent, key or endpoint as a table, JSON, CSV or a bar
-// chart. Rows stream from the log (usage-rows.ts): what is held is the sums and the rows shown,
+// chart. Overage (an upstream's usage beyond what its calls held, not billed: docs/decisions.md §3)
+// is a column of the tables and JSON when the range has any, and always a CSV column. Rows stream from the log (usage-rows.ts): what is held is the sums and the rows shown,
 // never the month, so a million-row month reports in seconds (docs/decisions.md §15).
 import type { Config } from "../config/resolved-config.js";
 import { canonicalPlanName } from "../config/resolved-config.js";
@@ -11,7 +12,7 @@ import { CliError } from "./cli-error.js";
 import { note, printLine, printTable, writeStdout } from "./output.js";
 import { barChart } from "./usage-chart.js";
 import { type CsvCell, csvLine } from "./usage-csv.js";
-import { AgentDirectory, type UsageDimension, type UsageGroup, UsageTally } from "./usage-groups.js";
+import { AgentDirectory, overageOf, type UsageDimension, type UsageGroup, UsageTally } from "./usage-groups.js";
 import { describeRange, iso, type ReportRange } from "./usage-range.js";
 
 export const USAGE_FORMATS = ["table", "json", "csv"] as const;
@@ -43,6 +44,8 @@ export interface AgentUsage {
   used: number;
   /** The plan's monthly credits less `used`: only when the range is one calendar month. */
   balance?: number;
+  /** Credits not billed beyond what the agent's calls held (only when there are any). */
+  overage?: number;
 }
 
 interface Report {
@@ -106,21 +109,23 @@ async function printGroups(report: Report, dimension: UsageDimension): Promise<v
   const tally = new UsageTally(report.agents, report.only, dimension);
   await readRange(report, tally);
   const groups = tally.groups(options.range, options.now.getTime());
-  const columns = groupColumns(dimension);
+  const overage = tally.overage > 0;
+  const columns = groupColumns(dimension, overage);
   if (options.format === "json") {
     const body = {
       ...rangeFields(report),
       by: dimension,
       groups: groups.map((group) =>
-        Object.fromEntries(columns.map((column, index) => [column, groupCells(dimension, group)[index]]).filter(([, cell]) => cell !== undefined)),
+        Object.fromEntries(columns.map((column, index) => [column, groupCells(dimension, group, overage)[index]]).filter(([, cell]) => cell !== undefined)),
       ),
-      total: { rows: tally.rows, credits: tally.credits },
+      total: { rows: tally.rows, credits: tally.credits, ...(overage ? { overage: tally.overage } : {}) },
       ...(report.skipped.count > 0 ? { skipped: report.skipped.count } : {}),
     };
     return writeStdout(`${JSON.stringify(body, null, 2)}\n`);
   }
   if (options.format === "csv") {
-    return writeStdout([csvLine(columns), ...groups.map((group) => csvLine(groupCells(dimension, group)))].join(""));
+    // A fixed set of columns for programs: overage always.
+    return writeStdout([csvLine(groupColumns(dimension, true)), ...groups.map((group) => csvLine(groupCells(dimension, group, true)))].join(""));
   }
   printLine(`${options.chart ? `credits per ${dimension}, ` : ""}${describeRange(options.range)}${report.only ? `, agent ${report.only.name}` : ""}`);
   if (groups.length === 0) printLine(`no usage rows in this ${options.range.period ? "period" : "range"}`);
@@ -131,30 +136,41 @@ async function printGroups(report: Report, dimension: UsageDimension): Promise<v
     } else {
       printTable(
         columns.map((column) => column.toUpperCase()),
-        groups.map((group) => groupCells(dimension, group)),
+        groups.map((group) => groupCells(dimension, group, overage)),
       );
     }
     printLine(`total ${credits(tally.credits, report.config)} in ${count(tally.rows, "row")}`);
+    if (overage) printLine(overageLine(tally.overage));
   }
   const skipped = report.skipped.line("these totals");
   if (skipped) printLine(skipped);
 }
 
-function groupColumns(dimension: UsageDimension): string[] {
-  return dimension === "key" ? ["key", "name", "agent", "rows", "credits"] : [dimension, "rows", "credits"];
+function groupColumns(dimension: UsageDimension, overage: boolean): string[] {
+  const columns = dimension === "key" ? ["key", "name", "agent", "rows", "credits"] : [dimension, "rows", "credits"];
+  return overage ? [...columns, "overage"] : columns;
 }
 
-function groupCells(dimension: UsageDimension, group: UsageGroup): CsvCell[] {
-  return dimension === "key" ? [group.value, group.label, group.agent, group.rows, group.credits] : [group.value, group.rows, group.credits];
+function groupCells(dimension: UsageDimension, group: UsageGroup, overage: boolean): CsvCell[] {
+  const cells = dimension === "key" ? [group.value, group.label, group.agent, group.rows, group.credits] : [group.value, group.rows, group.credits];
+  return overage ? [...cells, group.overage] : cells;
+}
+
+/** Under a table whose rows have overage: what it is. */
+function overageLine(overage: number): string {
+  return `overage ${count(overage, "credit")}: upstream usage beyond what the calls held, not billed (each row names its provider)`;
 }
 
 // --- rows --------------------------------------------------------------------------------------
 
-const ROW_HEADERS = ["TIME", "AGENT", "KEY", "ENDPOINT", "MODEL", "PROVIDER", "CREDITS", "REQUEST"];
-const ROW_CSV_HEADERS = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id"];
+const ROW_HEADERS = ["TIME", "AGENT", "KEY", "ENDPOINT", "MODEL", "PROVIDER", "CREDITS", "REQUEST", "OVERAGE"];
+const ROW_CSV_HEADERS = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id", "overage"];
 
-function rowCells(row: UsageRow, agents: AgentDirectory): CsvCell[] {
-  return [row.time, agents.displayName(row.agent), row.keyPrefix, row.endpoint, row.model, row.provider, row.credits, row.requestId];
+/** A row's cells, overage last (left out of tables whose range has none). */
+function rowCells(row: UsageRow, agents: AgentDirectory, overage = true): CsvCell[] {
+  const cells: CsvCell[] = [row.time, agents.displayName(row.agent), row.keyPrefix, row.endpoint, row.model, row.provider, row.credits, row.requestId];
+  if (overage) cells.push(overageOf(row));
+  return cells;
 }
 
 async function printRowsCsv(report: Report): Promise<void> {
@@ -228,36 +244,44 @@ async function printRowsTable(report: Report, metadata: MetadataData): Promise<v
   printLine(describeRange(options.range));
   const agents = agentUsage(report, metadata, tally);
   const balances = options.range.period !== undefined;
+  const overage = tally.overage > 0;
+  const agentHeaders = balances ? ["AGENT", "PLAN", "USED", "BALANCE"] : ["AGENT", "PLAN", "USED"];
   printTable(
-    balances ? ["AGENT", "PLAN", "USED", "BALANCE"] : ["AGENT", "PLAN", "USED"],
-    agents.map((agent) => (balances ? [agent.agent, agent.plan, agent.used, agent.balance] : [agent.agent, agent.plan, agent.used])),
+    overage ? [...agentHeaders, "OVERAGE"] : agentHeaders,
+    agents.map((agent) => {
+      const cells: CsvCell[] = balances ? [agent.agent, agent.plan, agent.used, agent.balance] : [agent.agent, agent.plan, agent.used];
+      return overage ? [...cells, agent.overage ?? 0] : cells;
+    }),
     "no agents",
   );
   const skipped = report.skipped.line("USED");
   if (skipped) printLine(skipped);
   if (tally.rows === 0) return printLine(`no usage rows in this ${balances ? "period" : "range"}`);
   printLine();
+  const headers = overage ? ROW_HEADERS : ROW_HEADERS.slice(0, -1);
   if (!options.allRows) {
     printTable(
-      ROW_HEADERS,
-      recent.map((row) => rowCells(row, report.agents)),
+      headers,
+      recent.map((row) => rowCells(row, report.agents, overage)),
     );
     if (tally.rows > recent.length)
       printLine(`the last ${recent.length} of ${count(tally.rows, "row")}; --rows lists every one, --by day|model|agent|key|endpoint sums them`);
+    if (overage) printLine(overageLine(tally.overage));
     return;
   }
-  await writeStdout(`${aligned(ROW_HEADERS, widths)}\n`);
+  await writeStdout(`${aligned(headers, widths)}\n`);
   const filter = new UsageTally(report.agents, report.only, undefined);
   for await (const batch of usageRows(report.slices, options.range)) {
     let out = "";
-    for (const row of batch) if (filter.add(row)) out += `${aligned(rowText(row, report.agents), widths)}\n`;
+    for (const row of batch) if (filter.add(row)) out += `${aligned(rowText(row, report.agents, overage), widths)}\n`;
     if (out) await writeStdout(out);
   }
+  if (overage) printLine(overageLine(tally.overage));
 }
 
 /** A row's cells as printTable shows them: numbers with thousands separators, "-" for nothing. */
-function rowText(row: UsageRow, agents: AgentDirectory): string[] {
-  return rowCells(row, agents).map((cell) => {
+function rowText(row: UsageRow, agents: AgentDirectory, overage = true): string[] {
+  return rowCells(row, agents, overage).map((cell) => {
     if (cell === null || cell === undefined || cell === "") return "-";
     return typeof cell === "number" ? cell.toLocaleString("en-US") : String(cell);
   });
@@ -278,8 +302,11 @@ function agentUsage(report: Report, metadata: MetadataData, tally: UsageTally): 
   return (report.only ? [report.only] : metadata.agents).map((agent) => {
     const plan = canonicalPlanName(report.config, agent.plan) ?? agent.plan;
     const used = tally.agentCredits.get(agent.id) ?? 0;
-    if (period === undefined) return { agent: agent.name, plan, used };
-    return { agent: agent.name, plan, used, balance: (report.config.resolvedPlans[plan]?.monthlyCredits ?? 0) - used };
+    const overage = tally.agentOverage.get(agent.id);
+    const usage: AgentUsage = { agent: agent.name, plan, used };
+    if (period !== undefined) usage.balance = (report.config.resolvedPlans[plan]?.monthlyCredits ?? 0) - used;
+    if (overage !== undefined) usage.overage = overage;
+    return usage;
   });
 }
 

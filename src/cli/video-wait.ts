@@ -16,7 +16,7 @@ import type { GwApiError } from "../client/gw-api-error.js";
 import type { GwClient } from "../client/gw-client.js";
 import { isFinishedJob } from "../client/video-client.js";
 import type { VideoJobBody } from "../client/video-types.js";
-import { CliError } from "./cli-error.js";
+import { CliError, UsageError } from "./cli-error.js";
 import { numberFlag } from "./flags.js";
 import { saveDownload } from "./local-files.js";
 import { printJson, printLine } from "./output.js";
@@ -51,21 +51,21 @@ export interface WaitFlags {
 /** Everything about --wait, -o and --poll-interval that can be refused before a request is sent. */
 export async function checkWaitFlags(flags: WaitFlags): Promise<void> {
   if (!flags.wait) {
-    if (flags.output !== undefined) throw new CliError("-o saves the finished clip, so it needs --wait");
-    if (flags["poll-interval"] !== undefined) throw new CliError("--poll-interval needs --wait");
+    if (flags.output !== undefined) throw new UsageError("-o saves the finished clip, so it needs --wait");
+    if (flags["poll-interval"] !== undefined) throw new UsageError("--poll-interval needs --wait");
     return;
   }
   const interval = flags["poll-interval"];
   if (interval !== undefined && (interval < POLL_SECONDS.min || interval > POLL_SECONDS.max)) {
-    throw new CliError(`--poll-interval must be from ${POLL_SECONDS.min} to ${POLL_SECONDS.max} seconds; got ${interval}`);
+    throw new UsageError(`--poll-interval must be from ${POLL_SECONDS.min} to ${POLL_SECONDS.max} seconds; got ${interval}`);
   }
   if (flags.output === "-") {
-    if (flags.json) throw new CliError("--json and -o - both want stdout; choose one");
+    if (flags.json) throw new UsageError("--json and -o - both want stdout; choose one");
     if (process.stdout.isTTY) throw new CliError("-o - writes the video to stdout, which is a terminal; redirect it (> clip.mp4), pipe it, or pass -o FILE");
     return;
   }
   if (flags.output !== undefined) {
-    if (flags.output.trim() === "") throw new CliError("-o names no file");
+    if (flags.output.trim() === "") throw new UsageError("-o names no file");
     if (await isDirectory(flags.output)) return;
     const directory = path.dirname(flags.output);
     if (!(await isDirectory(directory))) throw new CliError(`-o ${flags.output}: the directory ${directory} does not exist`);

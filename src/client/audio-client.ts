@@ -23,7 +23,6 @@ import { formFilename, rfc5987 } from "./form-filename.js";
 import { errorFromBody, GwApiError, isRecord, unexpectedAnswer } from "./gw-api-error.js";
 import type { HttpTransport } from "./http-transport.js";
 import type { UploadSource } from "./storage-types.js";
-import { unreachableGatewayMessage } from "./unreachable-gateway.js";
 import { uploadDispatcher } from "./upload-connections.js";
 
 export interface AudioCallOptions {
@@ -156,7 +155,7 @@ export class AudioClient {
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new GwApiError(unreachableGatewayMessage(this.transport.baseUrl, error), 0);
+      throw new GwApiError(this.transport.unreachable(this.transport.baseUrl, error), 0);
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {

@@ -1,7 +1,7 @@
 // The typed gateway client the CLI commands (and tests) use: one method per endpoint, on top of
 // HttpTransport, which owns the base URL, auth, error decoding and body kinds.
 import { parse as parseContentDisposition } from "content-disposition";
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelList } from "./api-types.js";
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelEntry, ModelList } from "./api-types.js";
 import { AudioClient } from "./audio-client.js";
 import { EmbeddingsClient } from "./embeddings-client.js";
 import { formFilename, rfc5987 } from "./form-filename.js";
@@ -16,6 +16,9 @@ import {
   type FileUrlBody,
   MAX_FILE_BYTES_HEADER,
   type MessageBody,
+  OPERATIONS_LIMIT_HEADER,
+  OPERATIONS_PERIOD_HEADER,
+  OPERATIONS_USED_HEADER,
   type PresignedUploadBody,
   type PresignUploadRequest,
   type StorageLimits,
@@ -55,6 +58,14 @@ export class GwClient {
     if (!isRecord(body) || !Array.isArray(body.data))
       throw new GwApiError("unexpected /v1/models answer: no `data` list", 200, undefined, undefined, undefined, body);
     return body as unknown as ModelList;
+  }
+
+  /** GET /v1/models/{id}: one model the key can call by name (`auto` included); a 404 GwApiError otherwise. */
+  async retrieveModel(id: string, options: CallOptions = {}): Promise<ModelEntry> {
+    const body = await this.transport.json<unknown>(`/v1/models/${encodeURIComponent(id)}`, options);
+    if (!isRecord(body) || typeof body.id !== "string")
+      throw new GwApiError("unexpected /v1/models/{id} answer: no `id`", 200, undefined, undefined, undefined, body);
+    return body as unknown as ModelEntry;
   }
 
   async chatCompletion(body: ChatCompletionRequest, options: CallOptions = {}): Promise<ChatCompletion> {
@@ -189,8 +200,19 @@ export class GwClient {
     const response = await this.transport.request("/v1/storage/quota", { ...options, headers: { accept: "application/json" } });
     const answer = await readJsonBody(response, "quota");
     if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.usedBytes !== "number") throw unexpectedAnswer("quota", answer);
-    const maxFileBytes = Number(response.headers.get(MAX_FILE_BYTES_HEADER) ?? Number.NaN);
-    return { quota: answer as unknown as StorageQuotaBody, maxFileBytes: Number.isSafeInteger(maxFileBytes) && maxFileBytes > 0 ? maxFileBytes : undefined };
+    const count = (header: string) => {
+      const value = Number(response.headers.get(header) ?? Number.NaN);
+      return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+    };
+    const maxFileBytes = count(MAX_FILE_BYTES_HEADER);
+    const used = count(OPERATIONS_USED_HEADER);
+    const limit = count(OPERATIONS_LIMIT_HEADER);
+    const period = response.headers.get(OPERATIONS_PERIOD_HEADER);
+    return {
+      quota: answer as unknown as StorageQuotaBody,
+      maxFileBytes: maxFileBytes !== undefined && maxFileBytes > 0 ? maxFileBytes : undefined,
+      operations: used !== undefined && limit !== undefined && period ? { used, limit, period } : undefined,
+    };
   }
 }
 

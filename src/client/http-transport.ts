@@ -12,6 +12,8 @@ export interface TransportOptions {
   baseUrl: string;
   apiKey?: string;
   fetch?: typeof fetch;
+  /** The self-signed certificate of the caller's own gw home, named when the gateway's certificate is not trusted. */
+  selfSignedCertificate?: string;
 }
 
 /** What fetch accepts as a body (FormData, Blob, bytes as an ArrayBuffer view ...). */
@@ -54,11 +56,18 @@ export class HttpTransport {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;
   private readonly fetchImpl: typeof fetch;
+  private readonly selfSignedCertificate: string | undefined;
 
   constructor(options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
     this.apiKey = options.apiKey;
     this.fetchImpl = options.fetch ?? fetch;
+    this.selfSignedCertificate = options.selfSignedCertificate;
+  }
+
+  /** What to say when a request to `origin` got no answer (an untrusted certificate named as such). */
+  unreachable(origin: string, error: unknown): string {
+    return unreachableGatewayMessage(origin, error, this.selfSignedCertificate);
   }
 
   /** Send a request; a non-2xx answer is raised as GwApiError with the server's message. */
@@ -83,7 +92,7 @@ export class HttpTransport {
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new GwApiError(unreachableGatewayMessage(this.baseUrl, error), 0);
+      throw new GwApiError(this.unreachable(this.baseUrl, error), 0);
     }
     if (!response.ok) throw await decodeError(response);
     return response;
@@ -154,7 +163,7 @@ export class HttpTransport {
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw new GwApiError(unreachableGatewayMessage(new URL(url).origin, error), 0);
+      throw new GwApiError(this.unreachable(new URL(url).origin, error), 0);
     }
     const responseHeaders = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {

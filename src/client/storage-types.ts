@@ -41,11 +41,24 @@ export interface StorageQuotaBody {
  * so kept here rather than imported from the server's route (server/routes/storage.ts).
  */
 export const MAX_FILE_BYTES_HEADER = "x-service-max-file-bytes";
+/** The quota endpoint's headers with the storage operations counted this period (as the server's route names them). */
+export const OPERATIONS_USED_HEADER = "x-service-storage-operations-used";
+export const OPERATIONS_LIMIT_HEADER = "x-service-storage-operations-limit";
+export const OPERATIONS_PERIOD_HEADER = "x-service-storage-period";
+
+export interface StorageOperations {
+  used: number;
+  limit: number;
+  /** YYYY-MM (UTC): operations count per calendar month. */
+  period: string;
+}
 
 export interface StorageLimits {
   quota: StorageQuotaBody;
   /** The largest file the gateway takes; undefined when it does not say (an older gateway). */
   maxFileBytes: number | undefined;
+  /** Uploads, presigned uploads and deletes this period; undefined when the gateway does not say. */
+  operations: StorageOperations | undefined;
 }
 
 /** DELETE /v1/storage/files/:id, and every storage error: a bare `{message}` (docs/decisions.md §2; built by the route). */

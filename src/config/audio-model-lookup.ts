@@ -25,7 +25,8 @@ export function findAudioModel<Tool extends AudioToolName>(config: LookupConfig,
   const slash = id.indexOf("/");
   if (slash <= 0) return undefined;
   const providerName = id.slice(0, slash);
-  const type = config.providers[providerName]?.type;
+  // The provider name is the caller's: own keys only.
+  const type = Object.hasOwn(config.providers, providerName) ? config.providers[providerName]?.type : undefined;
   if (type === undefined) return undefined;
   const vendorModel = id.slice(slash + 1);
   // A catalog entry's vendor type: its provider's configured type, else its provider name (the built-in entries name their type).

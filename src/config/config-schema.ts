@@ -17,6 +17,12 @@ export const serverSchema = z
     /** How long SIGTERM waits for in-flight requests and streams before closing them. */
     drainTimeoutMs: nonNegativeInt.default(30_000),
     /**
+     * A request's headers and body must have arrived this long after it began, else 408 and the
+     * connection is closed (Node's requestTimeout; docs/decisions.md §2). Answering takes as long
+     * as it takes. Read at start.
+     */
+    bodyTimeoutMs: positiveInt.default(300_000),
+    /**
      * Bearer token that lets a client other than loopback read GET /metrics (loopback needs
      * none). Unset or "" (an unset "${NAME}"): metrics are served on loopback only.
      */
@@ -24,6 +30,31 @@ export const serverSchema = z
       .string()
       .refine((token) => token === "" || token.length >= 16, "use at least 16 characters")
       .optional(),
+  })
+  .strict();
+
+const MB = 1024 * 1024;
+
+/**
+ * The most gw reads of one upstream answer, by what the answer is (docs/decisions.md §4): an
+ * answer passing its cap ends the call, read no further. Sized for the largest real answers.
+ */
+export const answerCapsSchema = z
+  .object({
+    /** Chat completions and messages, streamed or not: 128k output tokens are about 0.5 MB; logprobs, several choices and pictures fit. */
+    chat: positiveInt.default(32 * MB),
+    /** 2048 inputs of 3072 dimensions as JSON floats (up to about 30 bytes a number) are about 200 MB. */
+    embeddings: positiveInt.default(256 * MB),
+    /** Pictures, often base64: a 4K PNG is up to about 33 MB so, ten 1536x1024 pictures about 40 MB. */
+    images: positiveInt.default(128 * MB),
+    /** Speech and transcripts: 40,000 characters of ElevenLabs speech as 44.1 kHz WAV are about 240 MB; transcripts are far smaller. */
+    audio: positiveInt.default(256 * MB),
+    /** Web search: twenty results are tens of KB. */
+    search: positiveInt.default(8 * MB),
+    /** Video API answers (jobs' states); a finished clip's download is bounded by video.maxClipBytes instead. */
+    video: positiveInt.default(4 * MB),
+    /** An error answer's body (any status but 2xx): past it the status stays and gw's own message replaces the body. */
+    error: positiveInt.default(1 * MB),
   })
   .strict();
 
@@ -38,12 +69,16 @@ export const upstreamSchema = z
     /** A Retry-After longer than this is not waited for: the next route is tried instead. */
     maxRetryAfterMs: nonNegativeInt.default(10_000),
     connectionsPerOrigin: positiveInt.default(256),
-    /** All attempts of one request (retries and fallbacks) end within this; the streaming that follows does not count. */
+    /**
+     * A request's whole upstream time: all its attempts (retries and fallbacks) and the answer's
+     * last byte, streamed or not. An answer still arriving then is cut (504, or a stream ended as a broken one).
+     */
     totalTimeoutMs: positiveInt.default(300_000),
     /** Consecutive failed attempts after which a provider is skipped for a cool-down (its circuit opens); 0: never. */
     breakerFailureThreshold: nonNegativeInt.default(5),
     /** How long an open circuit skips the provider before one probe request is let through. */
     breakerCooldownMs: positiveInt.default(30_000),
+    maxAnswerBytes: answerCapsSchema.default(answerCapsSchema.parse({})),
   })
   .strict();
 
@@ -53,8 +88,15 @@ export const upstreamSchema = z
  * setting at its embedded default, overriding the global `upstream` section.
  */
 const upstreamOverrideSchema = z
-  .object(Object.fromEntries(Object.entries(upstreamSchema.shape).map(([name, field]) => [name, field.unwrap().optional()])))
-  .strict() as unknown as z.ZodType<Partial<z.output<typeof upstreamSchema>>>;
+  .object({
+    ...Object.fromEntries(Object.entries(upstreamSchema.shape).map(([name, field]) => [name, field.unwrap().optional()])),
+    // Cap by cap, likewise: `{"chat": 1048576}` changes the chat cap only.
+    maxAnswerBytes: z
+      .object(Object.fromEntries(Object.entries(answerCapsSchema.shape).map(([name, field]) => [name, field.unwrap().optional()])))
+      .strict()
+      .optional(),
+  })
+  .strict() as unknown as z.ZodType<UpstreamOverride>;
 
 export const providerSchema = z
   .object({
@@ -148,7 +190,6 @@ const planSchema = z
 
 export type PlanLimits = Required<z.infer<typeof planSchema>>;
 
-const MB = 1024 * 1024;
 const GB = 1024 * MB;
 export const DEFAULT_PLANS: Record<"free" | "pro" | "max", PlanLimits> = {
   free: {
@@ -234,8 +275,12 @@ export const billingSchema = z
      * is sent with the max_tokens its balance can pay for, at most this (or the model's limit).
      */
     defaultMaxOutputTokens: positiveInt.default(4096),
-    /** Fewer output tokens than this is no answer: a request that cannot pay for them gets 402. */
-    minimumAnswerTokens: positiveInt.default(16),
+    /**
+     * The fewest max_tokens gw fills in for a request that names none (at most the model's own
+     * limit): a balance that pays for fewer gets 402 saying which max_tokens would fit, rather
+     * than an answer cut short. A request naming a smaller max_tokens is served.
+     */
+    minimumAnswerTokens: positiveInt.default(256),
     /** No longer used (defaultMaxOutputTokens replaced it); accepted so older config files still load. */
     defaultReservedOutputTokens: positiveInt.optional(),
   })
@@ -264,13 +309,13 @@ export const configSchema = z
     config.routes.forEach((route, index) => {
       const names = route.upstreams ? route.upstreams.map((upstream) => upstream.provider) : [route.provider];
       names.forEach((name) => {
-        if (name && !config.providers[name]) {
+        if (name && !Object.hasOwn(config.providers, name)) {
           context.addIssue({ code: "custom", path: ["routes", index, route.upstreams ? "upstreams" : "provider"], message: `unknown provider "${name}"` });
         }
       });
     });
     for (const [alias, target] of Object.entries(config.planAliases)) {
-      if (!(target in DEFAULT_PLANS) && !(target in config.plans)) {
+      if (!Object.hasOwn(DEFAULT_PLANS, target) && !Object.hasOwn(config.plans, target)) {
         context.addIssue({ code: "custom", path: ["planAliases", alias], message: `unknown plan "${target}"` });
       }
     }
@@ -282,5 +327,15 @@ export type ProviderConfig = z.output<typeof providerSchema>;
 export type RouteConfig = z.output<typeof routeSchema>;
 export type ModelConfig = z.output<typeof modelSchema>;
 export type UpstreamSettings = z.output<typeof upstreamSchema>;
+export type AnswerCaps = UpstreamSettings["maxAnswerBytes"];
+/** A provider's `upstream` section: the settings it changes, caps one by one. */
+export type UpstreamOverride = Partial<Omit<UpstreamSettings, "maxAnswerBytes">> & { maxAnswerBytes?: Partial<AnswerCaps> };
+
+/** The upstream settings a provider's calls use: the global section, then what its own section changes. */
+export function upstreamSettingsFor(config: { upstream: UpstreamSettings; providers: Record<string, ProviderConfig> }, provider: string): UpstreamSettings {
+  const own = Object.hasOwn(config.providers, provider) ? config.providers[provider]?.upstream : undefined;
+  if (!own) return config.upstream;
+  return { ...config.upstream, ...own, maxAnswerBytes: { ...config.upstream.maxAnswerBytes, ...own.maxAnswerBytes } };
+}
 export type Pricing = z.output<typeof pricingSchema>;
 export type StorageSettings = z.output<typeof storageSchema>;

@@ -18,7 +18,7 @@ export function envVariableUses(raw: unknown, env: NodeJS.ProcessEnv = process.e
   const uses = new Map<string, EnvVariableUse>();
   visitStrings(raw, [], (text, path) => {
     for (const name of envReferenceNames(text)) {
-      const use = uses.get(name) ?? { name, paths: [], set: Boolean(env[name]) };
+      const use = uses.get(name) ?? { name, paths: [], set: Object.hasOwn(env, name) && Boolean(env[name]) };
       const where = formatJsonPath(path);
       if (!use.paths.includes(where)) use.paths.push(where);
       uses.set(name, use);

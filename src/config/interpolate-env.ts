@@ -6,13 +6,12 @@ const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 export function interpolateEnv<T>(value: T, env: NodeJS.ProcessEnv = process.env): T {
   if (typeof value === "string") {
-    return value.replace(reference, (_match, name: string) => env[name] ?? "") as T;
+    return value.replace(reference, (_match, name: string) => (Object.hasOwn(env, name) ? (env[name] ?? "") : "")) as T;
   }
   if (Array.isArray(value)) return value.map((item) => interpolateEnv(item, env)) as T;
   if (value && typeof value === "object") {
-    const result: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) result[key] = interpolateEnv(item, env);
-    return result as T;
+    // Defined, not assigned: a key `__proto__` in the file stays a key (which validation judges).
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env)])) as T;
   }
   return value;
 }

@@ -25,9 +25,10 @@ export function resolveConfig(parsed: ParsedConfig, envVariables: EnvVariableUse
 /** Canonical plan name for a name or alias (case-insensitive), or undefined when unknown. */
 export function canonicalPlanName(config: Pick<Config, "resolvedPlans" | "planAliases">, name: string): string | undefined {
   const lower = name.toLowerCase();
-  if (config.resolvedPlans[lower]) return lower;
-  const alias = config.planAliases[lower];
-  return alias && config.resolvedPlans[alias] ? alias : undefined;
+  // Own keys only: `constructor` or `__proto__` is no plan.
+  if (Object.hasOwn(config.resolvedPlans, lower)) return lower;
+  const alias = Object.hasOwn(config.planAliases, lower) ? config.planAliases[lower] : undefined;
+  return alias !== undefined && Object.hasOwn(config.resolvedPlans, alias) ? alias : undefined;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -57,9 +57,9 @@ export const videoModelSchema = z
       issue(at("duration", "default"), "the default is not an allowed duration");
     }
     if (Object.keys(resolutions).length === 0) issue(at("resolutions"), "a model names at least one resolution");
-    const sizes = resolutions[defaultResolution];
+    const sizes = Object.hasOwn(resolutions, defaultResolution) ? resolutions[defaultResolution] : undefined;
     if (!sizes) issue(at("defaultResolution"), `there are no sizes for ${defaultResolution}`);
-    else if (!sizes[defaultRatio]) issue(at("defaultRatio"), `${defaultResolution} has no size for ${defaultRatio}`);
+    else if (!Object.hasOwn(sizes, defaultRatio)) issue(at("defaultRatio"), `${defaultResolution} has no size for ${defaultRatio}`);
     for (const name of Object.keys(resolutions)) if (model.pricing.perSecond[name] === undefined) issue(["pricing", "perSecond", name], `no price for ${name}`);
   });
 

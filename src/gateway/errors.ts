@@ -89,11 +89,13 @@ export class ModelNotFoundError extends GatewayError {
   readonly status = 404;
   readonly type = "invalid_request_error";
   readonly code = "model_not_found";
-  constructor(model: string) {
+  /** `message` words a case of its own (GET /v1/models/{id}: a model this key may not use). */
+  constructor(model: string, message?: string) {
     super(
-      model === "auto"
-        ? "The model `auto` is not available: no auto route is configured."
-        : `The model \`${model}\` does not exist or no route serves it. GET /v1/models lists the available models.`,
+      message ??
+        (model === "auto"
+          ? "The model `auto` is not available: no auto route is configured."
+          : `The model \`${model}\` does not exist or no route serves it. GET /v1/models lists the available models.`),
       { param: "model" },
     );
   }
@@ -241,6 +243,17 @@ export class ProviderNotConfiguredError extends GatewayError {
   readonly status = 503;
   readonly type = "service_unavailable";
   readonly code = "provider_not_configured";
+}
+
+/** A local engine (ffprobe ...) is installed but too busy to answer: try again shortly, nothing is misconfigured. */
+export class EngineBusyError extends GatewayError {
+  readonly status = 503;
+  readonly type = "service_unavailable";
+  readonly code = "engine_busy";
+  constructor(message: string, options: { provider?: string } = {}) {
+    super(message, options);
+    this.headers = { "retry-after": "5" };
+  }
 }
 
 /** A library picture that is missing, not a picture, or another agent's: one answer for all. */

@@ -119,11 +119,16 @@ export class Gateway {
     this.currentConfig = config;
     this.envWarnings = new UnsetEnvWarnings((message) => logger.warn(message));
     this.envWarnings.report(config);
-    this.currentProviders = createProviders(config, http, (message) => logger.warn(message));
-    this.ledger = new CreditLedger(usageLog, undefined, (row) => {
-      this.rateLimiter.spendTokens(row.keyPrefix, tokensOf(row));
-      options.observer?.billed(row);
-    });
+    this.currentProviders = createProviders(config, http, (message) => logger.warn(message), this.fetchUrl);
+    this.ledger = new CreditLedger(
+      usageLog,
+      undefined,
+      (row) => {
+        this.rateLimiter.spendTokens(row.keyPrefix, tokensOf(row));
+        options.observer?.billed(row);
+      },
+      (message) => logger.warn(message),
+    );
     this.breakers = new CircuitBreakers((provider, state, detail) => {
       const line = `circuit ${state} for provider ${provider}: ${detail}`;
       if (state === "closed") logger.info(line);
@@ -265,7 +270,7 @@ export class Gateway {
   applyConfig(config: Config): void {
     this.currentConfig = config;
     this.envWarnings.report(config);
-    this.currentProviders = createProviders(config, this.http, (message) => this.logger.warn(message));
+    this.currentProviders = createProviders(config, this.http, (message) => this.logger.warn(message), this.fetchUrl);
     this.logger.info("config reloaded");
   }
 

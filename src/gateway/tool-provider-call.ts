@@ -2,7 +2,7 @@
 // caller's credits (402 before any upstream call), the provider called with the upstream retries
 // and circuit breakers of chat, the reservation released when it fails. The caller settles the
 // reservation to what was produced.
-import type { PlanLimits } from "../config/config-schema.js";
+import { type PlanLimits, upstreamSettingsFor } from "../config/config-schema.js";
 import type { Config } from "../config/resolved-config.js";
 import type { Provider } from "../providers/provider.js";
 import type { Caller } from "./auth/key-authenticator.js";
@@ -59,7 +59,7 @@ export async function callToolProvider<Result>(
       {
         candidates: [{ provider: model.provider, upstreamModel: model.model, publicModel: model.id }],
         providers: dependencies.providers(),
-        settings: (name: string) => ({ ...config.upstream, ...config.providers[name]?.upstream }),
+        settings: (name: string) => upstreamSettingsFor(config, name),
         signal: context.signal,
         supports: call.supports,
         onAttempt: dependencies.attempted && ((provider) => dependencies.attempted!(context.requestId, provider)),

@@ -12,11 +12,11 @@ import { measureStream } from "./audio-packets.js";
 import { AudioEngineError } from "./audio-process.js";
 import { withTempDir } from "./temp-dir.js";
 
-export type AudioInputFailure = "not_audio" | "no_audio_stream" | "unreadable" | "timeout" | "missing_engine";
+export type AudioInputFailure = "not_audio" | "no_audio_stream" | "unreadable" | "timeout" | "missing_engine" | "engine_busy";
 
 /**
  * The caller's audio cannot be used. The message is for the caller (it goes into a 400, or a 503
- * for `missing_engine`) and never names a path.
+ * for `missing_engine` and `engine_busy`) and never names a path.
  */
 export class AudioInputError extends Error {
   constructor(
@@ -159,6 +159,7 @@ function inputError(error: unknown, kind: ContainerKind, timeoutMs: number, sign
   if (!(error instanceof AudioEngineError)) return error;
   if (error.reason === "missing_engine")
     return new AudioInputError("missing_engine", "Audio cannot be read on this server right now: ffprobe is not installed.");
+  if (error.reason === "busy") return new AudioInputError("engine_busy", `Audio cannot be read on this server right now: ${error.message}.`);
   if (error.reason === "timeout") return new AudioInputError("timeout", `The audio took too long to read (over ${Math.round(timeoutMs / 1000)} s).`);
   return new AudioInputError("unreadable", `The audio could not be read: the file is damaged or is not really ${kind.container}.`);
 }

@@ -5,16 +5,17 @@
 // server-made paths, never from a caller's string.
 import { spawn } from "node:child_process";
 import os from "node:os";
-import { type EngineInfo, findFfmpeg, findFfprobe } from "./engines.js";
+import { type EngineLookup, type EngineLookupOptions, lookupFfmpeg, lookupFfprobe } from "./engines.js";
 import { createRunSlots } from "./run-slots.js";
 
-export type AudioEngineFailure = "missing_engine" | "timeout" | "failed";
+/** `busy`: the engine is installed but did not answer its version check in time (a loaded machine). */
+export type AudioEngineFailure = "missing_engine" | "busy" | "timeout" | "failed";
 
 export type AudioEngine = "ffmpeg" | "ffprobe" | "espeak-ng";
 
 /**
  * An engine could not do its work on audio the gateway made or received from a vendor: not
- * installed (a 503), too slow, or it failed. `message` names the engine and never a path;
+ * installed (a 503), busy (a 503 to retry), too slow, or it failed. `message` names the engine and never a path;
  * `detail` is the end of the engine's own error output, for logs only.
  */
 export class AudioEngineError extends Error {
@@ -135,22 +136,35 @@ function formatSeconds(ms: number): string {
 }
 
 // A found binary is kept for the environment it was looked up in; a miss is not kept, so an
-// install counts at once.
-const located = new Map<AudioEngine, { key: string; found: Promise<EngineInfo | null> }>();
-const finders: Record<"ffmpeg" | "ffprobe", (env: NodeJS.ProcessEnv) => Promise<EngineInfo | null>> = { ffmpeg: findFfmpeg, ffprobe: findFfprobe };
+// install counts at once, and neither is a binary too busy to answer (it is asked again next time).
+const located = new Map<AudioEngine, { key: string; found: Promise<EngineLookup> }>();
+const lookups: Record<"ffmpeg" | "ffprobe", (env: NodeJS.ProcessEnv, options: EngineLookupOptions) => Promise<EngineLookup>> = {
+  ffmpeg: lookupFfmpeg,
+  ffprobe: lookupFfprobe,
+};
 
-/** The path of ffmpeg or ffprobe (`override` when given); AudioEngineError `missing_engine` when there is none. */
-export async function locateEngine(engine: "ffmpeg" | "ffprobe", override?: string): Promise<string> {
+/**
+ * The path of ffmpeg or ffprobe (`override` when given); AudioEngineError `missing_engine` when
+ * there is none, `busy` when it did not answer its version check in time. `options` is for tests.
+ */
+export async function locateEngine(engine: "ffmpeg" | "ffprobe", override?: string, options: EngineLookupOptions = {}): Promise<string> {
   if (override) return override;
   const key = [process.env.PATH, process.env.GW_FFMPEG_PATH, process.env.GW_FFPROBE_PATH].join("\0");
   let entry = located.get(engine);
   if (!entry || entry.key !== key) {
-    entry = { key, found: finders[engine](process.env) };
+    entry = { key, found: lookups[engine](process.env, options) };
     located.set(engine, entry);
   }
-  const found = await entry.found;
-  if (found) return found.path;
+  const lookup = await entry.found;
+  if (lookup.status === "found") return lookup.engine.path;
   if (located.get(engine) === entry) located.delete(engine);
+  if (lookup.status === "slow") {
+    throw new AudioEngineError(
+      "busy",
+      `${engine} did not answer its version check in time (${formatSeconds(lookup.timeoutMs)}): the server is busy; try again shortly`,
+      { engine },
+    );
+  }
   throw new AudioEngineError("missing_engine", `${engine} is not installed on this machine`, { engine });
 }
 

@@ -15,61 +15,105 @@ export interface EngineInfo {
   source: EngineSource;
 }
 
-export async function findFfmpeg(env: NodeJS.ProcessEnv = process.env): Promise<EngineInfo | null> {
-  const candidates: Array<() => Promise<{ path: string; source: EngineSource } | null>> = [
-    async () => (env.GW_FFMPEG_PATH ? { path: env.GW_FFMPEG_PATH, source: "GW_FFMPEG_PATH" } : null),
-    async () => fromPackage("ffmpeg-static", "ffmpeg-static"),
-    async () => fromPackage("@ffmpeg-installer/ffmpeg", "@ffmpeg-installer/ffmpeg"),
-    async () => fromPath("ffmpeg", env),
-  ];
-  for (const candidate of candidates) {
-    const found = await candidate();
-    if (!found || !isExecutable(found.path)) continue;
-    const version = await probeVersion(found.path, ["-version"], /ffmpeg version (\S+)/);
-    if (version !== null) return { ...found, version };
-  }
-  return null;
+/**
+ * What looking for an engine found: the binary and its version; nothing that runs (`missing`: not
+ * there, not executable, or it exits with an error and says nothing); or a binary that did not
+ * answer its version check in time (`slow`: it is there, the machine is busy; ask again later).
+ */
+export type EngineLookup = { status: "found"; engine: EngineInfo } | { status: "missing" } | { status: "slow"; path: string; timeoutMs: number };
+
+export interface EngineLookupOptions {
+  /** How long one version check may take (default VERSION_CHECK_TIMEOUT_MS). */
+  versionTimeoutMs?: number;
 }
 
 /**
- * ffprobe: GW_FFPROBE_PATH, then the `ffprobe` in the directory of the ffmpeg findFfmpeg resolves
+ * A version check runs once per binary and is then remembered, so it can afford to wait: on a
+ * loaded machine starting ffprobe has been seen to take over 5 s, and a short budget reported a
+ * busy engine as a missing one.
+ */
+export const VERSION_CHECK_TIMEOUT_MS = 60_000;
+
+type Candidate = () => Promise<{ path: string; source: EngineSource } | null>;
+
+export async function lookupFfmpeg(env: NodeJS.ProcessEnv = process.env, options: EngineLookupOptions = {}): Promise<EngineLookup> {
+  return lookupCandidates(
+    [
+      async () => (env.GW_FFMPEG_PATH ? { path: env.GW_FFMPEG_PATH, source: "GW_FFMPEG_PATH" } : null),
+      async () => fromPackage("ffmpeg-static", "ffmpeg-static"),
+      async () => fromPackage("@ffmpeg-installer/ffmpeg", "@ffmpeg-installer/ffmpeg"),
+      async () => fromPath("ffmpeg", env),
+    ],
+    ["-version"],
+    /ffmpeg version (\S+)/,
+    options,
+  );
+}
+
+/**
+ * ffprobe: GW_FFPROBE_PATH, then the `ffprobe` in the directory of the ffmpeg lookupFfmpeg resolves
  * (the two ship together, so versions match), then `ffprobe` on PATH.
  */
-export async function findFfprobe(env: NodeJS.ProcessEnv = process.env): Promise<EngineInfo | null> {
+export async function lookupFfprobe(env: NodeJS.ProcessEnv = process.env, options: EngineLookupOptions = {}): Promise<EngineLookup> {
   const executable = process.platform === "win32" ? "ffprobe.exe" : "ffprobe";
-  const candidates: Array<() => Promise<{ path: string; source: EngineSource } | null>> = [
-    async () => (env.GW_FFPROBE_PATH ? { path: env.GW_FFPROBE_PATH, source: "GW_FFPROBE_PATH" } : null),
-    async () => {
-      const ffmpeg = await findFfmpeg(env);
-      return ffmpeg ? { path: path.join(path.dirname(ffmpeg.path), executable), source: "beside ffmpeg" } : null;
-    },
-    async () => fromPath("ffprobe", env),
-  ];
-  for (const candidate of candidates) {
-    const found = await candidate();
-    if (!found || !isExecutable(found.path)) continue;
-    const version = await probeVersion(found.path, ["-version"], /ffprobe version (\S+)/);
-    if (version !== null) return { ...found, version };
-  }
-  return null;
+  return lookupCandidates(
+    [
+      async () => (env.GW_FFPROBE_PATH ? { path: env.GW_FFPROBE_PATH, source: "GW_FFPROBE_PATH" } : null),
+      async () => {
+        const ffmpeg = await lookupFfmpeg(env, options);
+        // A slow ffmpeg is still where it is: its ffprobe is looked for beside it.
+        const ffmpegPath = ffmpeg.status === "found" ? ffmpeg.engine.path : ffmpeg.status === "slow" ? ffmpeg.path : null;
+        return ffmpegPath ? { path: path.join(path.dirname(ffmpegPath), executable), source: "beside ffmpeg" } : null;
+      },
+      async () => fromPath("ffprobe", env),
+    ],
+    ["-version"],
+    /ffprobe version (\S+)/,
+    options,
+  );
+}
+
+export async function lookupEspeak(env: NodeJS.ProcessEnv = process.env, options: EngineLookupOptions = {}): Promise<EngineLookup> {
+  return lookupCandidates([async () => fromPath("espeak-ng", env)], ["--version"], /text-to-speech:\s*(\S+)/, options);
+}
+
+export async function lookupTesseract(env: NodeJS.ProcessEnv = process.env, options: EngineLookupOptions = {}): Promise<EngineLookup> {
+  return lookupCandidates([async () => fromPath("tesseract", env)], ["--version"], /tesseract\s+v?(\S+)/i, options);
+}
+
+// The find* forms answer found-or-not, for callers that have no use for "slow" (gw doctor): a
+// binary that does not answer its version check within VERSION_CHECK_TIMEOUT_MS is not usable.
+export async function findFfmpeg(env: NodeJS.ProcessEnv = process.env): Promise<EngineInfo | null> {
+  return foundOrNull(await lookupFfmpeg(env));
+}
+
+export async function findFfprobe(env: NodeJS.ProcessEnv = process.env): Promise<EngineInfo | null> {
+  return foundOrNull(await lookupFfprobe(env));
 }
 
 export async function findEspeak(env: NodeJS.ProcessEnv = process.env): Promise<EngineInfo | null> {
-  return findOnPath(["espeak-ng"], ["--version"], /text-to-speech:\s*(\S+)/, env);
+  return foundOrNull(await lookupEspeak(env));
 }
 
 export async function findTesseract(env: NodeJS.ProcessEnv = process.env): Promise<EngineInfo | null> {
-  return findOnPath(["tesseract"], ["--version"], /tesseract\s+v?(\S+)/i, env);
+  return foundOrNull(await lookupTesseract(env));
 }
 
-async function findOnPath(names: string[], versionArgs: string[], pattern: RegExp, env: NodeJS.ProcessEnv): Promise<EngineInfo | null> {
-  for (const name of names) {
-    const found = fromPath(name, env);
-    if (!found) continue;
-    const version = await probeVersion(found.path, versionArgs, pattern);
-    if (version !== null) return { ...found, version };
+function foundOrNull(lookup: EngineLookup): EngineInfo | null {
+  return lookup.status === "found" ? lookup.engine : null;
+}
+
+/** The first candidate that runs; a slow one ends the search (it is there, and a later one would be a different binary). */
+async function lookupCandidates(candidates: Candidate[], versionArgs: string[], pattern: RegExp, options: EngineLookupOptions): Promise<EngineLookup> {
+  const timeoutMs = options.versionTimeoutMs ?? VERSION_CHECK_TIMEOUT_MS;
+  for (const candidate of candidates) {
+    const found = await candidate();
+    if (!found || !isExecutable(found.path)) continue;
+    const version = await probeVersion(found.path, versionArgs, pattern, timeoutMs);
+    if (version === "slow") return { status: "slow", path: found.path, timeoutMs };
+    if (version !== null) return { status: "found", engine: { ...found, version } };
   }
-  return null;
+  return { status: "missing" };
 }
 
 /** The binary path an optional npm package exports, when the package and its binary exist. */
@@ -109,10 +153,12 @@ function isExecutable(file: string): boolean {
   }
 }
 
-/** Run `binary versionArgs` and read its version; null when the binary does not run. */
-function probeVersion(binary: string, versionArgs: string[], pattern: RegExp): Promise<string | null> {
+/** Run `binary versionArgs` and read its version; null when the binary does not run, "slow" when it did not answer in time. */
+function probeVersion(binary: string, versionArgs: string[], pattern: RegExp, timeoutMs: number): Promise<string | null | "slow"> {
   return new Promise((resolve) => {
-    execFile(binary, versionArgs, { timeout: 5_000, windowsHide: true }, (error, stdout, stderr) => {
+    execFile(binary, versionArgs, { timeout: timeoutMs, windowsHide: true }, (error, stdout, stderr) => {
+      // Killed by the deadline: it is there but busy, which is not the same as absent.
+      if (error?.killed) return resolve("slow");
       // Some engines (older tesseract) print their version on stderr.
       const output = `${stdout}\n${stderr}`.trim();
       if (error && !output) return resolve(null);

@@ -5,9 +5,12 @@ export type InvalidImageReason = "invalid_source" | "too_large" | "not_an_image"
 
 export class InvalidImageError extends Error {
   readonly reason: InvalidImageReason;
-  constructor(reason: InvalidImageReason, message: string) {
+  /** The type the bytes were recognised as, when they are a file of a type gw does not take (SVG, TIFF, PDF ...). */
+  readonly mediaType: string | undefined;
+  constructor(reason: InvalidImageReason, message: string, mediaType?: string) {
     super(message);
     this.name = "InvalidImageError";
     this.reason = reason;
+    this.mediaType = mediaType;
   }
 }

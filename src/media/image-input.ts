@@ -61,7 +61,9 @@ const SHARP_FORMATS: Record<ImageMediaType, string> = {
   "image/gif": "gif",
 };
 
-const SUPPORTED_NAMES = "PNG, JPEG, WebP or GIF";
+/** The picture types gw takes, as messages name them. */
+export const SUPPORTED_IMAGE_NAMES = "PNG, JPEG, WebP or GIF";
+const SUPPORTED_NAMES = SUPPORTED_IMAGE_NAMES;
 const DEFAULT_FETCH_TIMEOUT_MS = 20_000;
 
 export async function decodeImageInput(source: string | Uint8Array, options: DecodeImageOptions): Promise<ImageInput> {
@@ -135,13 +137,13 @@ async function sniff(bytes: Buffer): Promise<ImageMediaType> {
   if (supported) return supported;
   // file-type names an SVG with an XML declaration application/xml and a bare one not at all.
   if (/<svg[\s>]/i.test(bytes.subarray(0, 4096).toString("latin1"))) {
-    throw new InvalidImageError("unsupported_type", `SVG images are not supported; send ${SUPPORTED_NAMES}`);
+    throw new InvalidImageError("unsupported_type", `SVG images are not supported; send ${SUPPORTED_NAMES}`, "image/svg+xml");
   }
   if (sniffed) {
     if (sniffed.mime.startsWith("image/")) {
-      throw new InvalidImageError("unsupported_type", `${sniffed.mime} images are not supported; send ${SUPPORTED_NAMES}`);
+      throw new InvalidImageError("unsupported_type", `${sniffed.mime} images are not supported; send ${SUPPORTED_NAMES}`, sniffed.mime);
     }
-    throw new InvalidImageError("not_an_image", `the data is not an image (it looks like ${sniffed.mime}); send ${SUPPORTED_NAMES}`);
+    throw new InvalidImageError("not_an_image", `the data is not an image (it looks like ${sniffed.mime}); send ${SUPPORTED_NAMES}`, sniffed.mime);
   }
   throw new InvalidImageError("not_an_image", `the data is not a recognisable image; send ${SUPPORTED_NAMES}`);
 }

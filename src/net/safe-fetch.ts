@@ -48,6 +48,15 @@ export interface FetchedResource {
   finalUrl: string;
 }
 
+/**
+ * Fetches a user-supplied URL: the gateway's is safeFetch (tests point a public name at a local
+ * server). Handed to tool services and, in their context, to providers (a chat picture by URL).
+ */
+export type UrlFetcher = (
+  url: string,
+  options: { maxBytes: number; timeoutMs: number; accept: string; signal?: AbortSignal; sink?: NodeJS.WritableStream },
+) => Promise<FetchedResource>;
+
 const DEFAULT_MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CONNECT_TIMEOUT_MS = 10_000;

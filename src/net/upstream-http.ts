@@ -1,11 +1,19 @@
 // The one HTTP client for upstream vendors: undici, pooled keep-alive connections per origin,
-// with connect, first-byte (response headers) and idle-body timeouts. Failures come back as
+// with connect, first-byte (response headers) and idle-body timeouts, and the bounds of
+// docs/decisions.md §4: one deadline for the whole call, the answer's last byte included, and a
+// size cap per kind of answer, counted as the answer is read. Failures come back as
 // UpstreamNetworkError / UpstreamHttpError so the gateway can decide on retry and fallback.
 import { Agent, type Dispatcher, errors } from "undici";
 import type { UpstreamSettings } from "../config/config-schema.js";
-import { type NetworkFailure, UpstreamHttpError, UpstreamNetworkError } from "../providers/provider-errors.js";
+import { type AnswerKind, announcedTooLarge, answerLimit, unreadErrorBody } from "./answer-limits.js";
+import { CallAbort } from "./call-deadline.js";
 import { type Redact, redactNothing } from "./secret-redaction.js";
+import { UpstreamBody } from "./upstream-body.js";
 import { passthroughContentType } from "./upstream-content-type.js";
+import { type NetworkFailure, UpstreamHttpError, UpstreamNetworkError } from "./upstream-errors.js";
+
+export type { AnswerKind } from "./answer-limits.js";
+export type { UpstreamBody } from "./upstream-body.js";
 
 /** Where a request goes, split once when a provider is created (not parsed per request). */
 export interface UpstreamTarget {
@@ -29,12 +37,20 @@ export interface UpstreamRequest {
   redact?: Redact;
   /** Overrides the settings' first-byte timeout for this request (a request's deadline is nearer). */
   firstByteTimeoutMs?: number;
+  /** What the answer is: picks its size cap, `upstream.maxAnswerBytes[answer]` (none for a file). */
+  answer: AnswerKind;
+  /**
+   * performance.now() by which the whole answer must be in, a stream's last byte included: the
+   * request's deadline, which its attempts share. Default: `totalTimeoutMs` from now.
+   */
+  deadline?: number;
 }
 
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData["body"];
+  /** Read within the answer's cap and the call's deadline. */
+  body: UpstreamBody;
 }
 
 export class UpstreamHttp {
@@ -42,8 +58,16 @@ export class UpstreamHttp {
   /** The agent for a settings object already seen: no key string built per request. */
   private agentBySettings = new WeakMap<UpstreamSettings, Agent>();
 
-  /** Send a request; resolves on a 2xx status, throws UpstreamHttpError otherwise. */
+  /**
+   * Send a request; resolves on a 2xx status, throws UpstreamHttpError otherwise. The deadline's
+   * timer stays armed until the body is read to its end or dropped: the whole answer is bounded.
+   */
   async send(upstream: UpstreamRequest, settings: UpstreamSettings): Promise<UpstreamResponse> {
+    const { provider, answer } = upstream;
+    const file = answer === "file";
+    const deadline = file ? Number.POSITIVE_INFINITY : (upstream.deadline ?? performance.now() + settings.totalTimeoutMs);
+    let answered = false;
+    const call = new CallAbort(upstream.signal, deadline, () => outOfTime(provider, upstream.target.origin, settings.totalTimeoutMs, answered));
     let response: Dispatcher.ResponseData;
     try {
       response = await this.agentFor(settings).request({
@@ -52,31 +76,46 @@ export class UpstreamHttp {
         method: upstream.method ?? "POST",
         headers: upstream.headers,
         body: upstream.body,
-        signal: upstream.signal,
-        headersTimeout: upstream.firstByteTimeoutMs,
+        signal: call.signal,
+        headersTimeout: firstByteTimeout(upstream, settings, deadline),
       });
     } catch (error) {
-      throw toNetworkError(upstream.provider, error, upstream.signal, {
-        origin: upstream.target.origin,
-        settings,
-        firstByteTimeoutMs: upstream.firstByteTimeoutMs,
-      });
+      call.release();
+      throw (
+        call.failure ??
+        toNetworkError(provider, error, upstream.signal, { origin: upstream.target.origin, settings, firstByteTimeoutMs: upstream.firstByteTimeoutMs })
+      );
     }
+    answered = true;
+    response.body.once("close", () => call.release());
+    const length = Number(headerValue(response.headers["content-length"]));
     if (response.statusCode >= 200 && response.statusCode < 300) {
-      return { status: response.statusCode, headers: response.headers, body: response.body };
-    }
-    let text = "";
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      throw toNetworkError(upstream.provider, error, upstream.signal);
+      const fail = (error: Error) => call.fail(error);
+      if (file) return { status: response.statusCode, headers: response.headers, body: new UpstreamBody(response.body, undefined, fail) };
+      if (length > settings.maxAnswerBytes[answer]) {
+        const error = announcedTooLarge(provider, answer, settings.maxAnswerBytes, length);
+        fail(error);
+        throw error;
+      }
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: new UpstreamBody(response.body, answerLimit(provider, answer, settings.maxAnswerBytes), fail),
+      };
     }
     const redact = upstream.redact ?? redactNothing;
+    let text: string | undefined;
+    try {
+      text = await readErrorBody(response.body, length, settings.maxAnswerBytes.error, call);
+    } catch (error) {
+      throw call.failure ?? toNetworkError(provider, error, upstream.signal);
+    }
+    const contentType = text === undefined ? "application/json" : passthroughContentType(headerValue(response.headers["content-type"]), redact);
     throw new UpstreamHttpError(
-      upstream.provider,
+      provider,
       response.statusCode,
-      redact(text),
-      passthroughContentType(headerValue(response.headers["content-type"]), redact),
+      text === undefined ? unreadErrorBody(provider, response.statusCode, settings.maxAnswerBytes) : redact(text),
+      contentType,
       retryAfterMs(response.headers),
       undefined,
       { method: upstream.method ?? "POST", path: redact(upstream.target.path.split("?")[0]!) },
@@ -109,6 +148,38 @@ export class UpstreamHttp {
   }
 }
 
+/** An error answer's text; undefined when it is over its cap (announced or read), which is left unread. */
+async function readErrorBody(source: Dispatcher.ResponseData["body"], length: number, maxBytes: number, call: CallAbort): Promise<string | undefined> {
+  const overCap = new Error("the error body passed its cap");
+  if (length > maxBytes) {
+    call.fail(overCap);
+    return undefined;
+  }
+  try {
+    return await new UpstreamBody(source, { maxBytes, passed: () => overCap }, (error) => call.fail(error)).text();
+  } catch (error) {
+    if (error === overCap) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The first-byte timeout undici enforces: off (0) when the deadline comes first, whose timer then
+ * ends the wait as a total_timeout; else the request's own (undefined: the agent's).
+ */
+function firstByteTimeout(upstream: UpstreamRequest, settings: UpstreamSettings, deadline: number): number | undefined {
+  const wait = upstream.firstByteTimeoutMs ?? settings.firstByteTimeoutMs;
+  return deadline - performance.now() <= wait ? 0 : upstream.firstByteTimeoutMs;
+}
+
+/** The request's total time ran out: before the answer began, or while it was still arriving. */
+function outOfTime(provider: string, origin: string, totalTimeoutMs: number, answered: boolean): UpstreamNetworkError {
+  const total = `the request's total time of ${totalTimeoutMs} ms (upstream.totalTimeoutMs)`;
+  const where = hostAndPort(origin);
+  const detail = answered ? `the answer from ${where} was still arriving when ${total} ran out` : `no answer from ${where} within ${total}`;
+  return new UpstreamNetworkError(provider, "total_timeout", detail);
+}
+
 /** Where the request went and with which limits, to say what failed in words. */
 export interface FailureScene {
   origin: string;
@@ -131,7 +202,7 @@ const UNREACHABLE_CODES = new Set(["EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "
 function describeFailure(error: unknown, scene: FailureScene | undefined): { failure: NetworkFailure; cause: string } {
   const where = scene ? hostAndPort(scene.origin) : "the upstream";
   if (error instanceof errors.ConnectTimeoutError)
-    return { failure: "connect", cause: `connect timeout to ${where}${scene ? ` after ${scene.settings.connectTimeoutMs} ms` : ""}` };
+    return { failure: "connect_timeout", cause: `connect timeout to ${where}${scene ? ` after ${scene.settings.connectTimeoutMs} ms` : ""}` };
   if (error instanceof errors.HeadersTimeoutError) {
     const waited = scene?.firstByteTimeoutMs ?? scene?.settings.firstByteTimeoutMs;
     return { failure: "first_byte_timeout", cause: `no first byte from ${where}${waited ? ` within ${waited} ms` : ""}` };
@@ -142,7 +213,7 @@ function describeFailure(error: unknown, scene: FailureScene | undefined): { fai
   if (code === "ECONNREFUSED") return { failure: "connect", cause: `connection refused by ${where}` };
   if (DNS_CODES.has(code)) return { failure: "connect", cause: `DNS lookup failed for ${scene ? new URL(scene.origin).hostname : "the upstream"} (${code})` };
   if (UNREACHABLE_CODES.has(code)) return { failure: "connect", cause: `${where} is unreachable (${code})` };
-  if (code === "UND_ERR_CONNECT_TIMEOUT") return { failure: "connect", cause: `connect timeout to ${where}` };
+  if (code === "UND_ERR_CONNECT_TIMEOUT") return { failure: "connect_timeout", cause: `connect timeout to ${where}` };
   if (isTlsCode(code)) return { failure: "connect", cause: `TLS error with ${where} (${code})` };
   return { failure: "connection_lost", cause: `connection to ${where} lost${code ? ` (${code})` : ""}` };
 }

@@ -34,8 +34,14 @@ export interface ChatCallOptions {
   signal: AbortSignal;
   /** This attempt's wait for the answer to begin, when shorter than the provider's own (the request's deadline). */
   firstByteTimeoutMs?: number;
-  /** The output limit to send when the request names none (what the caller's balance can pay for). */
-  fillMaxTokens?: number;
+  /** performance.now() when the request's total time runs out: the answer, a stream's last byte too, must be in by then. */
+  deadline?: number;
+  /**
+   * The output cap the call's credits were reserved for (the request's, or what the balance pays
+   * for when it named none): sent in the one field the vendor reads, in place of every cap field
+   * the request has (max-tokens.ts). Without it, the request's own smallest cap.
+   */
+  maxOutputTokens?: number;
 }
 
 export interface ChatResponse {

@@ -36,6 +36,8 @@ export interface EmbeddingCallOptions {
   signal: AbortSignal;
   /** How long to wait for the answer to begin (the rest of the request's deadline). */
   firstByteTimeoutMs: number;
+  /** performance.now() when the request's total time runs out: the whole answer must be in by then. */
+  deadline?: number;
 }
 
 export interface EmbeddingCapability {

@@ -1,14 +1,41 @@
-// The output limit gw fills in for a request that names none: written in the field the upstream
-// reads, never over a limit the caller set.
-import type { ChatRequest } from "./chat-types.js";
+// The one output cap a call sends upstream. Credits are reserved for one number of output tokens;
+// an upstream that read another cap field than that one could write more than was paid for. So
+// every field some server reads as the cap is taken out of the request, and the cap the credits
+// were reserved for is written in the one field the vendor reads (docs/decisions.md §3).
+import type { JsonObject } from "./chat-types.js";
 
 export type MaxTokensField = "max_tokens" | "max_completion_tokens";
 
-export function withFilledMaxTokens(request: ChatRequest, fill: number | undefined, field: MaxTokensField = "max_completion_tokens"): ChatRequest {
-  if (fill === undefined || isSet(request.max_tokens) || isSet(request.max_completion_tokens)) return request;
-  return { ...request, [field]: fill };
+/** Top-level fields read as the output cap: OpenAI's two, the Responses API's, Hugging Face TGI's. */
+export const OUTPUT_CAP_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens"] as const;
+
+/** The smallest cap the request names in any of those fields, or undefined when it names none. */
+export function requestedOutputCap(request: JsonObject): number | undefined {
+  let cap: number | undefined;
+  for (const field of OUTPUT_CAP_FIELDS) {
+    const value = request[field];
+    if (typeof value === "number" && (cap === undefined || value < cap)) cap = value;
+  }
+  return cap;
 }
 
-function isSet(value: unknown): boolean {
-  return value !== undefined && value !== null;
+/** The request without any output-cap field (a copy only when it has one). */
+export function withoutOutputCaps<T extends JsonObject>(request: T): T {
+  let copy: JsonObject | undefined;
+  for (const field of OUTPUT_CAP_FIELDS) {
+    if (!(field in request)) continue;
+    copy ??= { ...request };
+    delete copy[field];
+  }
+  return (copy as T | undefined) ?? request;
+}
+
+/**
+ * The request with `cap` in `field` and no other output-cap field. Without `cap` (a provider
+ * called directly, not through the gateway), the smallest cap the request names, if any.
+ */
+export function withOutputCap<T extends JsonObject>(request: T, cap: number | undefined, field: string): T {
+  const value = cap ?? requestedOutputCap(request);
+  const stripped = withoutOutputCaps(request);
+  return value === undefined ? stripped : { ...stripped, [field]: value };
 }

@@ -14,6 +14,10 @@ export interface MessagesCallOptions {
   headers: Record<string, string>;
   /** This attempt's wait for the answer to begin (see ChatCallOptions). */
   firstByteTimeoutMs?: number;
+  /** When the request's total time runs out (see ChatCallOptions). */
+  deadline?: number;
+  /** The output cap the call's credits were reserved for, sent as max_tokens (see ChatCallOptions). */
+  maxOutputTokens?: number;
 }
 
 export interface MessagesCapability {

@@ -1,65 +1,23 @@
 // Vendor-neutral failures a provider reports. The gateway decides from them whether to retry,
 // fall back to the next route, or pass the upstream's answer through verbatim.
 
-/**
- * The upstream answered with a non-2xx status. `body` is its raw text, or for vendors whose wire
- * format is not OpenAI's, the OpenAI error envelope built from it; `vendorBody` then keeps the
- * vendor's own body (for endpoints that speak that vendor's format).
- */
-export class UpstreamHttpError extends Error {
-  constructor(
-    readonly provider: string,
-    readonly status: number,
-    readonly body: string,
-    readonly contentType: string,
-    /** Milliseconds the upstream asked us to wait (Retry-After / retry-after-ms), if any. */
-    readonly retryAfterMs: number | undefined,
-    readonly vendorBody?: string,
-    /** What was asked of the upstream (its path without the query), to say what it lacks. */
-    readonly request?: { method: string; path: string },
-  ) {
-    super(`${provider} answered HTTP ${status}`);
-    this.name = "UpstreamHttpError";
-  }
-}
+// The upstream client's failures are the providers' too: they live beside the client (src/net)
+// so that it never imports a provider module.
+import { UpstreamHttpError } from "../net/upstream-errors.js";
+
+export { isTimeoutFailure, type NetworkFailure, UpstreamHttpError, UpstreamNetworkError } from "../net/upstream-errors.js";
 
 /**
- * connect_timeout: no connection within connectTimeoutMs; total_timeout: the request's total
- * deadline ran out while the answer was still arriving; answer_too_large: the answer passed the
- * capability's size cap (the call ends there, billed what was held: docs/decisions.md §4).
- */
-export type NetworkFailure =
-  | "connect"
-  | "connect_timeout"
-  | "first_byte_timeout"
-  | "idle_timeout"
-  | "total_timeout"
-  | "connection_lost"
-  | "invalid_response"
-  | "answer_too_large";
-
-/** The upstream could not be reached, was too slow, or broke the connection. */
-export class UpstreamNetworkError extends Error {
-  constructor(
-    readonly provider: string,
-    readonly failure: NetworkFailure,
-    /** The cause in words ("connection refused by 10.0.0.5:8000"). */
-    readonly detail: string,
-  ) {
-    super(`${provider}: ${detail}`);
-    this.name = "UpstreamNetworkError";
-  }
-}
-
-/**
- * The request holds something this vendor cannot take (an image by URL for Gemini, n > 1 for
- * Anthropic ...). Found before any upstream call; the caller's fault, so a 400.
+ * The request holds something this vendor cannot take (n > 1 for Anthropic, a picture URL that may
+ * not be fetched ...). Found before any upstream call; the caller's fault, so a 400.
  */
 export class UnsupportedContentError extends Error {
   constructor(
     message: string,
     /** The request parameter at fault, as a JSON path (`messages[2].content[1]`), when known. */
     readonly param?: string,
+    /** The API error code, when more precise than invalid_parameter (`url_not_allowed`, `invalid_image` ...). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = "UnsupportedContentError";

@@ -2,6 +2,7 @@
 // Capabilities are small separate interfaces; a vendor implements only the ones it has.
 
 import type { ProviderConfig, UpstreamSettings } from "../config/config-schema.js";
+import type { UrlFetcher } from "../net/safe-fetch.js";
 import type { Redact } from "../net/secret-redaction.js";
 import type { UpstreamHttp } from "../net/upstream-http.js";
 import type { SpeechCapability, TranscriptionCapability } from "./audio-types.js";
@@ -24,6 +25,11 @@ export interface ProviderContext {
   warn: (message: string) => void;
   /** Settings of the local engines from the config (video renders at once). */
   engines?: { videoConcurrency: number };
+  /**
+   * Fetches a URL a caller gave (a chat picture the vendor cannot take by URL) through the
+   * gateway's SSRF guard: private and internal addresses refused, size and time capped.
+   */
+  fetchUrl?: UrlFetcher;
 }
 
 export interface Provider {

@@ -21,7 +21,9 @@ function decodeEntities(text: string): string {
       const code = name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
       return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
-    return NAMED_ENTITIES[name.toLowerCase()] ?? whole;
+    const lower = name.toLowerCase();
+    // Own keys only: `&constructor;` in a page is text, not a way into Object.prototype.
+    return Object.hasOwn(NAMED_ENTITIES, lower) ? (NAMED_ENTITIES[lower] ?? whole) : whole;
   });
 }
 
@@ -54,6 +56,7 @@ export async function sendSearch(context: ProviderContext, call: SearchCall): Pr
         headers,
         body: call.json === undefined ? undefined : JSON.stringify(call.json),
         signal: call.signal,
+        answer: "search",
         redact: context.redact,
       },
       context.upstream,

@@ -16,7 +16,10 @@ import { UpstreamNetworkError } from "./provider-errors.js";
 
 const BYTE_ORDER_MARK = "\uFEFF";
 
-/** `redact` runs on every event's data, whole (a secret split across two reads is still found). */
+/**
+ * `redact` runs on every event's data, whole (a secret split across two reads is still found).
+ * An upstream answer's body counts its bytes against the answer's cap as this reads it (upstream-body.ts).
+ */
 export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array>, redact: Redact = redactNothing): AsyncGenerator<EventSourceMessage[]> {
   const decoder = new StringDecoder("utf8");
   let batch: EventSourceMessage[] = [];
@@ -71,7 +74,7 @@ export function parseJsonObject(data: string): Record<string, unknown> | undefin
   }
 }
 
-/** A whole JSON answer, redacted before it is parsed; not JSON is the upstream's fault. */
+/** A whole JSON answer (read within its size cap: upstream-body.ts), redacted before it is parsed; not JSON is the upstream's fault. */
 export async function readRedactedJson(context: Pick<ProviderContext, "name" | "redact">, response: UpstreamResponse, signal: AbortSignal): Promise<unknown> {
   let text: string;
   try {

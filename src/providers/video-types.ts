@@ -19,8 +19,12 @@ export interface VideoRequest {
   height: number;
 }
 
-/** Where a finished clip is: a vendor URL to download, or the provider's own way to stream it. */
-export type VideoOutput = { kind: "url"; url: string } | { kind: "provider" };
+/**
+ * Where a finished clip is: a vendor URL the gateway downloads through its SSRF-safe fetcher, or
+ * the provider's own way to stream it (its own endpoint, or a link on the provider's own origin,
+ * `url`, which the provider fetches itself: that origin already gets its key).
+ */
+export type VideoOutput = { kind: "url"; url: string } | { kind: "provider"; url?: string };
 
 export type VideoTaskState =
   | { state: "queued" | "running"; progress?: number; retryAfterMs?: number }
@@ -34,8 +38,8 @@ export interface VideoCapability {
   /** Start a task; resolves with the vendor's task id once the vendor accepted it. */
   submit(request: VideoRequest, options: { signal: AbortSignal }): Promise<{ taskId: string }>;
   poll(taskId: string, options: { signal: AbortSignal }): Promise<VideoTaskState>;
-  /** The finished clip's bytes as a stream (output kind `provider`; `url` outputs are fetched by the gateway). */
-  download?(taskId: string, options: { signal: AbortSignal; maxBytes: number }): Promise<{ body: NodeJS.ReadableStream; contentType: string }>;
+  /** The finished clip's bytes as a stream (output kind `provider`, with its `url` when it named one; `url` outputs are fetched by the gateway). */
+  download?(taskId: string, options: { signal: AbortSignal; maxBytes: number; url?: string }): Promise<{ body: NodeJS.ReadableStream; contentType: string }>;
   /** Cancel a task that has not finished, where the vendor allows it. */
   cancel?(taskId: string, options: { signal: AbortSignal }): Promise<void>;
   /** A lost task is submitted again (a local engine's tasks die with the process); vendors' fail. */

@@ -21,9 +21,11 @@ import { isStoragePath, registerStorage } from "./routes/storage.js";
 import { registerStorageLinks } from "./routes/storage-links.js";
 import { registerVideo, VIDEO_PATHS } from "./routes/video.js";
 import { registerVision, VISION_PATHS } from "./routes/vision.js";
+import type { ServerDrain } from "./server-drain.js";
+import { ServerShuttingDownError } from "./server-errors.js";
 import type { ServerLogger } from "./server-logger.js";
 
-export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: AccessLog, metrics?: MetricsEndpoint): H3 {
+export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: AccessLog, metrics?: MetricsEndpoint, drain?: ServerDrain): H3 {
   const app = new H3({
     silent: true,
     onError: (error, event) =>
@@ -34,6 +36,8 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
     const requestId = requestIdOf(event);
     event.res.headers.set("x-request-id", requestId);
     accessLog?.begin(event, requestId);
+    // SIGTERM: the requests in flight finish; new ones are told to come back (server-drain.ts).
+    if (drain?.draining) throw new ServerShuttingDownError(drain.retryAfterSeconds());
   });
   registerHealth(app, gateway, logger);
   if (metrics) registerMetrics(app, gateway, metrics);
@@ -78,7 +82,7 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
 }
 
 /** The messages endpoint (and anything under its prefix) answers errors in Anthropic's shape; storage in `{message}`. */
-function dialectOf(pathname: string): ErrorDialect {
+export function dialectOf(pathname: string): ErrorDialect {
   if (pathname.startsWith("/anthropic/")) return "messages";
   return isStoragePath(pathname) ? "storage" : "gateway";
 }

@@ -14,6 +14,7 @@ import type { Gateway } from "../gateway/gateway.js";
 import type { UsageRow } from "../store/usage-log.js";
 import type { VideoJobStatus } from "../store/video-jobs.js";
 import { SeriesCounter, SeriesHistogram } from "./metric-series.js";
+import { ModelLabels, OTHER_MODEL } from "./model-labels.js";
 
 /** The label of a request no endpoint matched (app.ts's catch-all `/**`): one value for every unknown path. */
 export const UNMATCHED_ROUTE = "unmatched";
@@ -22,8 +23,6 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const WRITE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 const CIRCUIT_STATES = ["closed", "open", "half-open"] as const;
 const VIDEO_STATES: readonly VideoJobStatus[] = ["QUEUED", "SUBMITTED", "SUCCEEDED", "FAILED", "CANCELLED"];
-/** Distinct model ids labelled before the rest count as "other": a prefix route passes whatever model name it gets on. */
-const MAX_MODELS = 500;
 
 export interface MetricsScrape {
   contentType: string;
@@ -34,7 +33,7 @@ export class ServerMetrics {
   private readonly registry = new Registry();
   /** Responses not yet closed: in flight, and (headers sent, body not finished) streaming. */
   private readonly open = new Set<ServerResponse>();
-  private readonly models = new Set<string>();
+  private modelLabels: ModelLabels | null = null;
   private planNames: AgentPlanNames | null = null;
 
   private readonly requests = new SeriesCounter({
@@ -69,7 +68,7 @@ export class ServerMetrics {
   );
   private readonly failures = new SeriesCounter({
     name: "gw_upstream_failures_total",
-    help: "Failed upstream attempts by provider and cause (connect, first_byte_timeout, idle_timeout, connection_lost, invalid_response, http_429, http_5xx, http_4xx, upstream_auth, no_endpoint, other)",
+    help: "Failed upstream attempts by provider and cause (connect, connect_timeout, first_byte_timeout, idle_timeout, total_timeout, connection_lost, invalid_response, answer_too_large, http_429, http_5xx, http_4xx, upstream_auth, no_endpoint, other)",
     labelNames: ["provider", "cause"],
     registry: this.registry,
   });
@@ -83,6 +82,12 @@ export class ServerMetrics {
     name: "gw_credits_total",
     help: "Credits billed, by model and plan",
     labelNames: ["model", "plan"],
+    registry: this.registry,
+  });
+  private readonly overage = new SeriesCounter({
+    name: "gw_billing_overage_credits_total",
+    help: "Credits an upstream's usage came to beyond what its calls held, not billed (the usage rows' overage), by provider",
+    labelNames: ["provider"],
     registry: this.registry,
   });
   private readonly usageWriteSeconds = new Histogram({
@@ -123,6 +128,7 @@ export class ServerMetrics {
   /** Read the gateway's state when scraped, and hear its usage-log writes. */
   observe(gateway: Gateway): void {
     this.planNames = new AgentPlanNames(gateway.store, () => gateway.config);
+    this.modelLabels = new ModelLabels(() => gateway.config);
     gateway.usageLog.onWrite = (durationMs, failed) => {
       if (failed) this.usageWriteFailures.inc();
       else this.usageWriteSeconds.observe(durationMs / 1000);
@@ -188,9 +194,10 @@ export class ServerMetrics {
   }
 
   billed(row: UsageRow): void {
-    const model = this.modelLabel(row.model);
+    const model = this.modelLabels?.labelOf(row.model) ?? OTHER_MODEL;
     const plan = this.planNames?.nameOf(row.agent) ?? "free";
     this.credits.inc(row.credits, model, plan);
+    if (row.overage !== undefined && row.overage > 0) this.overage.inc(row.overage, row.provider);
     for (const unit in row.units) {
       const type = tokenType(unit);
       const count = row.units[unit]!;
@@ -202,13 +209,6 @@ export class ServerMetrics {
   async scrape(): Promise<MetricsScrape> {
     const merged = Registry.merge([this.registry, processRegistry()]);
     return { contentType: merged.contentType, body: await merged.metrics() };
-  }
-
-  private modelLabel(model: string): string {
-    if (this.models.has(model)) return model;
-    if (this.models.size >= MAX_MODELS) return "other";
-    this.models.add(model);
-    return model;
   }
 }
 

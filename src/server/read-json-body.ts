@@ -3,7 +3,7 @@
 // request needs (400).
 import type { IncomingMessage } from "node:http";
 import type { H3Event } from "h3";
-import { InvalidJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../gateway/errors.js";
+import { InvalidJsonError, MalformedRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../gateway/errors.js";
 import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../providers/json-nesting.js";
 import { nodeRequestOf } from "./request-context.js";
 
@@ -62,7 +62,8 @@ function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<strin
       received += chunk.length;
       if (received > maxBytes) {
         cleanup();
-        request.resume();
+        // Read no further: the 413 closes the connection (connection-policy.ts).
+        request.pause();
         reject(tooLarge(maxBytes));
         return;
       }
@@ -72,9 +73,11 @@ function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<strin
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"));
     };
-    const onError = (error: Error) => {
+    // The connection went away mid-body (the client, or a 408 for a body too slow): nobody hears
+    // this answer, but it is the request's fault, not a failure of the gateway to log.
+    const onError = () => {
       cleanup();
-      reject(error);
+      reject(new MalformedRequestError(400, "The request body ended before it was complete."));
     };
     const cleanup = () => {
       request.off("data", onData);

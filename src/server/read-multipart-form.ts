@@ -5,6 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import busboy, { type Busboy } from "busboy";
 import { InvalidRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../gateway/errors.js";
+import { TooManyPartsError } from "./server-errors.js";
 
 export interface FormFile {
   field: string;
@@ -34,7 +35,7 @@ export function readMultipartForm(request: IncomingMessage, limits: MultipartLim
   if (!isMultipart(request.headers["content-type"])) throw new UnsupportedMediaTypeError("Content-Type must be multipart/form-data.");
   const maxBodyBytes = limits.maxFiles * limits.maxFileBytes + FIELD_LIMITS.fields * FIELD_LIMITS.fieldSize;
   const declared = Number(request.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(limits.maxFileBytes);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) throw formTooLarge(limits, maxBodyBytes);
   let parser: Busboy;
   try {
     parser = busboy({
@@ -47,52 +48,61 @@ export function readMultipartForm(request: IncomingMessage, limits: MultipartLim
   }
   return new Promise((resolve, reject) => {
     const form: MultipartForm = { fields: [], files: [] };
-    let problem: Error | undefined;
     let settled = false;
-    const fail = (error: Error) => {
-      problem ??= error;
-    };
-    const finish = () => {
+    let received = 0;
+    const settle = (problem?: Error) => {
       if (settled) return;
       settled = true;
-      if (problem) reject(problem);
-      else resolve(form);
+      request.off("data", countBytes);
+      if (!problem) return resolve(form);
+      // Read no further: the refusal closes the connection (connection-policy.ts). busboy may be
+      // inside its own write (a limit is reported mid-chunk): it is destroyed once that returns.
+      request.unpipe(parser);
+      request.pause();
+      process.nextTick(() => parser.destroy());
+      reject(problem);
+    };
+    // busboy does not cap the whole body (a preamble, or a body without its boundary, is read for ever).
+    const countBytes = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBodyBytes) settle(formTooLarge(limits, maxBodyBytes));
     };
     parser.on("file", (field, stream, info) => {
       stream.on("error", () => undefined);
+      // Parts busboy still finds in the chunk it is parsing after a refusal.
+      if (settled) return stream.resume();
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on("data", (chunk: Buffer) => {
         size += chunk.length;
         if (size <= limits.maxFileBytes) chunks.push(chunk);
       });
-      stream.on("limit", () => fail(tooLarge(limits.maxFileBytes)));
+      stream.on("limit", () => settle(tooLarge(limits.maxFileBytes)));
       stream.on("end", () => {
         if (size <= limits.maxFileBytes) form.files.push({ field, filename: info.filename, contentType: info.mimeType, bytes: Buffer.concat(chunks) });
       });
     });
     parser.on("field", (name, value, info) => {
-      if (info.valueTruncated) fail(new InvalidRequestError(`The form field '${name}' is longer than ${FIELD_LIMITS.fieldSize} bytes.`, { param: name }));
+      if (info.valueTruncated) settle(new InvalidRequestError(`The form field '${name}' is longer than ${FIELD_LIMITS.fieldSize} bytes.`, { param: name }));
       else form.fields.push([name, value]);
     });
-    parser.on("filesLimit", () => fail(new InvalidRequestError(`The form has more than ${limits.maxFiles} files.`, { code: "too_many_parts" })));
-    parser.on("partsLimit", () => fail(new InvalidRequestError(`The form has too many parts (at most ${FIELD_LIMITS.parts}).`, { code: "too_many_parts" })));
-    parser.on("fieldsLimit", () => fail(new InvalidRequestError(`The form has too many fields (at most ${FIELD_LIMITS.fields}).`, { code: "too_many_parts" })));
-    parser.on("error", (error: Error) => {
-      request.unpipe(parser);
-      request.resume();
-      fail(new InvalidRequestError(`The multipart body is malformed: ${error.message}.`, { code: "invalid_multipart" }));
-      finish();
-    });
-    parser.on("close", finish);
-    request.once("aborted", () => {
-      fail(new InvalidRequestError("The request body ended early.", { code: "invalid_multipart" }));
-      finish();
-    });
+    // How many files an endpoint takes is its own rule (400); parts and fields past these bounds make the form too large (413).
+    parser.on("filesLimit", () => settle(new InvalidRequestError(`The form has more than ${limits.maxFiles} files.`, { code: "too_many_files" })));
+    parser.on("partsLimit", () => settle(new TooManyPartsError(`The form has too many parts (at most ${FIELD_LIMITS.parts}).`)));
+    parser.on("fieldsLimit", () => settle(new TooManyPartsError(`The form has too many fields (at most ${FIELD_LIMITS.fields}).`)));
+    parser.on("error", (error: Error) => settle(new InvalidRequestError(`The multipart body is malformed: ${error.message}.`, { code: "invalid_multipart" })));
+    parser.on("close", () => settle());
+    request.once("aborted", () => settle(new InvalidRequestError("The request body ended early.", { code: "invalid_multipart" })));
+    request.on("data", countBytes);
     request.pipe(parser);
   });
 }
 
 function tooLarge(maxFileBytes: number): PayloadTooLargeError {
   return new PayloadTooLargeError(`A file in the form is larger than the ${maxFileBytes}-byte limit.`);
+}
+
+function formTooLarge(limits: MultipartLimits, maxBodyBytes: number): PayloadTooLargeError {
+  const files = limits.maxFiles === 1 ? "one file" : `${limits.maxFiles} files`;
+  return new PayloadTooLargeError(`The form is larger than ${maxBodyBytes} bytes, the most ${files} of ${limits.maxFileBytes} bytes and its fields can take.`);
 }

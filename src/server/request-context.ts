@@ -13,10 +13,26 @@ import { setRateLimitHeaders } from "./rate-limit-headers.js";
 const processPrefix = `req_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
 let requestCounter = 0;
 
+/** Node's requests by the id they got, for an answer made outside h3 (client-errors.ts's 408). */
+const requestIds = new WeakMap<IncomingMessage, string>();
+
+export function newRequestId(): string {
+  return `${processPrefix}${(requestCounter++).toString(36).padStart(6, "0")}`;
+}
+
 export function requestIdOf(event: H3Event): string {
   const context = event.context as { requestId?: string };
-  context.requestId ??= `${processPrefix}${(requestCounter++).toString(36).padStart(6, "0")}`;
+  if (context.requestId === undefined) {
+    context.requestId = newRequestId();
+    const request = nodeRequestOf(event);
+    if (request) requestIds.set(request, context.requestId);
+  }
   return context.requestId;
+}
+
+/** The id a Node request was given by requestIdOf, if it reached the app. */
+export function requestIdOfNodeRequest(request: IncomingMessage): string | undefined {
+  return requestIds.get(request);
 }
 
 export interface AdmittedCaller {

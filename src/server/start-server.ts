@@ -1,5 +1,6 @@
-// Listen on the configured (or given) host and port; drain in-flight requests and streams on
-// shutdown before closing connections.
+// Listen on the configured (or given) host and port, with the bounds on what a client may make the
+// server read (connection-policy.ts, client-errors.ts); on shutdown, drain in-flight requests and
+// streams (server-drain.ts) before closing connections.
 import { createServer, type Server } from "node:http";
 import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -9,15 +10,20 @@ import { homePaths } from "../config/paths.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { UrlFetcher } from "../gateway/media/picture-input.js";
 import { AccessLog } from "./access-log.js";
-import { createApp } from "./app.js";
+import { createApp, dialectOf } from "./app.js";
+import { answerClientErrors } from "./client-errors.js";
+import { connectionOptions } from "./connection-policy.js";
 import { ServerMetrics } from "./metrics.js";
+import { errorResponse } from "./render-error.js";
+import { newRequestId, requestIdOfNodeRequest } from "./request-context.js";
+import { ServerDrain } from "./server-drain.js";
 import { createServerLogger, type LogFormat, type LogLevel, type ServerLogger } from "./server-logger.js";
 import type { TlsOptions } from "./tls-setup.js";
 
 export interface RunningServer {
   url: string;
   gateway: Gateway;
-  /** Stop accepting, wait for in-flight requests (up to the drain timeout), then close. */
+  /** Answer new requests 503, wait for in-flight ones (up to the drain timeout), then stop listening and close. */
   shutdown(): Promise<void>;
 }
 
@@ -55,7 +61,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   gateway.watch();
   metrics.observe(gateway);
-  const app = createApp(gateway, logger, accessLog, { metrics, treatPeersAsRemote: options.metricsPeersRemote });
+  const drain = new ServerDrain();
+  const app = createApp(gateway, logger, accessLog, { metrics, treatPeersAsRemote: options.metricsPeersRemote }, drain);
   const host = options.host ?? gateway.config.server.host;
   // Loaded only for HTTPS: the certificate generator costs about 17 MB and 80 ms a plain start never needs.
   const tls = options.tls
@@ -66,16 +73,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           throw error;
         })
     : null;
-  const server = tls ? tls.createServer(toNodeHandler(app)) : createServer(toNodeHandler(app));
+  const { bodyTimeoutMs } = gateway.config.server;
+  const serverOptions = connectionOptions(bodyTimeoutMs, drain);
+  const server = tls ? tls.createServer(toNodeHandler(app), serverOptions) : createServer(serverOptions, toNodeHandler(app));
   server.keepAliveTimeout = 65_000;
-  let inFlight = 0;
-  let idle: (() => void) | null = null;
-  server.on("request", (_request, response) => {
-    inFlight += 1;
-    response.once("close", () => {
-      inFlight -= 1;
-      if (inFlight === 0) idle?.();
-    });
+  server.on("request", (_request, response) => drain.track(response));
+  answerClientErrors(server, bodyTimeoutMs, (error, response) => {
+    const request = response?.req;
+    const requestId = (request && requestIdOfNodeRequest(request)) ?? newRequestId();
+    const dialect = request ? dialectOf((request.url ?? "/").split("?", 1)[0]!) : "gateway";
+    return errorResponse(error, requestId, dialect, (cause) => logger.error(cause, requestId));
   });
   const port = options.port ?? gateway.config.server.port;
   await listen(server, host, port);
@@ -85,15 +92,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let closing: Promise<void> | null = null;
   const shutdown = () => {
     closing ??= (async () => {
-      server.close();
       tls?.stopWatching();
+      // Still listening: a new request is answered 503 with Retry-After until the drain ends.
+      const drained = drain.drain(gateway.config.server.drainTimeoutMs);
       server.closeIdleConnections();
-      if (inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          idle = resolve;
-          setTimeout(resolve, gateway.config.server.drainTimeoutMs).unref();
-        });
-      }
+      await drained;
+      server.close();
       server.closeAllConnections();
       await gateway.close();
       logger.flush?.();

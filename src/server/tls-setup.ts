@@ -1,7 +1,7 @@
 // What `gw serve --https` / `--tls-cert --tls-key` serve: the certificate pair to start with, its
 // fingerprint logged on stderr (stdout's first line stays `listening on https://...`), and for
 // given files, the watch that swaps in renewed ones (docs/decisions.md §13).
-import type { RequestListener } from "node:http";
+import type { RequestListener, ServerOptions } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { HomePaths } from "../config/paths.js";
 import type { ServerLogger } from "./server-logger.js";
@@ -17,8 +17,8 @@ export type TlsOptions =
 
 export interface PreparedTls {
   pair: TlsPair;
-  /** The HTTPS server, watching given files for renewals. */
-  createServer(handler: RequestListener): Server;
+  /** The HTTPS server (with the plain server's `options`), watching given files for renewals. */
+  createServer(handler: RequestListener, options: ServerOptions): Server;
   /** Stop watching the files (on shutdown). */
   stopWatching(): void;
 }
@@ -30,15 +30,19 @@ export async function prepareTls(options: TlsOptions, paths: HomePaths, host: st
     const { pair, madeBecause } = await selfSignedPair(paths, host, now);
     if (madeBecause !== null) logger.info(`made a self-signed TLS certificate in ${paths.tlsCert} (${madeBecause}) for ${pair.x509.subjectAltName}`);
     logger.info(describe(`self-signed certificate ${paths.tlsCert}`, pair));
-    return { pair, createServer: (handler) => createServer({ cert: pair.cert, key: pair.key }, handler), stopWatching: () => undefined };
+    return {
+      pair,
+      createServer: (handler, serverOptions) => createServer({ ...serverOptions, cert: pair.cert, key: pair.key }, handler),
+      stopWatching: () => undefined,
+    };
   }
   const pair = readTlsPair(options.certFile, options.keyFile);
   logger.info(describe(`certificate ${options.certFile}`, pair));
   let stopWatching: () => void = () => undefined;
   return {
     pair,
-    createServer(handler) {
-      const server = createServer({ cert: pair.cert, key: pair.key }, handler);
+    createServer(handler, serverOptions) {
+      const server = createServer({ ...serverOptions, cert: pair.cert, key: pair.key }, handler);
       const watcher = watchTlsPair({
         certFile: options.certFile,
         keyFile: options.keyFile,

@@ -21,6 +21,12 @@ export interface UsageRow {
   units: Record<string, number>;
   credits: number;
   requestId: string;
+  /**
+   * Credits the upstream's usage came to beyond what the call held, not billed: the upstream
+   * reported or wrote more than the output cap it was sent (docs/decisions.md §3). Rows without
+   * any have none.
+   */
+  overage?: number;
 }
 
 let cachedPeriod = { start: 0, end: 0, name: "" };

@@ -17,6 +17,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { type AnswerMeter, type AnswerPacing, sendPaced, writeEndlessEvents } from "./paced-answers.js";
 
 export interface AnthropicFakeBehaviour {
   status?: number; // non-200: respond with an Anthropic error body with this status
@@ -33,6 +34,9 @@ export interface AnthropicFakeBehaviour {
   usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
   streamError?: { type: string; message: string; afterChunks?: number }; // streaming: `error` event after N content events, then end
   rawEvents?: Array<{ event?: string; data: string }>; // streaming 200: these events (`event:` line only when named, `data:` as given), in one write, then end
+  writeToMaxTokens?: boolean; // write exactly max_tokens words (one output token each), as a model that runs to its cap
+  pacing?: AnswerPacing; // non-streaming 200 written paced (paced-answers.ts), padded where `content` holds PAD_MARKER
+  endless?: { everyMs?: number; meter?: AnswerMeter }; // streaming: after message_start and the text block's start, text deltas of 1 KB until the client goes away
 }
 
 export interface AnthropicFakeOptions {
@@ -185,6 +189,9 @@ function validate(body: any, fixedSampling: RegExp): void {
   }
   if (body.tool_choice !== undefined && body.tools === undefined)
     throw new InvalidRequest("tool_choice: tool_choice may only be specified while providing tools.");
+  if (body.tool_choice?.type === "tool" && !body.tools.some((tool: any) => tool?.name === body.tool_choice.name))
+    throw new InvalidRequest(`tool_choice.name: Tool '${String(body.tool_choice.name)}' not found in tools.`);
+  validateThinking(body);
   validateMessages(body.messages);
 }
 
@@ -199,6 +206,30 @@ function validateSampling(body: any, fixedSampling: RegExp): void {
   if (body.top_k !== undefined && fixed) throw new InvalidRequest(`top_k: not supported for ${body.model}`);
   if (body.temperature !== undefined && body.top_p !== undefined && /^claude-(?:opus|sonnet|haiku)-\d/.test(body.model)) {
     throw new InvalidRequest("`temperature` and `top_p` cannot both be specified for this model. Please use only one.");
+  }
+}
+
+/** Extended thinking's rules (reference: the `thinking` field): budget, sampling, forced tools, and the signed block before tool calls. */
+function validateThinking(body: any): void {
+  const thinking = body.thinking;
+  if (thinking === undefined || thinking?.type === "disabled") return;
+  if (thinking?.type !== "enabled") throw new InvalidRequest("thinking.type: Input should be 'enabled' or 'disabled'");
+  if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024)
+    throw new InvalidRequest("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
+  if (thinking.budget_tokens >= body.max_tokens) throw new InvalidRequest("`max_tokens` must be greater than `thinking.budget_tokens`.");
+  if (body.temperature !== undefined && body.temperature !== 1)
+    throw new InvalidRequest("`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation.");
+  if (body.top_k !== undefined) throw new InvalidRequest("`top_k` must be unset when thinking is enabled. Please consult our documentation.");
+  if (body.top_p !== undefined && body.top_p < 0.95)
+    throw new InvalidRequest("`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled.");
+  if (body.tool_choice?.type === "any" || body.tool_choice?.type === "tool")
+    throw new InvalidRequest("Thinking may not be enabled when tool_choice forces tool use.");
+  const lastAssistant = [...body.messages].reverse().find((message: any) => message?.role === "assistant");
+  const blocks = Array.isArray(lastAssistant?.content) ? lastAssistant.content : [];
+  if (blocks.some((block: any) => block?.type === "tool_use") && blocks[0]?.type !== "thinking" && blocks[0]?.type !== "redacted_thinking") {
+    throw new InvalidRequest(
+      "messages: When `thinking` is enabled, a final `assistant` message must start with a thinking block. We recommend you include thinking blocks from previous turns.",
+    );
   }
 }
 
@@ -416,7 +447,13 @@ export function startFakeAnthropic(initial: AnthropicFakeBehaviour = {}, options
     }
 
     const userTurns = body.messages.filter((message: any) => message.role === "user");
-    const text = b.content !== undefined ? b.content : b.toolUses?.length ? null : `echo: ${textOfBlocks(userTurns.at(-1)?.content)}`;
+    const text = b.writeToMaxTokens
+      ? Array.from({ length: body.max_tokens }, () => "tok").join(" ")
+      : b.content !== undefined
+        ? b.content
+        : b.toolUses?.length
+          ? null
+          : `echo: ${textOfBlocks(userTurns.at(-1)?.content)}`;
     const blocks = replyBlocks(b, text);
     const computedOutput = Math.max(
       1,
@@ -438,7 +475,7 @@ export function startFakeAnthropic(initial: AnthropicFakeBehaviour = {}, options
       stop_sequence: null,
       usage,
     };
-    if (body.stream !== true) return sendJson(response, 200, message);
+    if (body.stream !== true) return b.pacing ? sendPaced(response, "application/json", JSON.stringify(message), b.pacing) : sendJson(response, 200, message);
     if (b.rawEvents !== undefined) {
       response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
       response.end(b.rawEvents.map(({ event, data }) => `${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`).join(""));
@@ -462,6 +499,11 @@ export function startFakeAnthropic(initial: AnthropicFakeBehaviour = {}, options
         response.write(text, () => resolve());
       });
     const events = streamEvents(message, blocks, usage.output_tokens);
+    if (b.endless) {
+      for (const event of events.slice(0, 2)) await write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+      const delta = { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "x".repeat(1024) } };
+      return writeEndlessEvents(response, () => `event: content_block_delta\ndata: ${JSON.stringify(delta)}\n\n`, b.endless);
+    }
     let written = 0;
     for (const [index, event] of events.entries()) {
       if (event.content && b.dropAfterChunks !== undefined && written >= b.dropAfterChunks) return drop();

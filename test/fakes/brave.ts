@@ -11,6 +11,7 @@
  */
 import type http from "node:http";
 import { type CommonBehaviour, type Exchange, type FakeServer, interrupted, queryOf, sendJson, startFakeServer } from "./audio-fake-server.js";
+import { type AnswerPacing, sendPaced } from "./paced-answers.js";
 
 export interface BraveResultInput {
   title: string;
@@ -27,6 +28,7 @@ export interface BraveBehaviour extends CommonBehaviour {
   errorBody?: unknown; // override the error body (a string is sent as it is)
   retryAfter?: string; // Retry-After on error answers
   malformed?: true | string; // a 200 that is no answer: `web` without a results list; a string is the body as it is
+  pacing?: AnswerPacing; // the 200 written paced (paced-answers.ts), padded where a result holds PAD_MARKER
 }
 
 export interface FakeBraveOptions extends BraveBehaviour {
@@ -128,6 +130,7 @@ export function startFakeBrave(options: FakeBraveOptions = {}): Promise<FakeBrav
       }));
       const answer: Record<string, unknown> = { type: "search", query: { original: q, altered: null, more_results_available: false } };
       if (results.length > 0) answer.web = { type: "search", results, family_friendly: true };
+      if (behaviour.pacing) return await sendPaced(response, "application/json", JSON.stringify(answer), behaviour.pacing);
       sendJson(response, 200, answer);
     } catch (error) {
       if (!(error instanceof BraveError)) throw error;

@@ -36,6 +36,7 @@ export interface GeminiFakeBehaviour {
   usage?: { promptTokenCount?: number; candidatesTokenCount?: number; cachedContentTokenCount?: number; thoughtsTokenCount?: number };
   omitUsage?: boolean;
   streamError?: { code: number; status: string; message: string; afterChunks?: number }; // `{"error":...}` chunk, then end
+  writeToMaxOutputTokens?: boolean; // write generationConfig.maxOutputTokens words (3000 when absent), one token each
 }
 
 export interface FakeGeminiOptions {
@@ -372,7 +373,14 @@ export function startFakeGemini(initial: GeminiFakeBehaviour = {}, options: Fake
       throw error;
     }
 
-    const text = b.content !== undefined ? b.content : b.functionCalls?.length ? null : `echo: ${lastUserText(body.contents)}`;
+    const cap = body.generationConfig?.maxOutputTokens;
+    const text = b.writeToMaxOutputTokens
+      ? Array.from({ length: Number.isInteger(cap) && cap > 0 ? cap : 3000 }, () => "tok").join(" ")
+      : b.content !== undefined
+        ? b.content
+        : b.functionCalls?.length
+          ? null
+          : `echo: ${lastUserText(body.contents)}`;
     const promptTokens = b.usage?.promptTokenCount ?? words(JSON.stringify(body.contents)) + words(JSON.stringify(body.systemInstruction ?? ""));
     const candidatesTokens = b.usage?.candidatesTokenCount ?? pieces(text ?? "").length + (b.functionCalls?.length ?? 0) * 5;
     const thoughts = b.usage?.thoughtsTokenCount;

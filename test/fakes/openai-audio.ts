@@ -15,6 +15,7 @@ import type http from "node:http";
 import { type CommonBehaviour, type Exchange, type FakeServer, interrupted, sendBytes, sendJson, startFakeServer } from "./audio-fake-server.js";
 import { AUDIO_MEDIA_TYPES, type FakeAudioCodec, fakeAudio, probeAudio, speechSeconds } from "./audio-files.js";
 import { type FormFile, type ParsedForm, parseMultipart } from "./multipart-form.js";
+import { type AnswerPacing, PAD_MARKER, sendPaced } from "./paced-answers.js";
 
 export interface FakeSegment {
   start: number;
@@ -31,6 +32,7 @@ export interface OpenAIAudioBehaviour extends CommonBehaviour {
   language?: string; // verbose_json `language` (default "english")
   duration?: number; // verbose_json `duration` (default: the upload's length)
   omitSegments?: boolean; // verbose_json without `segments` (a compatible server that has none)
+  pacing?: AnswerPacing; // speech: the 200 written paced (paced-answers.ts); with `padTo`, that many bytes of filler instead of the audio
 }
 
 export interface FakeOpenAIAudioOptions extends OpenAIAudioBehaviour {
@@ -113,6 +115,9 @@ export function startFakeOpenAIAudio(options: FakeOpenAIAudioOptions = {}): Prom
       if (behaviour.malformed !== undefined) {
         sendJson(response, 200, behaviour.malformed === true ? { result: "nothing to see" } : behaviour.malformed);
         return;
+      }
+      if (behaviour.pacing && !transcription) {
+        return sendPaced(response, answer.contentType, behaviour.pacing.padTo !== undefined ? PAD_MARKER : answer.body, behaviour.pacing);
       }
       sendBytes(response, answer.contentType, answer.body);
     } catch (error) {

@@ -15,6 +15,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type FakeImageFormat, imageFile, type Rgba } from "./image-files.js";
 import { type ParsedForm, parseMultipart } from "./multipart-form.js";
+import { type AnswerPacing, PAD_MARKER, sendPaced } from "./paced-answers.js";
 
 export interface OpenAIImagesBehaviour {
   status?: number; // non-200: answer an OpenAI error with this status
@@ -25,6 +26,7 @@ export interface OpenAIImagesBehaviour {
   refusal?: boolean; // answer the model's moderation block (400)
   revisedPrompt?: string; // dall-e-3's rewritten prompt (default: derived from the prompt)
   quality?: string; // the quality reported for `auto` (default "medium")
+  pacing?: AnswerPacing; // the 200 written paced (paced-answers.ts), padded in the first picture's b64_json
 }
 
 export interface RecordedImagesRequest {
@@ -108,7 +110,10 @@ export function startFakeOpenAIImages(initial: OpenAIImagesBehaviour = {}): Prom
         sendJson(response, behaviour.status, body, headers);
         return;
       }
-      sendJson(response, 200, answer(fields, path.endsWith("/edits"), behaviour));
+      const body = answer(fields, path.endsWith("/edits"), behaviour);
+      if (!behaviour.pacing) return sendJson(response, 200, body);
+      if (behaviour.pacing.padTo !== undefined) (body.data as Array<Record<string, unknown>>)[0]!.b64_json = PAD_MARKER;
+      await sendPaced(response, "application/json", JSON.stringify(body), behaviour.pacing, "A");
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       sendJson(response, error.status, { error: { message: error.message, type: error.type, param: error.param, code: error.code } });

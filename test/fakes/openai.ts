@@ -12,6 +12,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { answerEmbeddings } from "./openai-embeddings.js";
+import { type AnswerMeter, type AnswerPacing, PAD_MARKER, sendPaced, writeEndlessEvents } from "./paced-answers.js";
 
 export interface FakeBehaviour {
   status?: number; // non-200: respond with an OpenAI error body with this status
@@ -31,6 +32,9 @@ export interface FakeBehaviour {
   rawUsage?: unknown; // the usage object exactly as given (odd values: "ten", 1e308, -5), in the answer and the stream's usage chunk
   rawBody?: string; // non-streaming 200: this text as the body, verbatim (null, 123, [], an object without choices)
   rawEvents?: string[]; // streaming 200: these `data:` payloads, as given, in one write, then [DONE]
+  pacing?: AnswerPacing; // non-streaming 200 (chat, embeddings) written paced (paced-answers.ts); chat pads where `content` holds PAD_MARKER, embeddings in the first vector
+  endless?: { everyMs?: number; meter?: AnswerMeter }; // streaming: after the role chunk, chunks of 1 KB of text until the client goes away
+  writeToCapIn?: "max_tokens" | "max_completion_tokens"; // a server that reads only this field as its output cap: it writes that many words (3000 when the field is absent) and reports them
 }
 
 export interface RecordedRequest {
@@ -116,6 +120,12 @@ function contentText(content: unknown): string {
     return texts.join(" ");
   }
   return "";
+}
+
+/** As many words as the output cap a server read (3000, a server's own default, when it read none): one token each. */
+function wordsUpTo(cap: unknown): string {
+  const count = typeof cap === "number" && Number.isInteger(cap) && cap > 0 ? cap : 3000;
+  return Array.from({ length: count }, () => "tok").join(" ");
 }
 
 function countWords(text: string): number {
@@ -307,6 +317,12 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     }
     if (path === "/v1/embeddings") {
       const answer = answerEmbeddings(body, b);
+      if (answer.status === 200 && b.pacing) {
+        const list = answer.body as { data: Array<{ embedding: unknown }> };
+        if (b.pacing.padTo !== undefined) list.data[0]!.embedding = PAD_MARKER;
+        await sendPaced(res, "application/json", JSON.stringify(list), b.pacing, "A");
+        return;
+      }
       sendJson(res, answer.status, answer.body);
       return;
     }
@@ -351,7 +367,14 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     const messages: unknown[] = body.messages;
     const requestModel: string = body.model;
     const toolCalls = b.toolCalls && b.toolCalls.length > 0 ? b.toolCalls : undefined;
-    const content: string | null = b.content !== undefined ? b.content : toolCalls ? null : `echo: ${lastUserText(messages)}`;
+    const content: string | null =
+      b.writeToCapIn !== undefined
+        ? wordsUpTo(body[b.writeToCapIn])
+        : b.content !== undefined
+          ? b.content
+          : toolCalls
+            ? null
+            : `echo: ${lastUserText(messages)}`;
     const pieces = content === null ? [] : splitPieces(content);
     const argPieces = (toolCalls ?? []).map((tc) => splitArguments(tc.arguments));
     const computedCompletion = pieces.length + argPieces.reduce((n, p) => n + 1 + p.length, 0);
@@ -406,6 +429,7 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
       if (!b.omitUsage) completion.usage = usage;
       completion.service_tier = "default";
       completion.system_fingerprint = SYSTEM_FINGERPRINT;
+      if (b.pacing) return sendPaced(res, "application/json", JSON.stringify(completion), b.pacing);
       sendJson(res, 200, completion);
       return;
     }
@@ -497,6 +521,12 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
         closed.signal.addEventListener("abort", done, { once: true });
         res.write(text, done);
       });
+    if (b.endless) {
+      const text = "x".repeat(1024);
+      await write(`data: ${JSON.stringify(events[0]!.data)}\n\n`);
+      await writeEndlessEvents(res, () => `data: ${JSON.stringify(chunk({ content: text }, null))}\n\n`, b.endless);
+      return;
+    }
 
     // With dropAfterChunks the finish_reason chunk, usage chunk and [DONE] are never written:
     // the socket is destroyed before the (N+1)th content event, or after the last one.

@@ -8,7 +8,7 @@ import { InvalidImageError } from "../../media/image-error.js";
 import { bytesFromBase64, bytesFromDataUrl } from "../../media/image-source.js";
 import type { FetchedResource } from "../../net/safe-fetch.js";
 import { FetchFailedError } from "../../net/safe-fetch-errors.js";
-import { InvalidRequestError, PayloadTooLargeError, ProviderNotConfiguredError } from "../errors.js";
+import { EngineBusyError, InvalidRequestError, PayloadTooLargeError, ProviderNotConfiguredError } from "../errors.js";
 import { pictureError, type UrlFetcher } from "../media/picture-input.js";
 import type { AudioSource } from "./transcription-request.js";
 
@@ -86,6 +86,12 @@ export function formatSize(bytes: number): string {
 
 function audioError(error: unknown, param: string): unknown {
   if (!(error instanceof AudioInputError)) return error;
-  if (error.reason === "missing_engine") return new ProviderNotConfiguredError(`Audio cannot be checked on this gateway: ${error.message}.`);
-  return new InvalidRequestError(`The audio in '${param}' was refused: ${error.message}.`, { param, code: "invalid_audio" });
+  if (error.reason === "missing_engine") return new ProviderNotConfiguredError(`Audio cannot be checked on this gateway: ${withFullStop(error.message)}`);
+  if (error.reason === "engine_busy") return new EngineBusyError(error.message);
+  return new InvalidRequestError(`The audio in '${param}' was refused: ${withFullStop(error.message)}`, { param, code: "invalid_audio" });
+}
+
+/** The probe's messages are sentences already: end on one full stop, not two. */
+function withFullStop(text: string): string {
+  return `${text.replace(/\.+$/, "")}.`;
 }

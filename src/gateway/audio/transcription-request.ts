@@ -61,8 +61,8 @@ export function parseTranscriptionForm(form: {
   fields: Array<[string, string]>;
   files: Array<{ field: string; filename: string | undefined; contentType: string; bytes: Buffer }>;
 }): TranscriptionBody {
-  const fields: Record<string, string> = {};
-  for (const [name, value] of form.fields) fields[name] = value;
+  // Defined, not assigned: a field named `__proto__` stays a field (and is refused as unknown).
+  const fields: Record<string, string> = Object.fromEntries(form.fields);
   const parts = form.files.filter((file) => file.field === "file");
   const others = form.files.filter((file) => file.field !== "file");
   if (others.length > 0)

@@ -4,7 +4,9 @@
 //
 // A request that names max_tokens is refused (402) when its worst case does not fit, saying which
 // max_tokens would. A request that names none is sent with the max_tokens its balance can pay for
-// (at most the model's output limit), and is refused only when not even a minimal answer fits.
+// (at most the model's output limit), and is refused the same way when that is below a useful
+// answer (`billing.minimumAnswerTokens`): a truncated answer is not filled in.
+// Whatever a candidate is sized for is its `bound`: the most its call is ever billed.
 
 import type { ModelConfig, Pricing } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
@@ -16,7 +18,7 @@ import { inputTokenBound, inputTokenEstimate, type PromptMeasure } from "./promp
 
 export interface ChatCallSize {
   prompt: PromptMeasure;
-  /** max_tokens (or max_completion_tokens) as the request named it. */
+  /** The output cap the request named (the smallest of its cap fields), or undefined. */
   maxOutputTokens: number | undefined;
   /** Choices asked for (`n`): each may be as long as max_tokens. */
   choices: number;
@@ -26,10 +28,14 @@ export interface ChatCallSize {
 export interface CandidateBudget {
   pricing: Pricing;
   rule: ImageTokenRule;
-  /** Credits this candidate can cost at most. */
+  /** Credits this candidate can cost at most: what its call is billed at most. */
   bound: number;
+  /** The output cap sent through this candidate: the request's, or the one filled in. */
+  outputCap: number;
   /** The max_tokens gw sends for a request that named none. */
   filledMaxTokens?: number;
+  /** The tokens `bound` pays for: the prompt's bound, and outputCap for each choice. */
+  heldTokens: { input: number; output: number };
   /** Input tokens billed when the upstream reports no usage. */
   promptEstimate: number;
 }
@@ -90,29 +96,34 @@ function sizeFor(config: Config, candidate: RouteCandidate, size: ChatCallSize, 
   const promptEstimate = inputTokenEstimate(size.prompt, rule, candidate.upstreamModel);
   const affordable = affordableOutputTokens(remaining, inputCost, size.choices * pricing.output_per_mtok, config.billing.creditsPerUsd);
 
-  if (size.maxOutputTokens !== undefined) {
-    const bound = credits(size.maxOutputTokens);
-    if (bound <= remaining) return { fits: true, budget: { pricing, rule, bound, promptEstimate } };
+  const budget = (outputCap: number, filledMaxTokens?: number): CandidateBudget => ({
+    pricing,
+    rule,
+    bound: credits(outputCap),
+    outputCap,
+    ...(filledMaxTokens !== undefined ? { filledMaxTokens } : {}),
+    heldTokens: { input: inputTokens, output: outputCap * size.choices },
+    promptEstimate,
+  });
+  const refusal = (outputCap: number, why: string): CandidateSizing<CandidateBudget> => {
     const advice = affordable >= 1 ? `a max_tokens of at most ${affordable} would fit` : `the prompt alone may cost up to ${credits(0)}`;
+    const choices = size.choices > 1 ? ` for each of ${size.choices} choices` : "";
     return {
       fits: false,
-      bound,
-      refusal: `it may cost up to ${bound} (at most ${inputTokens} input tokens and max_tokens ${size.maxOutputTokens}${size.choices > 1 ? ` for each of ${size.choices} choices` : ""}); ${advice}`,
+      bound: credits(outputCap),
+      refusal: `it may cost up to ${credits(outputCap)} (at most ${inputTokens} input tokens and max_tokens ${outputCap}${choices}${why}); ${advice}`,
     };
-  }
+  };
 
-  const limit = outputLimit(config, candidate, model, inputTokens);
-  const minimum = Math.min(config.billing.minimumAnswerTokens, limit);
-  const filled = Math.min(limit, affordable);
-  if (filled < minimum) {
-    const bound = credits(minimum);
-    return {
-      fits: false,
-      bound,
-      refusal: `the prompt may cost up to ${credits(0)} (at most ${inputTokens} input tokens) and a minimal answer of ${minimum} tokens brings it to ${bound}`,
-    };
+  if (size.maxOutputTokens !== undefined) {
+    return credits(size.maxOutputTokens) <= remaining ? { fits: true, budget: budget(size.maxOutputTokens) } : refusal(size.maxOutputTokens, "");
   }
-  return { fits: true, budget: { pricing, rule, bound: credits(filled), filledMaxTokens: filled, promptEstimate } };
+  // Filled in only up to a useful answer: fewer tokens would truncate it (the model's own limit, when smaller, is enough).
+  const limit = outputLimit(config, candidate, model, inputTokens);
+  const floor = Math.min(config.billing.minimumAnswerTokens, limit);
+  const filled = Math.min(limit, affordable);
+  if (filled < floor) return refusal(floor, `, the fewest gw fills in when the request names none`);
+  return { fits: true, budget: budget(filled, filled) };
 }
 
 /** The most output tokens that keep the call within `remaining` credits. */
@@ -133,8 +144,14 @@ function affordableOutputTokens(remaining: number, inputCost: number, outputPric
 function outputLimit(config: Config, candidate: RouteCandidate, model: ModelConfig | undefined, inputTokenBound: number): number {
   const limit = model?.max_output_tokens ?? config.providers[candidate.provider]?.defaultMaxTokens ?? config.billing.defaultMaxOutputTokens;
   const room = model ? model.context_length - inputTokenBound : Number.POSITIVE_INFINITY;
-  return room >= config.billing.minimumAnswerTokens ? Math.min(limit, room) : limit;
+  return room >= TRUSTED_ROOM_TOKENS ? Math.min(limit, room) : limit;
 }
+
+/**
+ * Less room than this after the prompt's bound (an over-estimate: a token per byte) is not taken
+ * as the limit: the upstream, which counts the prompt's real tokens, says whether it fits.
+ */
+const TRUSTED_ROOM_TOKENS = 16;
 
 /** Whose picture-token rule applies to a provider type; OpenAI's for every compatible server. */
 export function imageRuleOf(providerType: string | undefined): ImageTokenRule {

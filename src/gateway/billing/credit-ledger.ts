@@ -1,7 +1,9 @@
 // Credit balances per agent and period, and per key for keys with their own budget. Used credits
 // come from the usage log's in-memory totals; in-flight requests hold reservations so a burst of
 // parallel requests cannot spend more than the balance. A reservation settles to the real usage
-// when the call ends. A call must fit both its agent's plan and its key's budget (docs/decisions.md §10).
+// when the call ends, never to more than it held: an upstream that reports or produces more than
+// the call could cost leaves the excess on the row as `overage`, unbilled (docs/decisions.md §3).
+// A call must fit both its agent's plan and its key's budget (docs/decisions.md §10).
 import { randomUUID } from "node:crypto";
 import type { PlanLimits } from "../../config/config-schema.js";
 import type { KeyBudget } from "../../store/records.js";
@@ -29,7 +31,14 @@ export interface Spendable {
   limit: "plan" | "key";
 }
 
-export type UsageEntry = Omit<UsageRow, "id" | "time">;
+export type UsageEntry = Omit<UsageRow, "id" | "time" | "overage">;
+
+export interface SettleOptions {
+  /** Names the row in advance, so a caller that records it can tell after a crash whether it was written. */
+  rowId?: string;
+  /** The most this call may cost when less than the reservation (the route candidate that served it). */
+  bound?: number;
+}
 
 export class CreditLedger {
   private readonly reserved = new Map<string, number>();
@@ -40,6 +49,8 @@ export class CreditLedger {
     private readonly now: () => Date = () => new Date(),
     /** Told of every row once it is written (the access log). */
     private readonly onRecorded?: (row: UsageRow) => void,
+    /** The server's log: a call whose usage came to more than it held. */
+    private readonly warn?: (message: string) => void,
   ) {}
 
   used(agentId: string): number {
@@ -95,16 +106,23 @@ export class CreditLedger {
   }
 
   /**
-   * Debit the usage row's credits and release the reservation; resolves once the row is written.
-   * `rowId` names the row in advance, so a caller that records it can tell after a crash whether it was written.
+   * Debit the usage row's credits, at most what was held (and at most `bound`), and release the
+   * reservation; resolves once the row is written. Every endpoint settles here: this is where the
+   * reservation's promise is kept whatever the upstream reported.
    */
-  settle(reservation: Reservation, entry: UsageEntry, rowId?: string): Promise<UsageRow> {
+  settle(reservation: Reservation, entry: UsageEntry, options: SettleOptions = {}): Promise<UsageRow> {
     this.release(reservation);
-    return this.record(entry, rowId);
+    const held = Math.min(reservation.amount, options.bound ?? reservation.amount);
+    if (entry.credits <= held) return this.record(entry, options.rowId);
+    const overage = entry.credits - held;
+    this.warn?.(
+      `provider ${entry.provider} overran what request ${entry.requestId} held: its usage comes to ${entry.credits} credits, billed ${held}, overage ${overage} credits not billed`,
+    );
+    return this.record({ ...entry, credits: held, overage }, options.rowId);
   }
 
   /** A row for free work (local OCR): nothing reserved, so never refused; resolves once written. */
-  async record(entry: UsageEntry, rowId: string = randomUUID()): Promise<UsageRow> {
+  async record(entry: UsageEntry & Pick<UsageRow, "overage">, rowId: string = randomUUID()): Promise<UsageRow> {
     const row: UsageRow = { id: rowId, time: this.now().toISOString(), ...entry };
     await this.log.append(row);
     this.onRecorded?.(row);

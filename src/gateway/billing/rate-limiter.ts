@@ -1,7 +1,9 @@
 // Requests and tokens per minute per key: token buckets that refill continuously. A request takes
 // one from its key's request bucket before any work; tokens are taken from the key's token bucket
 // once a call's usage is known, so a key over its tokens per minute is refused until the bucket
-// has refilled (docs/decisions.md §10).
+// has refilled (docs/decisions.md §10). A refused request is told one wait, computed once: until
+// every bucket holds one again, i.e. until it would be admitted (Retry-After and the message);
+// the x-ratelimit-reset-* headers say something else, until each bucket is full.
 
 /** One limit's state, as OpenAI's x-ratelimit-* headers report it. */
 export interface LimitState {
@@ -12,9 +14,9 @@ export interface LimitState {
 }
 
 export interface Admission {
-  /** 0 when admitted, else whole seconds to wait. */
+  /** 0 when admitted, else the whole seconds (rounded up) until the request would be admitted. */
   retryAfterSeconds: number;
-  /** Which limit refused, when one did. */
+  /** Which limit refused, when one did: the one that holds the request longest. */
   refusedBy?: "requests" | "tokens";
   requests: LimitState;
   tokens?: LimitState;
@@ -40,16 +42,14 @@ export class RateLimiter {
     const now = this.now();
     const requests = refill(this.requestBuckets, key, requestsPerMinute, now);
     const tokens = tokensPerMinute === undefined ? undefined : refill(this.tokenBuckets, key, tokensPerMinute, now);
-    let retryAfterSeconds = 0;
+    // Both limits count: a key out of tokens and of requests waits for the later of the two.
+    const requestsWaitMs = msUntilOne(requests);
+    const tokensWaitMs = tokens ? msUntilOne(tokens) : 0;
+    const waitMs = Math.max(requestsWaitMs, tokensWaitMs);
     let refusedBy: Admission["refusedBy"];
-    if (tokens && tokens.level < 1) {
-      refusedBy = "tokens";
-      retryAfterSeconds = secondsUntil(tokens, 1);
-    } else if (requests.level < 1) {
-      refusedBy = "requests";
-      retryAfterSeconds = secondsUntil(requests, 1);
-    } else requests.level -= 1;
-    return { retryAfterSeconds, refusedBy, requests: stateOf(requests), tokens: tokens && stateOf(tokens) };
+    if (waitMs > 0) refusedBy = tokensWaitMs > requestsWaitMs ? "tokens" : "requests";
+    else requests.level -= 1;
+    return { retryAfterSeconds: Math.ceil(waitMs / 1000), refusedBy, requests: stateOf(requests), tokens: tokens && stateOf(tokens) };
   }
 
   /** Count tokens a call used against its key (a no-op for keys without a token limit). */
@@ -75,8 +75,9 @@ function refill(buckets: Map<string, Bucket>, key: string, capacity: number, now
   return bucket;
 }
 
-function secondsUntil(bucket: Bucket, level: number): number {
-  return Math.max(1, Math.ceil(((level - bucket.level) * 60) / bucket.capacity));
+/** Milliseconds until the bucket holds one (a request, a token) again; 0 when it does. */
+function msUntilOne(bucket: Bucket): number {
+  return bucket.level >= 1 ? 0 : ((1 - bucket.level) * 60_000) / bucket.capacity;
 }
 
 function stateOf(bucket: Bucket): LimitState {

@@ -1,8 +1,9 @@
 // What every chat-style call (chat completions, the messages endpoint, embeddings) does around the
 // upstream call: resolve the route candidates for the caller's plan, reserve the most the call can cost
-// (402 before any upstream call), and settle the upstream's usage into one usage row.
+// (402 before any upstream call), and settle the upstream's usage into one usage row, billed at
+// most the bound of the candidate that served it.
 
-import type { PlanLimits } from "../../config/config-schema.js";
+import { type PlanLimits, upstreamSettingsFor } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
 import type { Caller } from "../auth/key-authenticator.js";
@@ -15,6 +16,7 @@ import { type TokenCounts, totalInput, type UsageReading } from "../billing/toke
 import type { CircuitBreakers } from "../routing/circuit-breaker.js";
 import type { LatencyTracker } from "../routing/latency-tracker.js";
 import { type RouteCandidate, resolveRoutes } from "../routing/route-resolver.js";
+import type { AnswerSizeWatch } from "./answer-size-watch.js";
 import type { AttemptContext, AttemptTarget } from "./upstream-attempts.js";
 
 export interface ChatMeteringDependencies {
@@ -41,7 +43,10 @@ export interface ChatCallContext {
 /** What a call may cost through each candidate, given what the caller may spend (`limit` names that limit, for the 402). */
 export type ReservationPlanner<Budget> = (config: Config, candidates: RouteCandidate[], remaining: number, limit: string) => ReservationPlan<Budget>;
 
-export interface MeteredCall<Budget = CandidateBudget> {
+/** Every candidate's sizing has a bound: the most its call is billed. */
+export type Bounded = { bound: number };
+
+export interface MeteredCall<Budget extends Bounded = CandidateBudget> {
   candidates: RouteCandidate[];
   budgets: Map<RouteCandidate, Budget>;
   reservation: Reservation;
@@ -63,7 +68,7 @@ export class ChatMetering {
   }
 
   /** Route and reserve what `plan` says the call may cost at most (another endpoint's sizing than chat's). */
-  beginWith<Budget>(model: string, context: ChatCallContext, plan: ReservationPlanner<Budget>): MeteredCall<Budget> {
+  beginWith<Budget extends Bounded>(model: string, context: ChatCallContext, plan: ReservationPlanner<Budget>): MeteredCall<Budget> {
     const started = performance.now();
     const config = this.dependencies.config();
     const { ledger } = this.dependencies;
@@ -75,12 +80,12 @@ export class ChatMetering {
     return { candidates: planned.candidates, budgets: planned.budgets, reservation, started };
   }
 
-  attempts(call: MeteredCall<unknown>, context: ChatCallContext, supports: (provider: Provider) => boolean): AttemptContext {
+  attempts(call: MeteredCall<Bounded>, context: ChatCallContext, supports: (provider: Provider) => boolean): AttemptContext {
     const config = this.dependencies.config();
     return {
       candidates: call.candidates,
       providers: this.dependencies.providers(),
-      settings: (name: string) => ({ ...config.upstream, ...config.providers[name]?.upstream }),
+      settings: (name: string) => upstreamSettingsFor(config, name),
       signal: context.signal,
       supports,
       breakers: this.dependencies.breakers,
@@ -96,8 +101,13 @@ export class ChatMetering {
     return call.budgets.get(candidate)?.filledMaxTokens;
   }
 
+  /** The one output cap sent through this candidate (the providers write it in their field): what its credits were reserved for. */
+  outputCap(call: MeteredCall, candidate: RouteCandidate): number {
+    return budgetOf(call, candidate).outputCap;
+  }
+
   /** The upstream answered: remember how fast, for low-latency routing. */
-  answered(call: MeteredCall<unknown>, target: AttemptTarget): void {
+  answered(call: MeteredCall<Bounded>, target: AttemptTarget): void {
     this.dependencies.latency.record(target.candidate.provider, target.candidate.upstreamModel, performance.now() - call.started);
   }
 
@@ -107,7 +117,7 @@ export class ChatMetering {
    */
   async settle(call: MeteredCall, context: ChatCallContext, target: AttemptTarget, usage: UsageReading, relayed: RelayedText): Promise<void> {
     const config = this.dependencies.config();
-    const budget = call.budgets.get(target.candidate)!;
+    const budget = budgetOf(call, target.candidate);
     if ("invalid" in usage) {
       this.dependencies.warn(
         `${target.candidate.provider} reported invalid usage for request ${context.requestId} (${usage.invalid}); billed the gateway's estimate`,
@@ -120,24 +130,66 @@ export class ChatMetering {
     await this.record(call, context, target, usageUnits(counts), creditsForTokens(budget.pricing, counts, config.billing.creditsPerUsd));
   }
 
-  /** Write the call's usage row (these units, these credits) and release the reservation; resolves once the row is in the log. */
-  async record(call: MeteredCall<unknown>, context: ChatCallContext, target: AttemptTarget, units: Record<string, number>, credits: number): Promise<void> {
-    await this.dependencies.ledger.settle(call.reservation, {
-      agent: context.caller.agent.id,
-      keyPrefix: context.caller.key.prefix,
-      endpoint: context.endpoint,
-      model: target.candidate.publicModel,
-      provider: target.candidate.provider,
-      units,
-      credits,
-      requestId: context.requestId,
-    });
+  /**
+   * Write the call's usage row (these units, these credits, at most the serving candidate's
+   * bound) and release the reservation; resolves once the row is in the log.
+   */
+  async record(
+    call: MeteredCall<Bounded>,
+    context: ChatCallContext,
+    target: Pick<AttemptTarget, "candidate">,
+    units: Record<string, number>,
+    credits: number,
+  ): Promise<void> {
+    await this.dependencies.ledger.settle(
+      call.reservation,
+      {
+        agent: context.caller.agent.id,
+        keyPrefix: context.caller.key.prefix,
+        endpoint: context.endpoint,
+        model: target.candidate.publicModel,
+        provider: target.candidate.provider,
+        units,
+        credits,
+        requestId: context.requestId,
+      },
+      { bound: budgetOf(call, target.candidate).bound },
+    );
   }
 
   /** The call failed before anything was produced: nothing is billed. */
-  release(call: MeteredCall<unknown>): void {
+  release(call: MeteredCall<Bounded>): void {
     this.dependencies.ledger.release(call.reservation);
   }
+
+  /**
+   * The call failed. An answer that passed the size cap (answer_too_large) was produced, and paid
+   * for upstream: it is billed what the candidate that served it held, as `units` (what that bound
+   * pays for). Any other failure produced nothing: released, nothing billed. Resolves once settled.
+   */
+  async failed<Budget extends Bounded>(
+    call: MeteredCall<Budget>,
+    context: ChatCallContext,
+    watch: AnswerSizeWatch,
+    units: (budget: Budget) => Record<string, number>,
+  ): Promise<void> {
+    const candidate = watch.tooLarge;
+    if (!candidate) return this.release(call);
+    const budget = budgetOf(call, candidate);
+    await this.record(call, context, { candidate }, units(budget), budget.bound);
+  }
+}
+
+/** What a chat call's bound pays for: the prompt's token bound and the output cap of every choice. */
+export function heldChatUnits(budget: CandidateBudget): Record<string, number> {
+  return { prompt_tokens: budget.heldTokens.input, completion_tokens: budget.heldTokens.output };
+}
+
+function budgetOf<Budget extends Bounded>(call: MeteredCall<Budget>, candidate: RouteCandidate): Budget {
+  const budget = call.budgets.get(candidate);
+  // Attempts only ever go to candidates the reservation sized.
+  if (!budget) throw new Error(`no reservation for route candidate ${candidate.provider}/${candidate.upstreamModel}`);
+  return budget;
 }
 
 /** The size of text relayed to the client, for the estimate. */
@@ -151,7 +203,7 @@ export function estimatedChatUsage(
   target: AttemptTarget,
   relayed: RelayedText,
 ): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
-  const prompt = call.budgets.get(target.candidate)!.promptEstimate;
+  const prompt = budgetOf(call, target.candidate).promptEstimate;
   const completion = estimateTextTokens(relayed.characters, relayed.bytes);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }

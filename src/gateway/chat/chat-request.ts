@@ -31,6 +31,9 @@ export const chatRequestSchema = z
     top_p: z.number().min(0).max(1).nullable().optional(),
     max_tokens: z.number().int().positive().nullable().optional(),
     max_completion_tokens: z.number().int().positive().nullable().optional(),
+    // Other servers' names for the output cap: honoured as caps, never forwarded (providers/max-tokens.ts).
+    max_output_tokens: z.number().int().positive().nullable().optional(),
+    max_new_tokens: z.number().int().positive().nullable().optional(),
     n: z.number().int().min(1).max(128).nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
     tools: z.array(z.object({ type: z.string() }).loose()).optional(),

@@ -1,12 +1,14 @@
 // POST /v1/chat/completions, as the domain sees it:
 // route -> plan gate -> credit reservation -> upstream attempts -> settle usage -> respond.
 import type { ChatChunk, ChatCompletion, ChatRequest, ChatStreamEvent, ChatUsage } from "../../providers/chat-types.js";
+import { requestedOutputCap, withoutOutputCaps } from "../../providers/max-tokens.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureChatPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage } from "../billing/token-usage.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
-import { type ChatCallContext, type ChatMetering, estimatedChatUsage, type MeteredCall, type RelayedText, textSize } from "./chat-metering.js";
+import { AnswerSizeWatch } from "./answer-size-watch.js";
+import { type ChatCallContext, type ChatMetering, estimatedChatUsage, heldChatUnits, type MeteredCall, type RelayedText, textSize } from "./chat-metering.js";
 import type { ChatRequestBody } from "./chat-request.js";
 import { withoutGatewayControlFields } from "./gateway-control-fields.js";
 import { StreamRelay } from "./stream-relay.js";
@@ -42,13 +44,18 @@ export class ChatService {
 
   async complete(request: ChatRequestBody, context: ChatCallContext): Promise<CompletedChat> {
     const call = this.metering.begin(request.model, callSize(request), context);
+    const size = new AnswerSizeWatch();
     try {
-      const { result, target } = await attemptInOrder(this.metering.attempts(call, context, supportsChat), ({ candidate, provider, firstByteTimeoutMs }) =>
-        provider.chat!.complete(upstreamRequest(request, candidate), {
-          signal: context.signal,
-          firstByteTimeoutMs,
-          fillMaxTokens: this.metering.filledMaxTokens(call, candidate),
-        }),
+      const { result, target } = await attemptInOrder(
+        this.metering.attempts(call, context, supportsChat),
+        size.watch(({ candidate, provider, firstByteTimeoutMs, deadline }) =>
+          provider.chat!.complete(upstreamRequest(request, candidate), {
+            signal: context.signal,
+            firstByteTimeoutMs,
+            deadline,
+            maxOutputTokens: this.metering.outputCap(call, candidate),
+          }),
+        ),
       );
       this.metering.answered(call, target);
       const body = result.body;
@@ -61,26 +68,27 @@ export class ChatService {
       await this.metering.settle(call, context, target, usage, relayed);
       return { body, upstreamRequestId: result.upstreamRequestId, filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate) };
     } catch (error) {
-      this.metering.release(call);
+      await this.metering.failed(call, context, size, heldChatUnits);
       throw error;
     }
   }
 
   async stream(request: ChatRequestBody, context: ChatCallContext): Promise<StreamingChat> {
     const call = this.metering.begin(request.model, callSize(request), context);
+    const size = new AnswerSizeWatch();
     try {
       // The first batch is awaited inside the attempt: until it arrives nothing has reached the
       // client, so a failure before it can still be retried or sent to the next route.
       const { result, target } = await attemptInOrder(
         this.metering.attempts(call, context, supportsChat),
-        async ({ candidate, provider, firstByteTimeoutMs }) => {
-          const options = { signal: context.signal, firstByteTimeoutMs, fillMaxTokens: this.metering.filledMaxTokens(call, candidate) };
+        size.watch(async ({ candidate, provider, firstByteTimeoutMs, deadline }) => {
+          const options = { signal: context.signal, firstByteTimeoutMs, deadline, maxOutputTokens: this.metering.outputCap(call, candidate) };
           const response = await provider.chat!.stream(upstreamRequest(request, candidate), options);
           const iterator = response.chunks[Symbol.asyncIterator]();
           const first = await iterator.next();
           if (first.done) throw new UpstreamNetworkError(candidate.provider, "invalid_response", "the stream ended before any chunk");
           return { iterator, first: first.value, upstreamRequestId: response.upstreamRequestId };
-        },
+        }),
       );
       this.metering.answered(call, target);
       return {
@@ -89,7 +97,7 @@ export class ChatService {
         filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate),
       };
     } catch (error) {
-      this.metering.release(call);
+      await this.metering.failed(call, context, size, heldChatUnits);
       throw error;
     }
   }
@@ -107,6 +115,7 @@ export class ChatService {
   ): AsyncGenerator<string[]> {
     const relayed = (relay: StreamRelay): RelayedText => ({ characters: relay.producedCharacters, bytes: relay.producedBytes });
     const relay = new StreamRelay(target.candidate.publicModel, (current) => estimatedChatUsage(call, target, relayed(current)));
+    const size = new AnswerSizeWatch();
     try {
       let batch: ChatStreamEvent[] | undefined = first;
       while (batch) {
@@ -119,9 +128,14 @@ export class ChatService {
         relay.usage = estimatedChatUsage(call, target, relayed(relay));
         yield [JSON.stringify(relay.usageChunk(relay.usage))];
       }
+    } catch (error) {
+      size.saw(error, target.candidate);
+      throw error;
     } finally {
       await rest.return?.();
-      await this.metering.settle(call, context, target, relay.usageReading, relayed(relay));
+      // Cut off at the size cap: more was produced than relayed, billed what was held.
+      if (size.tooLarge) await this.metering.failed(call, context, size, heldChatUnits);
+      else await this.metering.settle(call, context, target, relay.usageReading, relayed(relay));
     }
   }
 }
@@ -129,13 +143,15 @@ export class ChatService {
 function callSize(request: ChatRequestBody): ChatCallSize {
   return {
     prompt: measureChatPrompt(request),
-    maxOutputTokens: request.max_completion_tokens ?? request.max_tokens ?? undefined,
+    // The smallest of max_tokens, max_completion_tokens and the other names a server may read.
+    maxOutputTokens: requestedOutputCap(request),
     choices: request.n ?? 1,
   };
 }
 
+/** The request as the upstream gets it: no cap fields (the provider writes the one reserved for), no gateway controls. */
 function upstreamRequest(request: ChatRequestBody, candidate: RouteCandidate): ChatRequest {
-  return { ...withoutGatewayControlFields(request), model: candidate.upstreamModel } as ChatRequest;
+  return { ...withoutOutputCaps(withoutGatewayControlFields(request)), model: candidate.upstreamModel } as ChatRequest;
 }
 
 function completionText(body: ChatCompletion): string {

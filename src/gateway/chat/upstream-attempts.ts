@@ -1,12 +1,13 @@
 // Try route candidates in order: retries with backoff on connect errors, timeouts, 429
 // (honouring Retry-After), 5xx and malformed answers, then the next candidate. Only ever before
 // the first byte reaches the client. An upstream 4xx about a value ends the attempts and goes
-// back verbatim. A provider whose circuit is open is skipped, and all attempts of one request
-// share one deadline (`totalTimeoutMs`): each attempt's wait for the first byte is cut to what is
-// left of it, and no retry starts or waits past it.
+// back verbatim. An answer over its size cap ends the attempts (502): the upstream produced it.
+// A provider whose circuit is open is skipped, and all attempts of one request share one
+// deadline (`totalTimeoutMs`): each attempt is given it (the upstream client ends the attempt's
+// call there, its answer's last byte included), and no retry starts or waits past it.
 import type { UpstreamSettings } from "../../config/config-schema.js";
 import type { Provider } from "../../providers/provider.js";
-import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
+import { isTimeoutFailure, UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
 import { InvalidRequestError, UpstreamPassthroughError, UpstreamUnavailableError } from "../errors.js";
 import type { Admission, CircuitBreakers } from "../routing/circuit-breaker.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
@@ -20,6 +21,8 @@ export interface AttemptTarget {
 export interface Attempt extends AttemptTarget {
   /** How long this attempt may wait for the upstream's answer to begin (the rest of the deadline). */
   firstByteTimeoutMs: number;
+  /** performance.now() when the request's total time runs out: the call, and a stream it starts, end there. */
+  deadline: number;
 }
 
 export interface AttemptContext {
@@ -75,7 +78,12 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
       let verdict: Verdict;
       let cause: FailureCause;
       try {
-        const target: Attempt = { candidate, provider, firstByteTimeoutMs: Math.max(1, Math.min(settings.firstByteTimeoutMs, Math.ceil(remaining))) };
+        const target: Attempt = {
+          candidate,
+          provider,
+          firstByteTimeoutMs: Math.max(1, Math.min(settings.firstByteTimeoutMs, Math.ceil(remaining))),
+          deadline: started + settings.totalTimeoutMs,
+        };
         const result = await attempt(target);
         context.breakers?.succeeded(candidate.provider);
         ended("ok");
@@ -99,6 +107,13 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
         // The upstream answered about a value: it is up, whatever the caller sent.
         context.breakers?.succeeded(candidate.provider);
         ended("upstream_error");
+        throw verdict.error;
+      }
+      if (verdict.kind === "final") {
+        // It answered, too much: not retried or sent elsewhere (it was produced, and it costs).
+        context.breakers?.succeeded(candidate.provider);
+        context.onFailedAttempt?.(candidate.provider, verdict.reason);
+        ended("failed", cause);
         throw verdict.error;
       }
       context.breakers?.failed(candidate.provider, admission, verdict.reason, settings);
@@ -160,7 +175,8 @@ function exhausted(
 type Verdict =
   | { kind: "retry" | "timeout"; reason: string; retryAfterMs?: number }
   | { kind: "next"; reason: string }
-  | { kind: "passthrough"; error: UpstreamPassthroughError };
+  | { kind: "passthrough"; error: UpstreamPassthroughError }
+  | { kind: "final"; reason: string; error: UpstreamUnavailableError };
 
 function judge(error: unknown, provider: string): Verdict {
   if (error instanceof UpstreamHttpError) {
@@ -179,16 +195,27 @@ function judge(error: unknown, provider: string): Verdict {
     return { kind: "passthrough", error: new UpstreamPassthroughError(status, error.body, error.contentType, error.provider, error.vendorBody) };
   }
   if (error instanceof UpstreamNetworkError) {
+    if (error.failure === "answer_too_large") return { kind: "final", reason: error.detail, error: answerTooLarge(error) };
     // A malformed answer is the upstream's fault, like a 5xx: retried, then the next route.
-    const timeout = error.failure === "first_byte_timeout" || error.failure === "idle_timeout";
     const reason = error.failure === "invalid_response" ? `invalid response (${error.detail})` : error.detail;
-    return { kind: timeout ? "timeout" : "retry", reason };
+    return { kind: isTimeoutFailure(error.failure) ? "timeout" : "retry", reason };
   }
   if (error instanceof UnsupportedContentError) {
     // Content this vendor cannot take (an image by URL for Gemini ...): the caller's to fix.
-    throw new InvalidRequestError(`${error.message} (provider ${provider})`, { param: error.param, provider });
+    throw new InvalidRequestError(`${error.message} (provider ${provider})`, { param: error.param, provider, code: error.code });
   }
   throw error;
+}
+
+/** 502 naming the cap and the provider; `cause` keeps the provider's failure (billing reads it). */
+export function answerTooLarge(error: UpstreamNetworkError): UpstreamUnavailableError {
+  const refusal = new UpstreamUnavailableError(`The upstream's answer was too large: ${error.detail}.`, {
+    status: 502,
+    code: "upstream_answer_too_large",
+    provider: error.provider,
+  });
+  refusal.cause = error;
+  return refusal;
 }
 
 function backoff(base: number, retry: number): number {

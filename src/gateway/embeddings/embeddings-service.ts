@@ -8,6 +8,7 @@ import type { EmbeddingRequest, EmbeddingVector } from "../../providers/embeddin
 import { base64ToFloats, floatsToBase64 } from "../../providers/embedding-vectors.js";
 import type { Provider } from "../../providers/provider.js";
 import { readEmbeddingUsage } from "../billing/token-usage.js";
+import { AnswerSizeWatch } from "../chat/answer-size-watch.js";
 import type { ChatCallContext, ChatMetering } from "../chat/chat-metering.js";
 import { type AttemptTarget, attemptInOrder } from "../chat/upstream-attempts.js";
 import { InvalidRequestError } from "../errors.js";
@@ -35,11 +36,13 @@ export class EmbeddingsService {
     const call = this.metering.beginWith(request.model, context, (config, candidates, remaining, limit) =>
       planEmbeddingReservation(config, candidates, size, remaining, limit),
     );
+    const answerSize = new AnswerSizeWatch();
     try {
       const { result, target } = await attemptInOrder(
         this.metering.attempts(call, context, supportsEmbeddings),
-        ({ candidate, provider, firstByteTimeoutMs }) =>
-          provider.embeddings!.embed(upstreamRequest(request, candidate), { signal: context.signal, firstByteTimeoutMs }),
+        answerSize.watch(({ candidate, provider, firstByteTimeoutMs, deadline }) =>
+          provider.embeddings!.embed(upstreamRequest(request, candidate), { signal: context.signal, firstByteTimeoutMs, deadline }),
+        ),
       );
       this.metering.answered(call, target);
       const inputTokens = this.billedTokens(result.usage, size, target, context);
@@ -54,7 +57,8 @@ export class EmbeddingsService {
       };
       return { body, upstreamRequestId: result.upstreamRequestId };
     } catch (error) {
-      this.metering.release(call);
+      // An answer over the size cap is billed what was held: the inputs' token bound.
+      await this.metering.failed(call, context, answerSize, () => ({ input_tokens: size.tokenBound }));
       throw error;
     }
   }

@@ -70,16 +70,18 @@ const IMAGE_PART_NAMES = new Set(["image", "image[]", "images", "images[]"]);
  */
 export function imageEditFromForm(form: { fields: Array<[string, string]>; files: Array<{ field: string; bytes: Buffer }> }): ImageEditBody {
   refuseMask(form.fields.some(([name]) => name === "mask") || form.files.some((file) => file.field === "mask"));
-  const body: Record<string, unknown> = {};
+  // A Map: field names are the caller's, and `__proto__` or `constructor` are names like any other.
+  const fields = new Map<string, unknown>();
   const images: EditImageSource[] = [];
   for (const [name, value] of form.fields) {
     if (IMAGE_PART_NAMES.has(name)) {
       images.push({ kind: "text", value, param: `image[${images.length}]` });
       continue;
     }
-    if (body[name] !== undefined) throw new InvalidRequestError(`The form field '${name}' is sent twice.`, { param: name });
-    body[name] = formValue(name, value);
+    if (fields.has(name)) throw new InvalidRequestError(`The form field '${name}' is sent twice.`, { param: name });
+    fields.set(name, formValue(name, value));
   }
+  const body: Record<string, unknown> = Object.fromEntries(fields);
   for (const file of form.files) {
     if (!IMAGE_PART_NAMES.has(file.field)) {
       throw new InvalidRequestError(`Unexpected file part '${file.field}': send pictures as 'image' or 'image[]' parts.`, { param: file.field });

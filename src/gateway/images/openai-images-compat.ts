@@ -21,7 +21,8 @@ export function fromOpenAIImagesFields(config: Config, get: (name: string) => un
     if (matches.length === 1) set("model", matches[0]!);
   }
   const quality = get("quality");
-  if (typeof quality === "string" && QUALITY_WORDS[quality]) set("quality", QUALITY_WORDS[quality]);
+  const word = typeof quality === "string" && Object.hasOwn(QUALITY_WORDS, quality) ? QUALITY_WORDS[quality] : undefined;
+  if (word !== undefined) set("quality", word);
   if (get("output_format") === undefined) set("output_format", "png");
 }
 

@@ -1,20 +1,17 @@
 // Pictures a caller sends to a tool endpoint (edits, describe, upscale, background removal, OCR):
 // a data: URL, bare base64, an http(s) URL the gateway downloads itself through the SSRF-safe
-// fetcher, or bytes already in hand (a multipart part). Every failure becomes a 400 in the
-// gateway envelope naming the parameter: `url_not_allowed` for a private or internal address
-// (docs/decisions.md §2) or a download over the size, time or redirect caps, `url_fetch_failed` for a URL
-// that could not be read, `invalid_image` for anything that is not a picture we take.
+// fetcher, or bytes already in hand (a multipart part). Every failure becomes an error in the
+// gateway envelope naming the parameter: 400 `url_not_allowed` for a private or internal address
+// (docs/decisions.md §2) or a download over the size, time or redirect caps, 400 `url_fetch_failed`
+// for a URL that could not be read, 415 `unsupported_media_type` for a file of a type gw does not
+// take (SVG, TIFF, a PDF ...), 400 `invalid_image` for bytes that are no picture at all.
 
-import { decodeImageInput, type ImageInput, InvalidImageError } from "../../media/image-input.js";
-import type { FetchedResource } from "../../net/safe-fetch.js";
+import { decodeImageInput, type ImageInput, InvalidImageError, SUPPORTED_IMAGE_NAMES } from "../../media/image-input.js";
+import type { UrlFetcher } from "../../net/safe-fetch.js";
 import { FetchFailedError, type FetchFailure, UrlNotAllowedError } from "../../net/safe-fetch-errors.js";
-import { InvalidRequestError } from "../errors.js";
+import { InvalidRequestError, UnsupportedMediaTypeError } from "../errors.js";
 
-/** Fetches a user-supplied URL; the gateway's is safeFetch (tests point a public name at a local server). */
-export type UrlFetcher = (
-  url: string,
-  options: { maxBytes: number; timeoutMs: number; accept: string; signal?: AbortSignal; sink?: NodeJS.WritableStream },
-) => Promise<FetchedResource>;
+export type { UrlFetcher } from "../../net/safe-fetch.js";
 
 /** A picture sent to a tool: 20 MB fits a base64 data: URL in the 25 MB JSON body limit. */
 export const MAX_PICTURE_BYTES = 20 * 1024 * 1024;
@@ -66,6 +63,12 @@ export function pictureError(error: unknown, param: string, what = "picture"): u
     if (POLICY_FAILURES.has(error.reason))
       return new InvalidRequestError(`The URL in '${param}' is not allowed: ${error.message}.`, { param, code: "url_not_allowed" });
     return new InvalidRequestError(`The ${what} in '${param}' could not be downloaded: ${error.message}.`, { param, code: "url_fetch_failed" });
+  }
+  if (error instanceof InvalidImageError && error.mediaType !== undefined) {
+    // A recognised file of another type: the request is fine, its media type is not (415).
+    return new UnsupportedMediaTypeError(`The picture in '${param}' is ${error.mediaType}, which is not supported here: send ${SUPPORTED_IMAGE_NAMES}.`, {
+      param,
+    });
   }
   if (error instanceof InvalidImageError) {
     return new InvalidRequestError(`The picture in '${param}' was refused: ${error.message}.`, { param, code: "invalid_image" });

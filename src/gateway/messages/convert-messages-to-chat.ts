@@ -1,13 +1,14 @@
 // Anthropic Messages request -> OpenAI chat-completions request, for the messages endpoint in
 // front of any chat upstream. Pure. Dropped on purpose: metadata, thinking, service_tier,
-// cache_control marks, and top_k (OpenAI servers refuse the unknown parameter).
+// cache_control marks, and top_k (OpenAI servers refuse the unknown parameter). max_tokens is not
+// converted: the provider writes the cap reserved for in the field it reads (ChatCallOptions).
 import type { ChatRequest } from "../../providers/chat-types.js";
 import { UnsupportedContentError } from "../../providers/provider-errors.js";
-import type { MessagesInputBlock, MessagesJson, MessagesMessage, MessagesRequest, MessagesTool } from "./messages-types.js";
+import type { MessagesInputBlock, MessagesJson, MessagesMessage, MessagesRequest, MessagesTool, UncappedMessagesRequest } from "./messages-types.js";
 
 type ChatMessage = MessagesJson & { role: string };
 
-export function convertMessagesToChat(request: MessagesRequest): ChatRequest {
+export function convertMessagesToChat(request: UncappedMessagesRequest): ChatRequest {
   const messages: ChatMessage[] = [];
   const system = typeof request.system === "string" ? request.system : (request.system ?? []).map((block) => block.text).join("\n\n");
   if (system) messages.push({ role: "system", content: system });
@@ -16,7 +17,7 @@ export function convertMessagesToChat(request: MessagesRequest): ChatRequest {
     if (message.role === "assistant") messages.push(assistantMessage(message, param));
     else messages.push(...userMessages(message, param));
   });
-  const chat: ChatRequest = { model: request.model, messages, max_completion_tokens: request.max_tokens };
+  const chat: ChatRequest = { model: request.model, messages };
   if (request.stream) chat.stream = true;
   if (request.stop_sequences?.length) chat.stop = request.stop_sequences;
   if (typeof request.temperature === "number") chat.temperature = request.temperature;

@@ -3,6 +3,7 @@
 // id aside) and the answer comes back untouched; to any other chat provider it is converted to
 // a chat completion and back, streams included.
 import type { ChatChunk, ChatStreamEvent, JsonObject } from "../../providers/chat-types.js";
+import { withoutOutputCaps } from "../../providers/max-tokens.js";
 import type { NativeMessagesEvent } from "../../providers/messages-types.js";
 import type { Provider } from "../../providers/provider.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
@@ -10,14 +11,16 @@ import { parseJsonObject } from "../../providers/sse.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureMessagesPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage, readMessagesUsage, type UsageReading } from "../billing/token-usage.js";
-import { type ChatCallContext, type ChatMetering, estimatedChatUsage, type MeteredCall, textSize } from "../chat/chat-metering.js";
+import { AnswerSizeWatch } from "../chat/answer-size-watch.js";
+import { type ChatCallContext, type ChatMetering, estimatedChatUsage, heldChatUnits, type MeteredCall, textSize } from "../chat/chat-metering.js";
 import { withoutGatewayControlFields } from "../chat/gateway-control-fields.js";
 import { type AttemptTarget, attemptInOrder } from "../chat/upstream-attempts.js";
 import { GatewayError } from "../errors.js";
+import type { RouteCandidate } from "../routing/route-resolver.js";
 import { ChatStreamToMessagesEvents, messagesErrorEvent, messagesErrorType } from "./chat-stream-to-messages-events.js";
 import { convertChatToMessages, convertChatUsage } from "./convert-chat-to-messages.js";
 import { convertMessagesToChat } from "./convert-messages-to-chat.js";
-import type { MessagesRequest } from "./messages-types.js";
+import type { MessagesRequest, UncappedMessagesRequest } from "./messages-types.js";
 
 export interface MessagesResult {
   body: JsonObject;
@@ -41,19 +44,22 @@ export class MessagesService {
 
   async create(request: MessagesRequest, context: ChatCallContext, headers: Record<string, string>): Promise<MessagesResult> {
     const call = this.metering.begin(request.model, callSize(request), context);
+    const size = new AnswerSizeWatch();
     try {
       const { result, target } = await attemptInOrder(
         this.metering.attempts(call, context, supportsMessages),
-        async ({ candidate, provider, firstByteTimeoutMs }) => {
-          const upstream = { ...withoutGatewayControlFields(request), model: candidate.upstreamModel };
+        size.watch(async ({ candidate, provider, firstByteTimeoutMs, deadline }) => {
+          const upstream = upstreamRequest(request, candidate);
+          // The cap reserved for, in the field the provider reads (its maxTokensField for OpenAI-compatible ones).
+          const options = { signal: context.signal, firstByteTimeoutMs, deadline, maxOutputTokens: this.metering.outputCap(call, candidate) };
           if (provider.messages) {
-            const answer = await provider.messages.create(upstream, { signal: context.signal, headers, firstByteTimeoutMs });
+            const answer = await provider.messages.create(upstream, { ...options, headers });
             return { ...answer, usage: readMessagesUsage(answer.body.usage) };
           }
-          const answer = await provider.chat!.complete({ ...convertMessagesToChat(upstream), stream: false }, { signal: context.signal, firstByteTimeoutMs });
+          const answer = await provider.chat!.complete({ ...convertMessagesToChat(upstream), stream: false }, options);
           const body = convertChatToMessages(answer.body, { model: candidate.publicModel }) as unknown as JsonObject;
           return { body, upstreamRequestId: answer.upstreamRequestId, usage: readChatUsage(answer.body.usage) };
-        },
+        }),
       );
       this.metering.answered(call, target);
       result.body.model = target.candidate.publicModel;
@@ -63,30 +69,32 @@ export class MessagesService {
       await this.metering.settle(call, context, target, result.usage, relayed);
       return { body: result.body, upstreamRequestId: result.upstreamRequestId };
     } catch (error) {
-      this.metering.release(call);
+      await this.metering.failed(call, context, size, heldChatUnits);
       throw error;
     }
   }
 
   async stream(request: MessagesRequest, context: ChatCallContext, headers: Record<string, string>): Promise<MessagesStream> {
     const call = this.metering.begin(request.model, callSize(request), context);
+    const size = new AnswerSizeWatch();
     try {
       const { result, target } = await attemptInOrder(
         this.metering.attempts(call, context, supportsMessages),
-        async ({ candidate, provider, firstByteTimeoutMs }) => {
-          const upstream = { ...withoutGatewayControlFields(request), model: candidate.upstreamModel };
+        size.watch(async ({ candidate, provider, firstByteTimeoutMs, deadline }) => {
+          const upstream = upstreamRequest(request, candidate);
+          const options = { signal: context.signal, firstByteTimeoutMs, deadline, maxOutputTokens: this.metering.outputCap(call, candidate) };
           if (provider.messages) {
-            const response = await provider.messages.stream(upstream, { signal: context.signal, headers, firstByteTimeoutMs });
+            const response = await provider.messages.stream(upstream, { ...options, headers });
             const rest = response.events[Symbol.asyncIterator]();
             return {
               source: { kind: "native", ...(await firstBatch(rest, candidate.provider)), rest } as Source,
               upstreamRequestId: response.upstreamRequestId,
             };
           }
-          const response = await provider.chat!.stream({ ...convertMessagesToChat(upstream), stream: true }, { signal: context.signal, firstByteTimeoutMs });
+          const response = await provider.chat!.stream({ ...convertMessagesToChat(upstream), stream: true }, options);
           const rest = response.chunks[Symbol.asyncIterator]();
           return { source: { kind: "chat", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
-        },
+        }),
       );
       this.metering.answered(call, target);
       const events =
@@ -95,7 +103,7 @@ export class MessagesService {
           : this.relayConverted(result.source.first, result.source.rest, context, target, call);
       return { events, upstreamRequestId: result.upstreamRequestId };
     } catch (error) {
-      this.metering.release(call);
+      await this.metering.failed(call, context, size, heldChatUnits);
       throw error;
     }
   }
@@ -112,6 +120,7 @@ export class MessagesService {
     const reported: Record<string, unknown> = {};
     let outputReported = false;
     const relayed = { characters: 0, bytes: 0 };
+    const size = new AnswerSizeWatch();
     try {
       let batch: NativeMessagesEvent[] | undefined = first;
       while (batch) {
@@ -138,12 +147,13 @@ export class MessagesService {
         batch = next.done ? undefined : next.value;
       }
     } catch (error) {
+      size.saw(error, target.candidate);
       yield [errorEvent(error)];
     } finally {
       await rest.return?.();
       // A stream cut before message_delta has no output count: the relayed text is estimated.
       const usage = outputReported ? readMessagesUsage(reported) : { missing: true as const };
-      await this.metering.settle(call, context, target, usage, relayed);
+      await this.settleStream(call, context, size, () => this.metering.settle(call, context, target, usage, relayed));
     }
   }
 
@@ -160,6 +170,7 @@ export class MessagesService {
     const relayed = { characters: 0, bytes: 0 };
     const toNative = (events: ReturnType<ChatStreamToMessagesEvents["push"]>) =>
       events.map((event) => ({ event: event.event, data: JSON.stringify(event.data) }));
+    const size = new AnswerSizeWatch();
     try {
       let batch: ChatStreamEvent[] | undefined = first;
       while (batch) {
@@ -185,11 +196,18 @@ export class MessagesService {
       converter.setUsage(estimatedChatUsage(call, target, relayed));
       yield toNative(converter.finish());
     } catch (error) {
+      size.saw(error, target.candidate);
       yield [errorEvent(error)];
     } finally {
       await rest.return?.();
-      await this.metering.settle(call, context, target, usage, relayed);
+      await this.settleStream(call, context, size, () => this.metering.settle(call, context, target, usage, relayed));
     }
+  }
+
+  /** A stream cut off at the size cap produced more than was relayed: billed what was held. Else as `usual`. */
+  private async settleStream(call: MeteredCall, context: ChatCallContext, size: AnswerSizeWatch, usual: () => Promise<void>): Promise<void> {
+    if (size.tooLarge) await this.metering.failed(call, context, size, heldChatUnits);
+    else await usual();
   }
 }
 
@@ -198,6 +216,14 @@ const BLOCK_DELTA_OVERHEAD = 60;
 
 function callSize(request: MessagesRequest): ChatCallSize {
   return { prompt: measureMessagesPrompt(request), maxOutputTokens: request.max_tokens, choices: 1 };
+}
+
+/**
+ * The request as the upstream gets it, converted or not: no cap fields (the provider writes the
+ * one reserved for, max_tokens), no gateway controls.
+ */
+function upstreamRequest(request: MessagesRequest, candidate: RouteCandidate): UncappedMessagesRequest {
+  return { ...withoutOutputCaps(withoutGatewayControlFields(request)), model: candidate.upstreamModel };
 }
 
 /** The usage object's fields, for merging message_start's and message_delta's. */

@@ -29,9 +29,9 @@ export interface MessagesTool {
   [extra: string]: unknown;
 }
 
-export interface MessagesRequest {
+/** A Messages request without its output cap, as it goes upstream (the provider writes the cap reserved for). */
+export interface UncappedMessagesRequest {
   model: string;
-  max_tokens: number;
   messages: MessagesMessage[];
   system?: string | MessagesTextBlock[];
   stop_sequences?: string[];
@@ -43,6 +43,10 @@ export interface MessagesRequest {
   stream?: boolean;
   metadata?: MessagesJson;
   [extra: string]: unknown;
+}
+
+export interface MessagesRequest extends UncappedMessagesRequest {
+  max_tokens: number;
 }
 
 export type MessagesOutputBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: MessagesJson };

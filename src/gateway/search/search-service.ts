@@ -3,15 +3,17 @@
 // `tools.search` whose provider is configured (none: 503 search_not_configured), hold the dearest
 // one's price (402), and ask them in order: a vendor failure of any kind (5xx, 429, a timeout, a
 // refused key, SearXNG's 200 with every engine unresponsive) moves on to the next; when all fail,
-// 502 (504 when only timeouts) listing each provider's cause, never a key. The first answer is
-// billed at its provider's price (one usage row) and returned with dates as YYYY-MM-DD.
+// 502 (504 when only timeouts, connect timeouts included) listing each provider's cause, never a
+// key. An answer over its size cap ends the search there (502 naming the cap: the vendor answered).
+// The first answer is billed at its provider's price (one usage row) and returned with dates as YYYY-MM-DD.
 import { z } from "zod";
 import type { Config } from "../../config/resolved-config.js";
 import type { SearchModelEntry } from "../../config/search-catalog-schema.js";
 import type { Provider } from "../../providers/provider.js";
-import { UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
+import { isTimeoutFailure, UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { SearchAnswer } from "../../providers/search-types.js";
 import type { CreditLedger } from "../billing/credit-ledger.js";
+import { answerTooLarge } from "../chat/upstream-attempts.js";
 import { ModelRequiresUpgradeError, SearchNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
 import { parseWithSchema } from "../request-schema.js";
 import type { ToolCallContext } from "../tool-provider-call.js";
@@ -76,9 +78,13 @@ export class SearchService {
           throw error;
         }
         const cause = causeOf(error);
-        if (!(error instanceof UpstreamNetworkError && /timeout/.test(error.failure))) timeoutsOnly = false;
-        failures.push(`${model.provider}: ${cause}`);
         this.dependencies.warn(`${context.requestId} search provider failed: provider ${model.provider}: ${cause}`);
+        if (error instanceof UpstreamNetworkError && error.failure === "answer_too_large") {
+          this.dependencies.ledger.release(reservation);
+          throw answerTooLarge(error);
+        }
+        if (!(error instanceof UpstreamNetworkError && isTimeoutFailure(error.failure))) timeoutsOnly = false;
+        failures.push(`${model.provider}: ${cause}`);
         continue;
       }
       const results = answer.results.slice(0, body.max_results).map((hit) => this.item(hit));

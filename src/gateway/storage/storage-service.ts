@@ -13,6 +13,7 @@ import { loadSigningSecret } from "../../blobs/signing-secret.js";
 import type { StorageSettings } from "../../config/config-schema.js";
 import { FileOperationsLog } from "../../store/file-operations-log.js";
 import { type FileRecord, FileRecordStore, type ImageAssetInfo } from "../../store/file-records.js";
+import { periodOf } from "../../store/usage-log.js";
 import { formatBytes } from "./byte-size.js";
 import { sameContentType } from "./content-type.js";
 import { type AgentFiles, FileIndex } from "./file-index.js";
@@ -145,6 +146,12 @@ export class StorageService {
       usedFormatted: formatBytes(agent.usedBytes),
       limitFormatted: formatBytes(limits.storageBytes),
     };
+  }
+
+  /** The counted operations (upload, presigned upload, delete) the agent made this period (a calendar month, UTC), and the plan's limit. */
+  operations(agentId: string, limits: StorageLimits): { used: number; limit: number; period: string } {
+    const period = periodOf(new Date(this.context.now()));
+    return { used: this.context.operations.count(agentId, period), limit: limits.storageOperationsPerPeriod, period };
   }
 
   /** A multipart upload: counts as an operation (429 when none is left) once it commits. */

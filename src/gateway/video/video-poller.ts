@@ -1,7 +1,8 @@
 // What moves video jobs on: a node-cron schedule (every `video.tickSeconds`) whose tick submits
 // QUEUED jobs to their vendor (-> SUBMITTED), polls SUBMITTED ones when due (backoff, and the
 // vendor's Retry-After), fails jobs past `video.maxJobMinutes`, and finishes succeeded ones: the
-// clip streamed to a temp file (SSRF-safe and size-capped for a vendor URL), measured with
+// clip streamed to a temp file (SSRF-safe for a vendor URL, through the provider for a link on its
+// own origin, size-capped either way), measured with
 // ffprobe, stored in the agent's storage and library, and billed once.
 //
 // Every job is worked by at most one operation at a time (a job in flight is skipped by later
@@ -241,7 +242,8 @@ export class VideoPoller {
   private async finishBilling(job: VideoJobRecord, options: { recovering: boolean }): Promise<void> {
     const billing = job.billing!;
     if (!billing.written && !(options.recovering && this.rowWritten(billing.rowId))) {
-      const reservation = this.dependencies.service.reservations.get(job.id) ?? this.dependencies.ledger.hold(job.agentId, 0);
+      // The job's estimate is what it held: the most it is billed.
+      const reservation = this.dependencies.service.reservations.get(job.id) ?? this.dependencies.ledger.hold(job.agentId, job.estimateCredits, job.keyPrefix);
       await this.dependencies.ledger.settle(
         reservation,
         {
@@ -254,7 +256,7 @@ export class VideoPoller {
           credits: billing.credits,
           requestId: job.id,
         },
-        billing.rowId,
+        { rowId: billing.rowId },
       );
     }
     this.dependencies.service.releaseReservation(job.id);
@@ -280,7 +282,7 @@ export class VideoPoller {
       return;
     }
     if (!video.download) throw new Error(`${job.provider} gives no way to download the clip`);
-    const { body } = await video.download(job.taskId!, { signal, maxBytes });
+    const { body } = await video.download(job.taskId!, { signal, maxBytes, ...(output.url !== undefined ? { url: output.url } : {}) });
     let total = 0;
     const cap = new Transform({
       transform(chunk: Buffer, _encoding, done) {

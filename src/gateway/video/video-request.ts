@@ -52,15 +52,16 @@ export function checkAgainstModel(model: VideoModelEntry, body: VideoGenerationB
     const offered = duration.values ? duration.values.join(", ") : `${duration.min} to ${duration.max}`;
     throw new InvalidRequestError(`${model.id} makes clips of ${offered} seconds; ${durationSeconds} was asked.`, { param: "duration_seconds" });
   }
+  // Own keys only: a caller's `__proto__` or `constructor` is a name the model does not offer.
   const resolution = body.resolution ?? model.constraints.defaultResolution;
-  const sizes = resolutions[resolution];
+  const sizes = Object.hasOwn(resolutions, resolution) ? resolutions[resolution] : undefined;
   if (!sizes) {
     throw new InvalidRequestError(`${model.id} offers the resolutions ${Object.keys(resolutions).join(", ")}; ${resolution} was asked.`, {
       param: "resolution",
     });
   }
-  const ratio = body.ratio ?? (sizes[model.constraints.defaultRatio] ? model.constraints.defaultRatio : Object.keys(sizes)[0]!);
-  const size = sizes[ratio];
+  const ratio = body.ratio ?? (Object.hasOwn(sizes, model.constraints.defaultRatio) ? model.constraints.defaultRatio : Object.keys(sizes)[0]!);
+  const size = Object.hasOwn(sizes, ratio) ? sizes[ratio] : undefined;
   if (!size)
     throw new InvalidRequestError(`${model.id} at ${resolution} offers the ratios ${Object.keys(sizes).join(", ")}; ${ratio} was asked.`, { param: "ratio" });
   const [width, height] = size.split("x").map(Number) as [number, number];

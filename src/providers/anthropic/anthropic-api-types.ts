@@ -36,7 +36,14 @@ export interface AnthropicMessagesRequest {
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   metadata?: { user_id: string };
+  thinking?: AnthropicThinking;
   stream?: boolean;
+}
+
+/** Extended thinking: `budget_tokens` at least 1024 and below max_tokens. */
+export interface AnthropicThinking {
+  type: "enabled";
+  budget_tokens: number;
 }
 
 export interface AnthropicUsage {

@@ -1,17 +1,19 @@
 // Chat completions against Anthropic's Messages API: OpenAI-shaped requests are converted out,
-// Anthropic's answers and stream events converted back.
+// Anthropic's answers and stream events converted back (a JSON response_format's answer tool call
+// as the message's content).
 
 import type { Redact } from "../../net/secret-redaction.js";
 import { toNetworkError, type UpstreamResponse, type UpstreamTarget, upstreamRequestIdOf, upstreamTarget } from "../../net/upstream-http.js";
 import { requireJsonObject } from "../chat-answer.js";
 import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
-import { withFilledMaxTokens } from "../max-tokens.js";
+import { withOutputCap } from "../max-tokens.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
 import { parseJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
 import type { AnthropicMessageResponse, AnthropicStreamEvent } from "./anthropic-api-types.js";
 import { fromAnthropicHttpError, fromAnthropicStreamError } from "./anthropic-error.js";
 import { AnthropicStreamConverter, convertFromAnthropicChat } from "./convert-from-anthropic-chat.js";
+import { answerToolFor } from "./convert-to-anthropic-answer-tool.js";
 import { convertToAnthropicChat, DEFAULT_MAX_TOKENS } from "./convert-to-anthropic-chat.js";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -38,10 +40,18 @@ export function createAnthropicChat(context: ProviderContext, options: Anthropic
   const headers = anthropicHeaders(context);
   const settings = { defaultMaxTokens: options.defaultMaxTokens ?? DEFAULT_MAX_TOKENS };
 
-  async function send(request: ChatRequest, stream: boolean, { signal, firstByteTimeoutMs, fillMaxTokens }: ChatCallOptions): Promise<UpstreamResponse> {
-    const body = JSON.stringify({ ...convertToAnthropicChat(withFilledMaxTokens(request, fillMaxTokens), settings), stream });
+  async function send(
+    request: ChatRequest,
+    stream: boolean,
+    { signal, firstByteTimeoutMs, deadline, maxOutputTokens }: ChatCallOptions,
+  ): Promise<UpstreamResponse> {
+    // The cap reserved for, as the one max_tokens the converter reads.
+    const body = JSON.stringify({ ...convertToAnthropicChat(withOutputCap(request, maxOutputTokens, "max_tokens"), settings), stream });
     try {
-      return await context.http.send({ provider: context.name, target, headers, body, signal, firstByteTimeoutMs, redact: context.redact }, context.upstream);
+      return await context.http.send(
+        { provider: context.name, target, headers, body, signal, firstByteTimeoutMs, deadline, answer: "chat", redact: context.redact },
+        context.upstream,
+      );
     } catch (error) {
       throw error instanceof UpstreamHttpError ? fromAnthropicHttpError(error) : error;
     }
@@ -52,13 +62,16 @@ export function createAnthropicChat(context: ProviderContext, options: Anthropic
       const { signal } = options;
       const response = await send(request, false, options);
       const body = requireAnthropicMessage(context.name, await readRedactedJson(context, response, signal));
-      return { body: convertFromAnthropicChat(body, request.model, nowSeconds()), upstreamRequestId: anthropicRequestId(response.headers, context.redact) };
+      return {
+        body: convertFromAnthropicChat(body, request.model, nowSeconds(), answerToolFor(request.response_format)?.name),
+        upstreamRequestId: anthropicRequestId(response.headers, context.redact),
+      };
     },
 
     async stream(request, options) {
       const { signal } = options;
       const response = await send(request, true, options);
-      const converter = new AnthropicStreamConverter(request.model, nowSeconds());
+      const converter = new AnthropicStreamConverter(request.model, nowSeconds(), answerToolFor(request.response_format)?.name);
       return { chunks: convertEvents(context, response.body, converter, signal), upstreamRequestId: anthropicRequestId(response.headers, context.redact) };
     },
   };

@@ -4,27 +4,28 @@
 import { isObject } from "../openai-message-parts.js";
 import { UpstreamHttpError } from "../provider-errors.js";
 
-const STATUS_BY_TYPE: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  timeout_error: 504,
-  overloaded_error: 529,
-};
+// Maps: the type is upstream text, and `constructor` must not find Object's.
+const STATUS_BY_TYPE = new Map<string, number>([
+  ["invalid_request_error", 400],
+  ["authentication_error", 401],
+  ["billing_error", 402],
+  ["permission_error", 403],
+  ["not_found_error", 404],
+  ["request_too_large", 413],
+  ["rate_limit_error", 429],
+  ["api_error", 500],
+  ["timeout_error", 504],
+  ["overloaded_error", 529],
+]);
 
-const OPENAI_TYPE_BY_TYPE: Record<string, string> = {
-  not_found_error: "invalid_request_error",
-  request_too_large: "invalid_request_error",
-  billing_error: "insufficient_quota",
-  api_error: "server_error",
-  timeout_error: "server_error",
-  overloaded_error: "server_error",
-};
+const OPENAI_TYPE_BY_TYPE = new Map<string, string>([
+  ["not_found_error", "invalid_request_error"],
+  ["request_too_large", "invalid_request_error"],
+  ["billing_error", "insufficient_quota"],
+  ["api_error", "server_error"],
+  ["timeout_error", "server_error"],
+  ["overloaded_error", "server_error"],
+]);
 
 /** The same failure, with the OpenAI envelope as `body` and Anthropic's own body as `vendorBody`. */
 export function fromAnthropicHttpError(error: UpstreamHttpError): UpstreamHttpError {
@@ -41,12 +42,12 @@ export function fromAnthropicHttpError(error: UpstreamHttpError): UpstreamHttpEr
 export function fromAnthropicStreamError(provider: string, data: string): UpstreamHttpError {
   const vendor = readError(data);
   const type = vendor.type ?? "api_error";
-  const status = STATUS_BY_TYPE[type] ?? 500;
+  const status = STATUS_BY_TYPE.get(type) ?? 500;
   return new UpstreamHttpError(provider, status, envelope(vendor.message ?? "The Anthropic stream failed.", type), "application/json", undefined, data);
 }
 
 function envelope(message: string, type: string): string {
-  return JSON.stringify({ error: { message, type: OPENAI_TYPE_BY_TYPE[type] ?? type, param: null, code: type } });
+  return JSON.stringify({ error: { message, type: OPENAI_TYPE_BY_TYPE.get(type) ?? type, param: null, code: type } });
 }
 
 function readError(body: string): { type?: string; message?: string } {
@@ -64,7 +65,7 @@ function readError(body: string): { type?: string; message?: string } {
 }
 
 function typeForStatus(status: number): string {
-  const entry = Object.entries(STATUS_BY_TYPE).find(([, value]) => value === status);
+  const entry = [...STATUS_BY_TYPE].find(([, value]) => value === status);
   if (entry) return entry[0];
   return status >= 500 ? "api_error" : "invalid_request_error";
 }

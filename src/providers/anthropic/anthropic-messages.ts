@@ -4,6 +4,7 @@
 
 import { toNetworkError, type UpstreamResponse } from "../../net/upstream-http.js";
 import type { JsonObject } from "../chat-types.js";
+import { withOutputCap } from "../max-tokens.js";
 import type { MessagesCallOptions, MessagesCapability, NativeMessagesEvent } from "../messages-types.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError } from "../provider-errors.js";
@@ -17,15 +18,19 @@ export function createAnthropicMessages(context: ProviderContext): MessagesCapab
 
   async function send(body: JsonObject, options: MessagesCallOptions): Promise<UpstreamResponse> {
     const headers = { ...baseHeaders, ...options.headers };
+    // Exactly the cap reserved for, as max_tokens, and no other cap field.
+    const capped = withOutputCap(body, options.maxOutputTokens, "max_tokens");
     try {
       return await context.http.send(
         {
           provider: context.name,
           target,
           headers,
-          body: JSON.stringify(body),
+          body: JSON.stringify(capped),
           signal: options.signal,
           firstByteTimeoutMs: options.firstByteTimeoutMs,
+          deadline: options.deadline,
+          answer: "chat",
           redact: context.redact,
         },
         context.upstream,

@@ -1,14 +1,17 @@
 // Anthropic Messages response -> OpenAI chat.completion, and Anthropic stream events -> OpenAI
 // chat.completion.chunk objects (https://platform.claude.com/docs/en/api/messages, https://platform.claude.com/docs/en/build-with-claude/streaming). Pure.
+// With a JSON response_format, the forced answer tool's call (`answerTool`, see
+// convert-to-anthropic-answer-tool.ts) is the message's content as JSON text, finishing with stop.
 import type { ChatChunk, ChatCompletion, ChatUsage } from "../chat-types.js";
 import type { AnthropicMessageResponse, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-api-types.js";
 import { mapAnthropicFinishReason } from "./map-anthropic-finish-reason.js";
 
-export function convertFromAnthropicChat(response: AnthropicMessageResponse, fallbackModel: string, created: number): ChatCompletion {
+export function convertFromAnthropicChat(response: AnthropicMessageResponse, fallbackModel: string, created: number, answerTool?: string): ChatCompletion {
   let text = "";
   const toolCalls: Array<Record<string, unknown>> = [];
   for (const block of response.content ?? []) {
     if (block.type === "text" && typeof block.text === "string") text += block.text;
+    else if (block.type === "tool_use" && answerTool !== undefined && block.name === answerTool) text += JSON.stringify(block.input ?? {});
     else if (block.type === "tool_use") {
       toolCalls.push({ id: block.id ?? "", type: "function", function: { name: block.name ?? "", arguments: JSON.stringify(block.input ?? {}) } });
     }
@@ -21,9 +24,14 @@ export function convertFromAnthropicChat(response: AnthropicMessageResponse, fal
     object: "chat.completion",
     created,
     model: response.model ?? fallbackModel,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: mapAnthropicFinishReason(response.stop_reason) }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(response.stop_reason, toolCalls.length > 0) }],
     usage: convertAnthropicUsage(response.usage),
   };
+}
+
+/** The forced answer tool's tool_use stop is the answer's end: `stop`, as OpenAI's structured output finishes. */
+function finishReason(stopReason: string | null | undefined, calledTools: boolean): string {
+  return stopReason === "tool_use" && !calledTools ? "stop" : mapAnthropicFinishReason(stopReason);
 }
 
 /**
@@ -57,10 +65,13 @@ export class AnthropicStreamConverter {
   private usage: AnthropicUsage = {};
   private stopReason: string | null | undefined;
   private readonly toolIndexByBlock = new Map<number, number>();
+  /** Anthropic's block index of the answer tool's call, whose input is streamed as content. */
+  private answerBlock: number | undefined;
 
   constructor(
     model: string,
     private readonly created: number,
+    private readonly answerTool?: string,
   ) {
     this.id = `msg_${created}`;
     this.model = model;
@@ -83,7 +94,7 @@ export class AnthropicStreamConverter {
         return [];
       case "message_stop":
         this.finished = true;
-        return [this.chunk({}, mapAnthropicFinishReason(this.stopReason)), ...this.usageChunk()];
+        return [this.chunk({}, finishReason(this.stopReason, this.toolIndexByBlock.size > 0)), ...this.usageChunk()];
       default:
         // ping, content_block_stop and event types added later carry nothing for OpenAI.
         return [];
@@ -94,6 +105,10 @@ export class AnthropicStreamConverter {
     const block = event.content_block;
     if (block?.type === "text" && block.text) return [this.chunk({ content: block.text })];
     if (block?.type !== "tool_use" || event.index === undefined) return [];
+    if (this.answerTool !== undefined && block.name === this.answerTool) {
+      this.answerBlock = event.index;
+      return [];
+    }
     const index = this.toolIndexByBlock.size;
     this.toolIndexByBlock.set(event.index, index);
     return [this.chunk({ tool_calls: [{ index, id: block.id ?? "", type: "function", function: { name: block.name ?? "", arguments: "" } }] })];
@@ -103,6 +118,7 @@ export class AnthropicStreamConverter {
     const delta = event.delta;
     if (delta?.type === "text_delta" && delta.text) return [this.chunk({ content: delta.text })];
     if (delta?.type === "input_json_delta" && delta.partial_json && event.index !== undefined) {
+      if (event.index === this.answerBlock) return [this.chunk({ content: delta.partial_json })];
       const index = this.toolIndexByBlock.get(event.index);
       if (index !== undefined) return [this.chunk({ tool_calls: [{ index, function: { arguments: delta.partial_json } }] })];
     }

@@ -1,11 +1,15 @@
 // OpenAI chat-completions request -> Anthropic Messages request (https://platform.claude.com/docs/en/api/messages). Pure.
-// Parameters Anthropic has no field for (seed, penalties, logprobs, logit_bias, stream_options,
-// service_tier, store, reasoning_effort ...) are left out: sending them would be a 400.
+// response_format becomes a forced answer tool (convert-to-anthropic-answer-tool.ts) and
+// reasoning_effort extended thinking (convert-to-anthropic-thinking.ts); what they cannot honour is
+// refused. Parameters Anthropic has no field for (seed, penalties, logprobs, logit_bias,
+// stream_options, service_tier, store ...) are left out: sending them would be a 400.
 import type { ChatRequest } from "../chat-types.js";
 import { contentParts, imageUrlOf, isObject, type Json, parseDataUrl, parseToolArguments, textOf } from "../openai-message-parts.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesRequest, AnthropicTool, AnthropicToolChoice } from "./anthropic-api-types.js";
 import { hasFixedSampling, rejectsPrefill } from "./anthropic-model-rules.js";
+import { answerToolFor } from "./convert-to-anthropic-answer-tool.js";
+import { thinkingFor } from "./convert-to-anthropic-thinking.js";
 
 export const DEFAULT_MAX_TOKENS = 4096;
 const IMAGE_MEDIA_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
@@ -22,11 +26,14 @@ export function convertToAnthropicChat(
   if (typeof request.n === "number" && request.n > 1) {
     throw new UnsupportedContentError("Anthropic returns one choice per request; n must be 1.", "n");
   }
-  const format = isObject(request.response_format) ? request.response_format.type : undefined;
-  if (format === "json_schema") {
-    throw new UnsupportedContentError("Anthropic models do not take response_format json_schema.", "response_format");
+  const answerTool = answerToolFor(request.response_format);
+  const tools = convertTools(request.tools);
+  if (answerTool && tools) {
+    throw new UnsupportedContentError(
+      "Anthropic gives a JSON response_format as a forced tool call, which cannot be combined with tools: send one or the other.",
+      "response_format",
+    );
   }
-  // json_object is left out: OpenAI itself requires the prompt to ask for JSON, which Claude follows.
   const { system, messages } = convertMessages(request.messages, request.model);
   const body: AnthropicMessagesRequest = {
     model: request.model,
@@ -37,12 +44,18 @@ export function convertToAnthropicChat(
   const stop = stopSequences(request.stop);
   if (stop.length > 0) body.stop_sequences = stop;
   Object.assign(body, sampling(request));
-  const tools = convertTools(request.tools);
   if (tools) {
     body.tools = tools;
     const choice = convertToolChoice(request.tool_choice, request.parallel_tool_calls === false);
     if (choice) body.tool_choice = choice;
   }
+  if (answerTool) {
+    body.tools = [answerTool];
+    body.tool_choice = { type: "tool", name: answerTool.name };
+  }
+  // Last: it is checked against everything above (max_tokens, sampling, tool_choice, messages).
+  const thinking = thinkingFor(request.reasoning_effort, body);
+  if (thinking) body.thinking = thinking;
   const user = request.user ?? request.safety_identifier;
   if (typeof user === "string" && user) body.metadata = { user_id: user };
   return body;

@@ -29,6 +29,7 @@ export function createDeepgramTranscription(context: ProviderContext): Transcrip
             headers: { ...headers, "content-type": request.audio.mediaType },
             body: request.audio.bytes,
             signal,
+            answer: "audio",
             redact: context.redact,
           },
           context.upstream,

@@ -27,7 +27,16 @@ export function elevenLabsRequest(context: ProviderContext): ElevenLabsRequest {
     const callHeaders = body === undefined ? headers : { ...headers, "content-type": "application/json" };
     try {
       return await context.http.send(
-        { provider: context.name, target: { origin, path: `${prefix}${path}` }, method, headers: callHeaders, body, signal, redact: context.redact },
+        {
+          provider: context.name,
+          target: { origin, path: `${prefix}${path}` },
+          method,
+          headers: callHeaders,
+          body,
+          signal,
+          answer: "audio",
+          redact: context.redact,
+        },
         context.upstream,
       );
     } catch (error) {
@@ -40,7 +49,7 @@ export function elevenLabsRequest(context: ProviderContext): ElevenLabsRequest {
 export async function readElevenLabsAudio(provider: string, response: UpstreamResponse, signal: AbortSignal): Promise<Buffer> {
   let bytes: Buffer;
   try {
-    bytes = Buffer.from(await response.body.arrayBuffer());
+    bytes = await response.body.bytes();
   } catch (error) {
     throw toNetworkError(provider, error, signal);
   }

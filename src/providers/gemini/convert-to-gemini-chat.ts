@@ -79,8 +79,9 @@ function userParts(content: unknown, param: string): GeminiPart[] {
 
 function inlineImage(url: string, param: string): GeminiPart {
   const inline = parseDataUrl(url);
-  // fileData only takes URIs of files uploaded to Gemini's Files API, not arbitrary web URLs.
-  if (!inline) throw new UnsupportedContentError("Gemini takes images as base64 data: URLs only, not by URL.", param);
+  // fileData only takes URIs of files uploaded to Gemini's Files API, not arbitrary web URLs: an
+  // http(s) URL has been downloaded and made a data: URL before (inline-gemini-image-urls.ts).
+  if (!inline) throw new UnsupportedContentError("Gemini takes images as base64 data: URLs, or http(s) URLs the gateway downloads.", param);
   return { inlineData: { mimeType: inline.mediaType, data: inline.data } };
 }
 

@@ -1,11 +1,12 @@
 // Chat completions against Gemini's generateContent / streamGenerateContent?alt=sse: OpenAI-shaped
-// requests are converted out, Gemini's answers and chunks converted back. Gemini sends no
-// documented request-id header, so no upstreamRequestId is reported.
+// requests are converted out (pictures by URL downloaded first: inline-gemini-image-urls.ts),
+// Gemini's answers and chunks converted back. Gemini sends no documented request-id header, so no
+// upstreamRequestId is reported.
 
 import { toNetworkError, type UpstreamResponse } from "../../net/upstream-http.js";
 import { requireJsonObject } from "../chat-answer.js";
 import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
-import { withFilledMaxTokens } from "../max-tokens.js";
+import { withOutputCap } from "../max-tokens.js";
 import { isObject } from "../openai-message-parts.js";
 import type { ProviderContext } from "../provider.js";
 import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
@@ -15,15 +16,41 @@ import { convertToGeminiChat } from "./convert-to-gemini-chat.js";
 import type { GeminiResponse } from "./gemini-api-types.js";
 import { geminiEndpoint } from "./gemini-endpoint.js";
 import { fromGeminiHttpError, fromGeminiStreamError } from "./gemini-error.js";
+import { inlineGeminiImageUrls } from "./inline-gemini-image-urls.js";
 
 export function createGeminiChat(context: ProviderContext): ChatCapability {
   const { headers, targetFor } = geminiEndpoint(context);
+  // Pictures by URL are downloaded once per request, not again for each retry of it.
+  const inlined = new WeakMap<ChatRequest, Promise<ChatRequest>>();
+  function withInlineImages(request: ChatRequest, signal: AbortSignal): Promise<ChatRequest> {
+    let prepared = inlined.get(request);
+    if (!prepared) {
+      prepared = inlineGeminiImageUrls(request, context.fetchUrl, signal);
+      inlined.set(request, prepared);
+    }
+    return prepared;
+  }
 
-  async function send(request: ChatRequest, method: string, { signal, firstByteTimeoutMs, fillMaxTokens }: ChatCallOptions): Promise<UpstreamResponse> {
-    const body = JSON.stringify(convertToGeminiChat(withFilledMaxTokens(request, fillMaxTokens)));
+  async function send(
+    request: ChatRequest,
+    method: string,
+    { signal, firstByteTimeoutMs, deadline, maxOutputTokens }: ChatCallOptions,
+  ): Promise<UpstreamResponse> {
+    // The cap reserved for, as the one max_tokens the converter makes generationConfig.maxOutputTokens of.
+    const body = JSON.stringify(convertToGeminiChat(withOutputCap(request, maxOutputTokens, "max_tokens")));
     try {
       return await context.http.send(
-        { provider: context.name, target: targetFor(request.model, method), headers, body, signal, firstByteTimeoutMs, redact: context.redact },
+        {
+          provider: context.name,
+          target: targetFor(request.model, method),
+          headers,
+          body,
+          signal,
+          firstByteTimeoutMs,
+          deadline,
+          answer: "chat",
+          redact: context.redact,
+        },
         context.upstream,
       );
     } catch (error) {
@@ -34,14 +61,14 @@ export function createGeminiChat(context: ProviderContext): ChatCapability {
   return {
     async complete(request, options) {
       const { signal } = options;
-      const response = await send(request, "generateContent", options);
+      const response = await send(await withInlineImages(request, signal), "generateContent", options);
       const body = requireJsonObject(context.name, await readRedactedJson(context, response, signal), "a generateContent answer") as GeminiResponse;
       return { body: convertFromGeminiChat(body, { model: request.model, created: nowSeconds() }) };
     },
 
     async stream(request, options) {
       const { signal } = options;
-      const response = await send(request, "streamGenerateContent?alt=sse", options);
+      const response = await send(await withInlineImages(request, signal), "streamGenerateContent?alt=sse", options);
       const converter = new GeminiStreamConverter({ model: request.model, created: nowSeconds() });
       return { chunks: convertChunks(context, response.body, converter, signal) };
     },

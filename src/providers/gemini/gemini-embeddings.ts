@@ -38,6 +38,8 @@ export function createGeminiEmbeddings(context: ProviderContext): EmbeddingCapab
           body: JSON.stringify(body),
           signal: options.signal,
           firstByteTimeoutMs: options.firstByteTimeoutMs,
+          deadline: options.deadline,
+          answer: "embeddings",
           redact: context.redact,
         },
         context.upstream,

@@ -10,7 +10,9 @@ const MEDIA_TYPES: Record<string, string> = { png: "image/png", jpeg: "image/jpe
 export function convertFromOpenAIImages(provider: string, body: OpenAIImagesResponse, upstreamRequestId: string | undefined): ImageResult {
   const items = Array.isArray(body.data) ? body.data : [];
   if (items.length === 0) throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no pictures");
-  const declared = MEDIA_TYPES[body.output_format ?? ""] ?? "image/png";
+  // output_format is the upstream's text: own keys only.
+  const format = body.output_format ?? "";
+  const declared = (Object.hasOwn(MEDIA_TYPES, format) ? MEDIA_TYPES[format] : undefined) ?? "image/png";
   const images = items.map((item, index): GeneratedImage => {
     if (typeof item.b64_json !== "string" || item.b64_json.length === 0) {
       throw new UpstreamNetworkError(provider, "invalid_response", `picture ${index + 1} came without b64_json`);

@@ -70,7 +70,7 @@ interface Call {
 
 async function send(context: ProviderContext, call: Call): Promise<UpstreamResponse> {
   try {
-    return await context.http.send({ provider: context.name, ...call, redact: context.redact }, context.upstream);
+    return await context.http.send({ provider: context.name, ...call, answer: "audio", redact: context.redact }, context.upstream);
   } catch (error) {
     throw error instanceof UpstreamHttpError ? fromOpenAIHttpError(error) : error;
   }
@@ -80,7 +80,7 @@ async function send(context: ProviderContext, call: Call): Promise<UpstreamRespo
 async function readAudio(provider: string, response: UpstreamResponse, signal: AbortSignal): Promise<Buffer> {
   let bytes: Buffer;
   try {
-    bytes = Buffer.from(await response.body.arrayBuffer());
+    bytes = await response.body.bytes();
   } catch (error) {
     throw toNetworkError(provider, error, signal);
   }

@@ -5,7 +5,7 @@ import type { Redact } from "../../net/secret-redaction.js";
 import { toNetworkError, upstreamRequestIdOf, upstreamTarget } from "../../net/upstream-http.js";
 import { requireChatCompletion } from "../chat-answer.js";
 import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
-import { withFilledMaxTokens } from "../max-tokens.js";
+import { withOutputCap } from "../max-tokens.js";
 import type { ProviderContext } from "../provider.js";
 import { looksLikeJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
 
@@ -14,12 +14,16 @@ export function createOpenAIChat(context: ProviderContext): ChatCapability {
   const target = upstreamTarget(`${baseUrl}/chat/completions`);
   const headers: Record<string, string> = { "content-type": "application/json", ...context.config.headers };
   if (context.config.apiKey) headers.authorization = `Bearer ${context.config.apiKey}`;
-  // OpenAI's reasoning models refuse max_tokens; many compatible servers know only max_tokens.
+  // The one field the output cap goes in: OpenAI's reasoning models refuse max_tokens; many
+  // compatible servers know only max_tokens.
   const maxTokensField = context.config.maxTokensField ?? (new URL(baseUrl).hostname === "api.openai.com" ? "max_completion_tokens" : "max_tokens");
 
-  async function send(request: ChatRequest, { signal, firstByteTimeoutMs, fillMaxTokens }: ChatCallOptions) {
-    const body = JSON.stringify(withFilledMaxTokens(request, fillMaxTokens, maxTokensField));
-    return context.http.send({ provider: context.name, target, headers, body, signal, firstByteTimeoutMs, redact: context.redact }, context.upstream);
+  async function send(request: ChatRequest, { signal, firstByteTimeoutMs, deadline, maxOutputTokens }: ChatCallOptions) {
+    const body = JSON.stringify(withOutputCap(request, maxOutputTokens, maxTokensField));
+    return context.http.send(
+      { provider: context.name, target, headers, body, signal, firstByteTimeoutMs, deadline, answer: "chat", redact: context.redact },
+      context.upstream,
+    );
   }
 
   return {

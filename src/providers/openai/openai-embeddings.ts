@@ -17,7 +17,7 @@ export function createOpenAIEmbeddings(context: ProviderContext): EmbeddingCapab
   if (context.config.apiKey) headers.authorization = `Bearer ${context.config.apiKey}`;
 
   return {
-    async embed(request, { signal, firstByteTimeoutMs }) {
+    async embed(request, { signal, firstByteTimeoutMs, deadline }) {
       const body = JSON.stringify({
         model: request.model,
         input: request.input,
@@ -26,7 +26,7 @@ export function createOpenAIEmbeddings(context: ProviderContext): EmbeddingCapab
         ...(request.user !== undefined ? { user: request.user } : {}),
       });
       const response = await context.http.send(
-        { provider: context.name, target, headers, body, signal, firstByteTimeoutMs, redact: context.redact },
+        { provider: context.name, target, headers, body, signal, firstByteTimeoutMs, deadline, answer: "embeddings", redact: context.redact },
         context.upstream,
       );
       const answer = requireJsonObject(context.name, await readRedactedJson(context, response, signal), "an embeddings list");

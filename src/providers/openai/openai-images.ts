@@ -24,7 +24,7 @@ export function createOpenAIImages(context: ProviderContext): ImageCapability {
     let response: UpstreamResponse;
     try {
       response = await context.http.send(
-        { provider: context.name, target, headers: { ...headers, "content-type": contentType }, body, signal, redact: context.redact },
+        { provider: context.name, target, headers: { ...headers, "content-type": contentType }, body, signal, answer: "images", redact: context.redact },
         context.upstream,
       );
     } catch (error) {

@@ -3,7 +3,7 @@
 // polls of /videos/{id}, the finished clip's bytes streamed from /videos/{id}/content, and DELETE
 // /videos/{id} to cancel (OpenAI deletes the video: polls answer 404 afterwards).
 
-import { type UpstreamResponse, upstreamTarget } from "../../net/upstream-http.js";
+import { type AnswerKind, type UpstreamResponse, upstreamTarget } from "../../net/upstream-http.js";
 import { bareMediaType } from "../image-bytes.js";
 import { isObject } from "../openai-message-parts.js";
 import type { ProviderContext } from "../provider.js";
@@ -27,11 +27,12 @@ export function createOpenAIVideo(context: ProviderContext): VideoCapability {
   if (context.config.apiKey) headers.authorization = `Bearer ${context.config.apiKey}`;
   const videoUrl = (taskId: string) => `${baseUrl}/videos/${encodeURIComponent(taskId)}`;
 
-  async function send(method: Method, url: string, signal: AbortSignal, body?: string): Promise<UpstreamResponse> {
+  /** `file`: the clip's bytes, which the poller bounds (size and time); else the API's JSON. */
+  async function send(method: Method, url: string, signal: AbortSignal, body?: string, answer: AnswerKind = "video"): Promise<UpstreamResponse> {
     const callHeaders = body === undefined ? headers : { ...headers, "content-type": "application/json" };
     try {
       return await context.http.send(
-        { provider: context.name, target: upstreamTarget(url), method, headers: callHeaders, body, signal, redact: context.redact },
+        { provider: context.name, target: upstreamTarget(url), method, headers: callHeaders, body, signal, answer, redact: context.redact },
         context.upstream,
       );
     } catch (error) {
@@ -64,25 +65,25 @@ export function createOpenAIVideo(context: ProviderContext): VideoCapability {
     },
 
     async download(taskId, { signal, maxBytes }) {
-      const response = await send("GET", `${videoUrl(taskId)}/content?variant=video`, signal);
+      const response = await send("GET", `${videoUrl(taskId)}/content?variant=video`, signal, undefined, "file");
       const contentType = bareMediaType(response.headers["content-type"]);
       if (!contentType?.startsWith("video/")) {
-        discard(response);
+        response.body.discard();
         throw new UpstreamNetworkError(context.name, "invalid_response", `the video's content is ${contentType ?? "of no stated type"}, not a video`);
       }
       const length = Number(firstHeader(response.headers["content-length"]));
       if (Number.isFinite(length) && length > maxBytes) {
-        discard(response);
+        response.body.discard();
         throw new UpstreamNetworkError(context.name, "invalid_response", `the clip is ${length} bytes, over the limit of ${maxBytes}`);
       }
       // The body as it arrives: the gateway stores it (and caps it) without holding it whole.
-      return { body: response.body, contentType };
+      return { body: response.body.stream(), contentType };
     },
 
     async cancel(taskId, { signal }) {
       try {
         const response = await send("DELETE", videoUrl(taskId), signal);
-        await response.body.dump();
+        await response.body.drain();
       } catch (error) {
         // Already gone: nothing left to cancel.
         if (error instanceof UpstreamHttpError && error.status === 404) return;
@@ -138,13 +139,6 @@ function failureText(error: unknown): string {
   const code = isObject(error) && typeof error.code === "string" && error.code !== "" ? error.code : undefined;
   const text = message ?? "OpenAI failed the video without saying why.";
   return code ? `${text} (${code})` : text;
-}
-
-/** Drops an answer's body unread: the connection is closed rather than the clip read to its end. */
-function discard(response: UpstreamResponse): void {
-  // undici's body reports the abort as an error; nobody else listens any more.
-  response.body.on("error", () => {});
-  response.body.destroy();
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

@@ -1,9 +1,12 @@
 // Video generation against Runway's API (https://docs.dev.runwayml.com/api/): a task is submitted to
 // /v1/image_to_video (with a first frame) or /v1/text_to_video, polled at /v1/tasks/{id}, and
 // cancelled (or, once finished, deleted) with DELETE on the same path. A finished task names its
-// clip by URL (expiring in 24-48 h), which the gateway downloads itself.
+// clip by URL (expiring in 24-48 h), which the gateway downloads itself through its SSRF-safe
+// fetcher; a link on the provider's own origin (a vendor-run proxy on a private network, which
+// already receives the key) is fetched as the provider, through the upstream client
+// (docs/decisions.md §8).
 
-import { type UpstreamResponse, upstreamTarget } from "../../net/upstream-http.js";
+import { type AnswerKind, type UpstreamResponse, upstreamTarget } from "../../net/upstream-http.js";
 import { isObject } from "../openai-message-parts.js";
 import type { ProviderContext } from "../provider.js";
 import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
@@ -25,27 +28,35 @@ const PROMPT_REQUIRED_MODELS = new Set(["gen4.5"]);
 
 export interface RunwayCall {
   method: "GET" | "POST" | "DELETE";
-  /** From the API origin (`/v1/tasks/...`). */
+  /** From the API origin (`/v1/tasks/...`), under the base URL's path; with `onOrigin`, the whole path on the origin (a clip link's). */
   path: string;
+  onOrigin?: boolean;
   body?: string;
   signal: AbortSignal;
+  /** What the answer is (upstream-http.ts): the API's JSON (`video`) unless said; a clip is a `file` the poller bounds. */
+  answer?: AnswerKind;
 }
 
 export type RunwayRequest = (call: RunwayCall) => Promise<UpstreamResponse>;
 
+/** The API's origin and base path; a base URL ending in /v1 works too. */
+export function runwayEndpoint(context: ProviderContext): { origin: string; prefix: string } {
+  const { origin, path: basePath } = upstreamTarget((context.config.baseUrl ?? "https://api.dev.runwayml.com").replace(/\/+$/, "").replace(/\/v1$/, ""));
+  return { origin, prefix: basePath.replace(/\/+$/, "") };
+}
+
 /** One call to Runway: its origin, the Bearer key and version headers, its errors in the OpenAI envelope. */
 export function runwayRequest(context: ProviderContext): RunwayRequest {
-  // The API origin; a base URL ending in /v1 works too.
-  const { origin, path: basePath } = upstreamTarget((context.config.baseUrl ?? "https://api.dev.runwayml.com").replace(/\/+$/, "").replace(/\/v1$/, ""));
-  const prefix = basePath.replace(/\/+$/, "");
+  const { origin, prefix } = runwayEndpoint(context);
   const headers: Record<string, string> = { "x-runway-version": RUNWAY_API_VERSION, ...context.config.headers };
   if (context.config.apiKey) headers.authorization = `Bearer ${context.config.apiKey}`;
 
-  return async ({ method, path, body, signal }) => {
+  return async ({ method, path, onOrigin, body, signal, answer = "video" }) => {
     const callHeaders = body === undefined ? headers : { ...headers, "content-type": "application/json" };
+    const target = { origin, path: onOrigin ? path : `${prefix}${path}` };
     try {
       return await context.http.send(
-        { provider: context.name, target: { origin, path: `${prefix}${path}` }, method, headers: callHeaders, body, signal, redact: context.redact },
+        { provider: context.name, target, method, headers: callHeaders, body, signal, answer, redact: context.redact },
         context.upstream,
       );
     } catch (error) {
@@ -56,6 +67,7 @@ export function runwayRequest(context: ProviderContext): RunwayRequest {
 
 export function createRunwayVideo(context: ProviderContext): VideoCapability {
   const request = runwayRequest(context);
+  const { origin } = runwayEndpoint(context);
   const taskPath = (taskId: string) => `/v1/tasks/${encodeURIComponent(taskId)}`;
 
   return {
@@ -80,13 +92,27 @@ export function createRunwayVideo(context: ProviderContext): VideoCapability {
         if (error.status === 429) return { state: "running", retryAfterMs: error.retryAfterMs ?? RUNWAY_RATE_LIMIT_PAUSE_MS };
         throw error;
       }
-      return convertFromRunwayTask(context.name, await readRedactedJson(context, response, signal));
+      return convertFromRunwayTask(context.name, await readRedactedJson(context, response, signal), origin);
+    },
+
+    /** A clip link on the provider's own origin (convertFromRunwayTask hands only those over). */
+    async download(_taskId, { signal, maxBytes, url }) {
+      const link = url === undefined ? undefined : new URL(url);
+      if (link?.origin !== origin) throw new Error("Runway's clip is not on the provider's own origin");
+      const response = await request({ method: "GET", path: `${link.pathname}${link.search}`, onOrigin: true, signal, answer: "file" });
+      const length = Number(firstHeader(response.headers["content-length"]));
+      if (Number.isFinite(length) && length > maxBytes) {
+        response.body.discard();
+        throw new Error(`the clip is larger than the ${maxBytes}-byte limit`);
+      }
+      // The body as it arrives: the gateway caps it while storing it, never whole in memory.
+      return { body: response.body.stream(), contentType: firstHeader(response.headers["content-type"]) ?? "video/mp4" };
     },
 
     async cancel(taskId, { signal }) {
       try {
         const response = await request({ method: "DELETE", path: taskPath(taskId), signal });
-        await response.body.dump();
+        await response.body.drain();
       } catch (error) {
         // Already gone: nothing left to cancel.
         if (error instanceof UpstreamHttpError && error.status === 404) return;
@@ -127,8 +153,11 @@ export function convertToRunwayTask(request: VideoRequest): RunwayTaskCall {
   return { path: "/v1/text_to_video", body: { model: request.model, promptText: request.prompt, ratio, duration: request.durationSeconds } };
 }
 
-/** A task as GET /v1/tasks/{id} answers it -> the job's state. */
-export function convertFromRunwayTask(provider: string, task: unknown): VideoTaskState {
+/**
+ * A task as GET /v1/tasks/{id} answers it -> the job's state. A clip link on `ownOrigin` (the
+ * provider's configured one) is the provider's to fetch; any other the gateway's SSRF-safe fetcher's.
+ */
+export function convertFromRunwayTask(provider: string, task: unknown, ownOrigin?: string): VideoTaskState {
   if (!isObject(task) || typeof task.status !== "string") throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no task status");
   switch (task.status) {
     case "PENDING":
@@ -140,7 +169,8 @@ export function convertFromRunwayTask(provider: string, task: unknown): VideoTas
     }
     case "SUCCEEDED": {
       const url = (Array.isArray(task.output) ? task.output : []).find((item): item is string => typeof item === "string" && /^https?:\/\//i.test(item));
-      return url ? { state: "succeeded", output: { kind: "url", url } } : { state: "failed", error: "Runway finished the task but returned no clip." };
+      if (!url) return { state: "failed", error: "Runway finished the task but returned no clip." };
+      return { state: "succeeded", output: ownOrigin !== undefined && originOf(url) === ownOrigin ? { kind: "provider", url } : { kind: "url", url } };
     }
     case "FAILED":
       return { state: "failed", error: failureText(task) };
@@ -161,4 +191,17 @@ function failureText(task: Record<string, unknown>): string {
 function fractionOf(value: unknown): number | undefined {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return undefined;
   return Math.min(1, value > 1 ? value / 100 : value);
+}
+
+/** A URL's origin (scheme, host, port as the URL standard writes them); undefined for one that does not parse. */
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -30,7 +30,15 @@ export function createStabilityImages(context: ProviderContext): ImageCapability
     let response: UpstreamResponse;
     try {
       response = await context.http.send(
-        { provider: context.name, target, headers: { ...headers, "content-type": form.contentType }, body: form.body, signal, redact: context.redact },
+        {
+          provider: context.name,
+          target,
+          headers: { ...headers, "content-type": form.contentType },
+          body: form.body,
+          signal,
+          answer: "images",
+          redact: context.redact,
+        },
         context.upstream,
       );
     } catch (error) {
@@ -41,7 +49,7 @@ export function createStabilityImages(context: ProviderContext): ImageCapability
     }
     let body: Buffer;
     try {
-      body = Buffer.from(await response.body.arrayBuffer());
+      body = await response.body.bytes();
     } catch (error) {
       throw toNetworkError(context.name, error, signal);
     }

@@ -1,12 +1,14 @@
 // Reads a multipart/form-data upload with busboy, streaming: the single `file` part is handed
 // to `receive` as a stream while it arrives, so no file is ever held in memory. Limits on parts,
 // fields, headers and sizes keep a hostile body from costing more than one file's worth of
-// reading; every malformed or unexpected body becomes a 4xx, never a 500.
+// reading; every malformed or unexpected body becomes a 4xx, never a 500, and reading stops at the
+// first refusal (the answer closes the connection: connection-policy.ts).
 import type { IncomingMessage } from "node:http";
 import busboy, { type Busboy } from "busboy";
 import { UnsupportedMediaTypeError } from "../../gateway/errors.js";
 import { FileTooLargeError, StorageRequestError, UploadAbortedError } from "../../gateway/storage/storage-errors.js";
 import type { IncomingFile } from "../../gateway/storage/upload-session.js";
+import { TooManyPartsError } from "../server-errors.js";
 
 /** Room for boundaries, part headers and the few small fields allowed beside the file. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
@@ -39,14 +41,11 @@ export async function readMultipartFile(request: IncomingMessage, maxFileBytes: 
     let sawFile = false;
     let bodyBytes = 0;
     let finished = false;
-    const note = (error: Error) => {
-      problem ??= error;
-    };
     const finish = (error?: Error) => {
       if (finished) return;
       finished = true;
       request.off("data", countBytes);
-      if (error) note(error);
+      if (error) problem ??= error;
       void (receiving ?? Promise.resolve()).then(() => {
         if (problem) reject(problem);
         else if (!sawFile)
@@ -55,8 +54,12 @@ export async function readMultipartFile(request: IncomingMessage, maxFileBytes: 
       });
     };
     const stopReading = (error: Error) => {
+      if (finished) return;
       request.unpipe(parser);
-      parser.destroy(error);
+      request.pause();
+      // busboy may be inside its own write (a limit is reported mid-chunk): destroying it there
+      // would crash it; once that write returns, its open file part fails and the receiver stops.
+      process.nextTick(() => parser.destroy(error));
       finish(error);
     };
     const countBytes = (chunk: Buffer) => {
@@ -69,31 +72,32 @@ export async function readMultipartFile(request: IncomingMessage, maxFileBytes: 
       // busboy fails a file part that never ends (a cut-off body) on the part's stream as well as
       // on the parser; the parser's 'error' reports it, the receiver sees it through its pipe.
       stream.on("error", () => undefined);
-      if (problem) return stream.resume();
+      // Parts busboy still finds in the chunk it is parsing after a refusal.
+      if (finished) return stream.resume();
       if (name !== "file") {
-        note(new StorageRequestError(`Unexpected file part \`${name}\`: send the file in a part named \`file\`.`, "unexpected_part"));
-        return stream.resume();
+        stream.resume();
+        return stopReading(new StorageRequestError(`Unexpected file part \`${name}\`: send the file in a part named \`file\`.`, "unexpected_part"));
       }
       sawFile = true;
       receiving = receive({ filename: htmlFormFilename(info.filename), contentType: info.mimeType, body: stream }).then(
         () => undefined,
         (error: Error) => {
-          note(error);
-          // Whatever the receiver did not read is drained so the rest of the form can be parsed.
+          // Also when the body has been read already: the upload fails with the receiver's error.
+          problem ??= error;
           stream.resume();
+          stopReading(error);
         },
       );
     });
     parser.on("field", (name) => {
-      if (name === "file") note(new StorageRequestError("The `file` part must be a file (a part with a filename), not a text field.", "file_required"));
+      if (name === "file") stopReading(new StorageRequestError("The `file` part must be a file (a part with a filename), not a text field.", "file_required"));
     });
-    parser.on("filesLimit", () => note(new StorageRequestError("Send exactly one file part, named `file`.", "duplicate_file")));
-    parser.on("partsLimit", () => note(new StorageRequestError(`The form has too many parts (at most ${FIELD_LIMITS.parts}).`, "too_many_parts")));
-    parser.on("fieldsLimit", () => note(new StorageRequestError(`The form has too many fields (at most ${FIELD_LIMITS.fields}).`, "too_many_parts")));
+    parser.on("filesLimit", () => stopReading(new StorageRequestError("Send exactly one file part, named `file`.", "duplicate_file")));
+    parser.on("partsLimit", () => stopReading(new TooManyPartsError(`The form has too many parts (at most ${FIELD_LIMITS.parts}).`)));
+    parser.on("fieldsLimit", () => stopReading(new TooManyPartsError(`The form has too many fields (at most ${FIELD_LIMITS.fields}).`)));
     parser.on("error", (error: Error) => {
       request.unpipe(parser);
-      // Read (and drop) the rest so the 4xx can be answered on an intact connection.
-      request.resume();
+      request.pause();
       finish(new StorageRequestError(`The multipart body is malformed: ${error.message}.`, "invalid_multipart"));
     });
     parser.on("close", () => finish());

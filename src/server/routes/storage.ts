@@ -21,6 +21,10 @@ export const STORAGE_PATHS = ["/v1/storage/upload", "/v1/storage/files", "/v1/st
  * file before sending it. A header, so the quota body stays exactly `{data: StorageQuota}`.
  */
 export const MAX_FILE_BYTES_HEADER = "x-service-max-file-bytes";
+/** Beside the quota too, for the same reason: the counted operations this period (YYYY-MM, UTC) and the plan's limit. */
+export const OPERATIONS_USED_HEADER = "x-service-storage-operations-used";
+export const OPERATIONS_LIMIT_HEADER = "x-service-storage-operations-limit";
+export const OPERATIONS_PERIOD_HEADER = "x-service-storage-period";
 /** The presigned-upload body is a few small fields. */
 const MAX_PRESIGN_BODY_BYTES = 64 * 1024;
 
@@ -74,6 +78,10 @@ export function registerStorage(app: H3, gateway: Gateway): void {
   app.get("/v1/storage/quota", async (event) => {
     const { caller, limits } = await authorize(event, gateway);
     event.res.headers.set(MAX_FILE_BYTES_HEADER, String(gateway.config.storage.maxFileBytes));
+    const operations = gateway.storage.operations(caller.agent.id, limits);
+    event.res.headers.set(OPERATIONS_USED_HEADER, String(operations.used));
+    event.res.headers.set(OPERATIONS_LIMIT_HEADER, String(operations.limit));
+    event.res.headers.set(OPERATIONS_PERIOD_HEADER, operations.period);
     return { data: await gateway.storage.quota(caller.agent.id, limits) };
   });
 

@@ -1,0 +1,48 @@
+// One upstream call's abort: the caller's signal, the request's total deadline (one timer for the
+// wait and the answer's last byte), or a failure found while reading (an answer over its cap).
+// undici aborts the request, or destroys the answer's body, with the reason given here, so
+// whoever reads the body gets that error.
+
+export class CallAbort {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly forwardCallerAbort: () => void;
+
+  constructor(
+    private readonly caller: AbortSignal,
+    /** performance.now() when the call must end; Infinity: only the caller's signal ends it. */
+    deadline: number,
+    /** The failure the deadline ends the call with. */
+    outOfTime: () => Error,
+  ) {
+    this.forwardCallerAbort = () => this.controller.abort(caller.reason);
+    if (caller.aborted) this.forwardCallerAbort();
+    else caller.addEventListener("abort", this.forwardCallerAbort, { once: true });
+    if (Number.isFinite(deadline)) {
+      this.timer = setTimeout(() => this.fail(outOfTime()), Math.max(0, deadline - performance.now()));
+      // A server with nothing else to do may stop; an answer nobody reads is ended at the deadline anyway.
+      this.timer.unref();
+    }
+  }
+
+  /** What undici is given: aborted by the caller, the deadline or fail(). */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The call failed for a reason of gw's own (the deadline, an answer over its cap). */
+  get failure(): Error | undefined {
+    return this.controller.signal.aborted && !this.caller.aborted ? (this.controller.signal.reason as Error) : undefined;
+  }
+
+  fail(error: Error): void {
+    this.release();
+    this.controller.abort(error);
+  }
+
+  /** The call is over (its body ended or was dropped): nothing may abort it any more. */
+  release(): void {
+    clearTimeout(this.timer);
+    this.caller.removeEventListener("abort", this.forwardCallerAbort);
+  }
+}
