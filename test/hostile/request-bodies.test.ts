@@ -10,9 +10,10 @@
 import { once } from "node:events";
 import net from "node:net";
 import test from "ava";
+import OpenAI, { APIError } from "openai";
 import { eventually, storedPaths } from "../_storage.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
-import { accessOf, addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "../helpers/gateway-harness.js";
+import { accessOf, addKey, makeHome, quietLogger, spawnServe, startTestGateway, type TestGateway } from "../helpers/gateway-harness.js";
 
 const MB = 1024 * 1024;
 /** The configured caps (JSON body, stored file, audio upload), small so that the test is quick. */
@@ -34,6 +35,7 @@ let gateway: TestGateway;
 /** The same, with a body timeout of BODY_TIMEOUT_MS. */
 let impatient: TestGateway;
 let key: string;
+let gatewayHome: string;
 let impatientKey: string;
 let impatientHome: string;
 
@@ -46,6 +48,7 @@ test.before(async () => {
     config.routes = [{ prefix: "fake/", provider: "fake" }];
   });
   key = await addKey(home, "hostile-bodies", "pro");
+  gatewayHome = home;
   gateway = await startTestGateway(home);
   impatientHome = await makeHome((config) => {
     config.server.bodyTimeoutMs = BODY_TIMEOUT_MS;
@@ -241,6 +244,25 @@ for (const endless of endlessCases) {
     t.is((await accessOf(answer.headers["x-request-id"]!)).status, endless.status);
   });
 }
+
+test("a client still sending its body gets the refusal, not a connection reset: the official OpenAI SDK posting 30 MB is told 413", async (t) => {
+  // The close lingers (connection-policy.ts): closing at once, with the client's bytes still
+  // arriving, made the kernel reset the connection before the SDK read the 413 it had been sent
+  // (half the attempts or more). A `gw serve` process, as users run it: in one process with the
+  // client, the event loop's order hides the race.
+  const serve = await spawnServe(gatewayHome);
+  try {
+    const client = new OpenAI({ apiKey: key, baseURL: `${serve.url}/v1`, maxRetries: 0 });
+    const content = "a".repeat(30 * MB);
+    for (let attempt = 1; attempt <= 10; attempt += 1) {
+      const error = await t.throwsAsync(() => client.chat.completions.create({ model: "fake/gpt-4o-mini", messages: [{ role: "user", content }] }));
+      t.true(error instanceof APIError && error.status === 413, `attempt ${attempt}: ${String(error)}`);
+    }
+  } finally {
+    serve.child.kill("SIGTERM");
+    await serve.exited;
+  }
+});
 
 test("a GET that sends an endless body to a route that takes none is answered 200 and the connection closed", async (t) => {
   const answer = await sendEndlessBody("/health", {}, "GET");
