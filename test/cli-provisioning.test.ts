@@ -344,7 +344,7 @@ test("usage on an empty home, then with rows of the period", async (t) => {
   t.regex(table.stdout, /^dave\s+free\s+2,000\s+998,000$/m);
   t.is(unknownAgent.code, 1);
   t.regex(unknownAgent.stderr, /no agent "nobody"/);
-  t.is(badPeriod.code, 1);
+  t.is(badPeriod.code, 2, "a flag value not of its form is a usage error (docs/decisions.md §17)");
   t.regex(badPeriod.stderr, /YYYY-MM/);
 });
 

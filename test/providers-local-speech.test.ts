@@ -137,7 +137,7 @@ test("an abort kills the synthesis and rejects with the signal's reason", async 
 test("no espeak-ng: not ready, and synthesis and voices fail as missing_engine; an install counts at once", async (t) => {
   let installed = false;
   const real = await findEspeak();
-  const speech = createLocalSpeech({ findEngine: async () => (installed ? real : null) });
+  const speech = createLocalSpeech({ lookupEngine: async () => (installed && real ? { status: "found", engine: real } : { status: "missing" }) });
   t.false(await speech.ready!());
   const synthesis = await t.throwsAsync(speech.synthesize(request(), options()), { instanceOf: AudioEngineError });
   t.is(synthesis!.reason, "missing_engine");

@@ -1,8 +1,9 @@
 // `gw doctor`: what this machine and this home can run. A broken config or data dir is an error,
 // and so is a `${NAME}` the environment does not set (an upstream would get no key) or a provider
 // `type` gw does not implement (the server skips that provider); a missing
-// media engine is a warning (the endpoints that need it answer 503 instead), and so are routable
-// models billed at the default price.
+// media engine is a warning (the endpoints that need it answer 503 instead), and so is one that
+// did not answer its version check in time (installed but slow: told apart from missing, as the
+// server does), and so are routable models billed at the default price.
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { defaultPricedModels, defaultPricedPrefixes, formatPrice } from "../config/default-pricing.js";
 import { describeUnsetVariable, envVariableUses } from "../config/env-references.js";
@@ -10,7 +11,7 @@ import { loadConfigFile, readRawConfig } from "../config/load-config.js";
 import { homePaths } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
 import { describeUnknownProviderType, unknownProviderTypes } from "../config/unknown-provider-types.js";
-import { type EngineInfo, findEspeak, findFfmpeg, findFfprobe, findTesseract } from "../media/engines.js";
+import { type EngineLookup, type EngineLookupOptions, lookupEspeak, lookupFfmpeg, lookupFfprobe, lookupTesseract } from "../media/engines.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { periodOf, UsageLog } from "../store/usage-log.js";
 import { tlsCheck } from "./doctor-tls-check.js";
@@ -37,8 +38,14 @@ export interface DoctorReport {
 
 const MINIMUM_NODE = [20, 19] as const;
 
-export async function runDoctor(home: string, env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
-  const [ffmpeg, ffprobe, espeak, tesseract] = await Promise.all([findFfmpeg(env), findFfprobe(env), findEspeak(env), findTesseract(env)]);
+/** `engines` is for tests: how long a version check may take (default: engines.ts's VERSION_CHECK_TIMEOUT_MS). */
+export async function runDoctor(home: string, env: NodeJS.ProcessEnv = process.env, engines: EngineLookupOptions = {}): Promise<DoctorReport> {
+  const [ffmpeg, ffprobe, espeak, tesseract] = await Promise.all([
+    lookupFfmpeg(env, engines),
+    lookupFfprobe(env, engines),
+    lookupEspeak(env, engines),
+    lookupTesseract(env, engines),
+  ]);
   const checks: DoctorCheck[] = [
     nodeCheck(),
     ffmpegCheck(ffmpeg, env),
@@ -62,17 +69,28 @@ function nodeCheck(): DoctorCheck {
   };
 }
 
-function ffmpegCheck(ffmpeg: EngineInfo | null, env: NodeJS.ProcessEnv): DoctorCheck {
+function ffmpegCheck(ffmpeg: EngineLookup, env: NodeJS.ProcessEnv): DoctorCheck {
   const check = engineCheck("ffmpeg", ffmpeg, "audio/video transcoding and local video jobs are unavailable; install ffmpeg or set GW_FFMPEG_PATH");
-  if (env.GW_FFMPEG_PATH && ffmpeg?.source !== "GW_FFMPEG_PATH") {
+  const usesOverride = ffmpeg.status === "found" ? ffmpeg.engine.source === "GW_FFMPEG_PATH" : ffmpeg.status === "slow" && ffmpeg.path === env.GW_FFMPEG_PATH;
+  if (env.GW_FFMPEG_PATH && !usesOverride) {
     check.status = "warn";
-    check.detail = `GW_FFMPEG_PATH=${env.GW_FFMPEG_PATH} is not a working ffmpeg; ${ffmpeg ? `using ${check.detail}` : check.detail}`;
+    check.detail = `GW_FFMPEG_PATH=${env.GW_FFMPEG_PATH} is not a working ffmpeg; ${ffmpeg.status === "found" ? `using ${check.detail}` : check.detail}`;
   }
   return check;
 }
 
-function engineCheck(name: string, engine: EngineInfo | null, missing: string): DoctorCheck {
-  if (!engine) return { name, status: "warn", detail: `not found: ${missing}` };
+function engineCheck(name: string, lookup: EngineLookup, missing: string): DoctorCheck {
+  if (lookup.status === "missing") return { name, status: "warn", detail: `not found: ${missing}` };
+  if (lookup.status === "slow") {
+    const seconds = Math.round(lookup.timeoutMs / 100) / 10;
+    return {
+      name,
+      status: "warn",
+      path: lookup.path,
+      detail: `answered slowly: ${lookup.path} is installed but did not answer its version check within ${seconds} s (a busy machine?); until it does, calls that need it answer 503 engine_busy; run gw doctor again`,
+    };
+  }
+  const engine = lookup.engine;
   return {
     name,
     status: "ok",

@@ -1,9 +1,10 @@
 // The time range of a `gw usage` report, from --period or --since/--until. All UTC, like the
 // periods balances are kept in (docs/decisions.md §3). --since is inclusive. --until is
 // exclusive as a time (rows strictly before it) but a date names a whole day that is included:
-// `--since 2025-03-01 --until 2025-03-31` is all of March.
+// `--since 2025-03-01 --until 2025-03-31` is all of March. A value not of its form, or an empty
+// range, is a usage error (exit 2, docs/decisions.md §17).
 import type { UsageRange } from "../store/usage-rows.js";
-import { CliError } from "./cli-error.js";
+import { UsageError } from "./cli-error.js";
 
 export interface ReportRange extends UsageRange {
   /** YYYY-MM when the range is exactly one calendar month, the span a balance is kept for. */
@@ -21,7 +22,7 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$/i;
 
 export function assertPeriod(period: string): void {
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) throw new CliError(`--period "${period}": expected YYYY-MM`);
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) throw new UsageError(`--period "${period}": expected YYYY-MM`);
 }
 
 /**
@@ -37,7 +38,7 @@ export function reportRange(flags: RangeFlags, now: Date): ReportRange {
   const until = flags.until === undefined ? startOfDay(now.getTime()) + DAY_MS : parseInstant("--until", flags.until, "end");
   const since = flags.since === undefined ? startOfMonth(until - 1) : parseInstant("--since", flags.since, "start");
   if (since >= until) {
-    throw new CliError(`--since ${iso(since)} is not before --until ${iso(until)}: the range is empty (a date given to --until includes that day)`);
+    throw new UsageError(`--since ${iso(since)} is not before --until ${iso(until)}: the range is empty (a date given to --until includes that day)`);
   }
   const month = monthRange(new Date(since).getUTCFullYear(), new Date(since).getUTCMonth());
   return month.since === since && month.until === until ? month : { since, until };
@@ -76,14 +77,14 @@ function monthRange(year: number, month: number): ReportRange {
 function parseInstant(flag: string, text: string, side: "start" | "end"): number {
   if (DATE.test(text)) {
     const start = calendarDay(text);
-    if (start === null) throw new CliError(`${flag} "${text}" is not a calendar date`);
+    if (start === null) throw new UsageError(`${flag} "${text}" is not a calendar date`);
     return side === "end" ? start + DAY_MS : start;
   }
   if (TIME.test(text) && calendarDay(text.slice(0, 10)) !== null) {
     const time = Date.parse(/[zZ]$|[+-]\d{2}:\d{2}$/.test(text) ? text : `${text}Z`);
     if (Number.isFinite(time)) return time;
   }
-  throw new CliError(`${flag} "${text}": expected a date (YYYY-MM-DD) or an ISO 8601 time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM], UTC when no zone is given)`);
+  throw new UsageError(`${flag} "${text}": expected a date (YYYY-MM-DD) or an ISO 8601 time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM], UTC when no zone is given)`);
 }
 
 /** The start of a YYYY-MM-DD day, or null for a day the calendar does not have (Date.parse rolls 02-30 over). */

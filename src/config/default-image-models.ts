@@ -11,6 +11,8 @@
 // - dall-e-2 is $0.016 / $0.018 / $0.02 at 256 / 512 / 1024 pixels square: $0.02 per picture.
 // - dall-e-3 is $0.04 standard / $0.08 hd at 1024x1024 and $0.08 / $0.12 at 1792x1024; one
 //   per-megapixel rate cannot match both, so each is the rate that bills no size below its price.
+//   Quality `auto` (its default) is held at the hd rate and billed at the quality the answer names,
+//   standard when it names none (what DALL·E 3 draws when gw sends no quality).
 // - Stability: 1 Stability credit = $0.01. Ultra 8, Core 3, SD 3.5 Large 6.5, fast upscale 2,
 //   conservative upscale 40, remove background 5 credits per picture.
 // Stability sizes pictures by aspect ratio itself: the sizes below are its nominal ~1 megapixel

@@ -14,7 +14,7 @@ import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { ProjectStore } from "../store/project-records.js";
-import { UsageLog, type UsageRow } from "../store/usage-log.js";
+import { UsageLog } from "../store/usage-log.js";
 import { VideoJobStore } from "../store/video-jobs.js";
 import { type PublicAudioCatalog, publicAudioCatalog } from "./audio/audio-catalog.js";
 import { SpeechService } from "./audio/speech-service.js";
@@ -123,10 +123,7 @@ export class Gateway {
     this.ledger = new CreditLedger(
       usageLog,
       undefined,
-      (row) => {
-        this.rateLimiter.spendTokens(row.keyPrefix, tokensOf(row));
-        options.observer?.billed(row);
-      },
+      (row) => options.observer?.billed(row),
       (message) => logger.warn(message),
     );
     this.breakers = new CircuitBreakers((provider, state, detail) => {
@@ -145,6 +142,7 @@ export class Gateway {
       warn: (message) => logger.warn(message),
       attempted,
       attemptEnded,
+      tokensUsed: (keyPrefix, tokens) => this.rateLimiter.spendTokens(keyPrefix, tokens),
     });
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
@@ -337,10 +335,4 @@ export class Gateway {
     await this.storage.close();
     await this.http.close();
   }
-}
-
-/** The tokens a usage row counts against its key's tokens per minute (chat, messages, embeddings). */
-function tokensOf(row: UsageRow): number {
-  const { prompt_tokens = 0, completion_tokens = 0, input_tokens = 0 } = row.units;
-  return prompt_tokens + completion_tokens + input_tokens;
 }

@@ -5,7 +5,7 @@
 // server-made paths, never from a caller's string.
 import { spawn } from "node:child_process";
 import os from "node:os";
-import { type EngineLookup, type EngineLookupOptions, lookupFfmpeg, lookupFfprobe } from "./engines.js";
+import { type EngineLookup, type EngineLookupOptions, lookupFfmpeg, lookupFfprobe, slowEngineMessage } from "./engines.js";
 import { createRunSlots } from "./run-slots.js";
 
 /** `busy`: the engine is installed but did not answer its version check in time (a loaded machine). */
@@ -158,13 +158,7 @@ export async function locateEngine(engine: "ffmpeg" | "ffprobe", override?: stri
   const lookup = await entry.found;
   if (lookup.status === "found") return lookup.engine.path;
   if (located.get(engine) === entry) located.delete(engine);
-  if (lookup.status === "slow") {
-    throw new AudioEngineError(
-      "busy",
-      `${engine} did not answer its version check in time (${formatSeconds(lookup.timeoutMs)}): the server is busy; try again shortly`,
-      { engine },
-    );
-  }
+  if (lookup.status === "slow") throw new AudioEngineError("busy", slowEngineMessage(engine, lookup.timeoutMs), { engine });
   throw new AudioEngineError("missing_engine", `${engine} is not installed on this machine`, { engine });
 }
 

@@ -81,8 +81,13 @@ export async function lookupTesseract(env: NodeJS.ProcessEnv = process.env, opti
   return lookupCandidates([async () => fromPath("tesseract", env)], ["--version"], /tesseract\s+v?(\S+)/i, options);
 }
 
-// The find* forms answer found-or-not, for callers that have no use for "slow" (gw doctor): a
-// binary that does not answer its version check within VERSION_CHECK_TIMEOUT_MS is not usable.
+/** What a slow lookup means, for a client or the log (never a path: clients see it). */
+export function slowEngineMessage(name: string, timeoutMs: number): string {
+  return `${name} did not answer its version check in time (${Math.round(timeoutMs / 100) / 10} s): the server is busy; try again shortly`;
+}
+
+// The find* forms answer found-or-not, for callers that only ask whether an engine answered (tests):
+// the server and gw doctor use the lookups, which tell a slow engine from a missing one.
 export async function findFfmpeg(env: NodeJS.ProcessEnv = process.env): Promise<EngineInfo | null> {
   return foundOrNull(await lookupFfmpeg(env));
 }

@@ -6,8 +6,16 @@ import type { JsonObject } from "./chat-types.js";
 
 export type MaxTokensField = "max_tokens" | "max_completion_tokens";
 
-/** Top-level fields read as the output cap: OpenAI's two, the Responses API's, Hugging Face TGI's. */
-export const OUTPUT_CAP_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens"] as const;
+/**
+ * Top-level fields read as the output cap: OpenAI's two, the Responses API's, Hugging Face TGI's,
+ * llama.cpp's server's `n_predict` (read before max_tokens) and TabbyAPI's alias `max_length`.
+ */
+export const OUTPUT_CAP_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens", "n_predict", "max_length"] as const;
+
+/** Top-level switches that make a server ignore the cap: text-generation-webui's writes to the end of the context. */
+const OUTPUT_CAP_OVERRIDES = ["auto_max_new_tokens"] as const;
+
+const REMOVED_FIELDS: readonly string[] = [...OUTPUT_CAP_FIELDS, ...OUTPUT_CAP_OVERRIDES];
 
 /** The smallest cap the request names in any of those fields, or undefined when it names none. */
 export function requestedOutputCap(request: JsonObject): number | undefined {
@@ -19,10 +27,10 @@ export function requestedOutputCap(request: JsonObject): number | undefined {
   return cap;
 }
 
-/** The request without any output-cap field (a copy only when it has one). */
+/** The request without any output-cap field or cap override (a copy only when it has one). */
 export function withoutOutputCaps<T extends JsonObject>(request: T): T {
   let copy: JsonObject | undefined;
-  for (const field of OUTPUT_CAP_FIELDS) {
+  for (const field of REMOVED_FIELDS) {
     if (!(field in request)) continue;
     copy ??= { ...request };
     delete copy[field];

@@ -32,6 +32,7 @@ export interface AnthropicFakeBehaviour {
   thinking?: string; // put a thinking block first (a client must not see it)
   stopReason?: string; // override stop_reason
   usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+  omitOutputTokens?: boolean; // the final usage has no output_tokens: the message's usage, and streamed a message_delta with `usage: {}` (message_start still says output_tokens 1)
   streamError?: { type: string; message: string; afterChunks?: number }; // streaming: `error` event after N content events, then end
   rawEvents?: Array<{ event?: string; data: string }>; // streaming 200: these events (`event:` line only when named, `data:` as given), in one write, then end
   writeToMaxTokens?: boolean; // write exactly max_tokens words (one output token each), as a model that runs to its cap
@@ -333,7 +334,7 @@ function replyBlocks(b: AnthropicFakeBehaviour, text: string | null): any[] {
   return blocks;
 }
 
-function streamEvents(message: any, blocks: any[], outputTokens: number): StreamEvent[] {
+function streamEvents(message: any, blocks: any[], outputTokens: number | undefined): StreamEvent[] {
   const events: StreamEvent[] = [];
   const start = { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...message.usage, output_tokens: 1 } };
   events.push({ event: "message_start", data: { type: "message_start", message: start }, content: false });
@@ -361,7 +362,11 @@ function streamEvents(message: any, blocks: any[], outputTokens: number): Stream
   });
   events.push({
     event: "message_delta",
-    data: { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: outputTokens } },
+    data: {
+      type: "message_delta",
+      delta: { stop_reason: message.stop_reason, stop_sequence: null },
+      usage: outputTokens === undefined ? {} : { output_tokens: outputTokens },
+    },
     content: false,
   });
   events.push({ event: "message_stop", data: { type: "message_stop" }, content: false });
@@ -459,12 +464,13 @@ export function startFakeAnthropic(initial: AnthropicFakeBehaviour = {}, options
       1,
       pieces(text ?? "").length + (b.toolUses ?? []).reduce((sum, tool) => sum + 1 + fragments(JSON.stringify(tool.input)).length, 0),
     );
-    const usage = {
+    const usage: { input_tokens: number; output_tokens?: number; cache_creation_input_tokens: number; cache_read_input_tokens: number } = {
       input_tokens: b.usage?.input_tokens ?? words(JSON.stringify(body.messages)) + words(JSON.stringify(body.system ?? "")),
       output_tokens: b.usage?.output_tokens ?? computedOutput,
       cache_creation_input_tokens: b.usage?.cache_creation_input_tokens ?? 0,
       cache_read_input_tokens: b.usage?.cache_read_input_tokens ?? 0,
     };
+    if (b.omitOutputTokens) delete usage.output_tokens;
     const message = {
       id: `msg_fake_${counter}`,
       type: "message",

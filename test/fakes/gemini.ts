@@ -35,6 +35,7 @@ export interface GeminiFakeBehaviour {
   blockReason?: string; // prompt blocked: no candidates, promptFeedback.blockReason
   usage?: { promptTokenCount?: number; candidatesTokenCount?: number; cachedContentTokenCount?: number; thoughtsTokenCount?: number };
   omitUsage?: boolean;
+  omitCandidatesTokenCount?: boolean; // usageMetadata without candidatesTokenCount (proto3 JSON leaves a zero count out; here the answer still has text)
   streamError?: { code: number; status: string; message: string; afterChunks?: number }; // `{"error":...}` chunk, then end
   writeToMaxOutputTokens?: boolean; // write generationConfig.maxOutputTokens words (3000 when absent), one token each
 }
@@ -89,6 +90,7 @@ const FIELDS: Record<string, Set<string>> = {
   ]),
   part: new Set(["text", "inlineData", "fileData", "functionCall", "functionResponse", "thought", "thoughtSignature", "executableCode", "codeExecutionResult"]),
   functionDeclaration: new Set(["name", "description", "parameters", "parametersJsonSchema", "response", "responseJsonSchema"]),
+  thinkingConfig: new Set(["includeThoughts", "thinkingBudget", "thinkingLevel"]),
 };
 const DATA_FIELDS = ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"];
 const STATUS_NAMES: Record<number, string> = {
@@ -146,6 +148,16 @@ function validate(body: any): void {
     const temperature = body.generationConfig.temperature;
     if (temperature !== undefined && (typeof temperature !== "number" || temperature < 0 || temperature > 2)) {
       throw new InvalidArgument("* GenerateContentRequest.generation_config.temperature: temperature must be in the range [0.0, 2.0]");
+    }
+    const thinking = body.generationConfig.thinkingConfig;
+    if (thinking !== undefined) {
+      unknownFields(thinking, "thinkingConfig", "generation_config.thinking_config");
+      if (thinking.thinkingBudget !== undefined && !Number.isInteger(thinking.thinkingBudget)) {
+        throw new InvalidArgument("Invalid value at 'generation_config.thinking_config.thinking_budget' (TYPE_INT32)");
+      }
+      if (thinking.thinkingBudget !== undefined && thinking.thinkingLevel !== undefined) {
+        throw new InvalidArgument("thinking_budget and thinking_level are not supported together.");
+      }
     }
   }
   if (body.systemInstruction !== undefined) validateParts(body.systemInstruction.parts, "system_instruction");
@@ -388,7 +400,7 @@ export function startFakeGemini(initial: GeminiFakeBehaviour = {}, options: Fake
       ? undefined
       : {
           promptTokenCount: promptTokens,
-          candidatesTokenCount: candidatesTokens,
+          ...(b.omitCandidatesTokenCount ? {} : { candidatesTokenCount: candidatesTokens }),
           totalTokenCount: promptTokens + candidatesTokens + (thoughts ?? 0),
           promptTokensDetails: [{ modality: "TEXT", tokenCount: promptTokens }],
           ...(b.usage?.cachedContentTokenCount !== undefined ? { cachedContentTokenCount: b.usage.cachedContentTokenCount } : {}),

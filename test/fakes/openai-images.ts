@@ -25,7 +25,8 @@ export interface OpenAIImagesBehaviour {
   dropConnection?: boolean; // destroy the socket without answering
   refusal?: boolean; // answer the model's moderation block (400)
   revisedPrompt?: string; // dall-e-3's rewritten prompt (default: derived from the prompt)
-  quality?: string; // the quality reported for `auto` (default "medium")
+  quality?: string; // the quality reported for `auto` (default "medium"; for DALL·E with reportQuality, "standard")
+  reportQuality?: boolean; // DALL·E answers carry `quality` too, as an OpenAI-compatible server that says what it drew does
   pacing?: AnswerPacing; // the 200 written paced (paced-answers.ts), padded in the first picture's b64_json
 }
 
@@ -239,6 +240,7 @@ function answer(fields: Fields, isEdit: boolean, behaviour: OpenAIImagesBehaviou
     return item;
   });
   const body: Record<string, unknown> = { created: Math.floor(Date.now() / 1000), data };
+  if (family !== "gpt-image" && behaviour.reportQuality) body.quality = fields.quality ?? behaviour.quality ?? "standard";
   if (family === "gpt-image") {
     const quality = fields.quality === undefined || fields.quality === "auto" ? (behaviour.quality ?? "medium") : fields.quality;
     Object.assign(body, {

@@ -35,6 +35,28 @@ export interface FakeBehaviour {
   pacing?: AnswerPacing; // non-streaming 200 (chat, embeddings) written paced (paced-answers.ts); chat pads where `content` holds PAD_MARKER, embeddings in the first vector
   endless?: { everyMs?: number; meter?: AnswerMeter }; // streaming: after the role chunk, chunks of 1 KB of text until the client goes away
   writeToCapIn?: "max_tokens" | "max_completion_tokens"; // a server that reads only this field as its output cap: it writes that many words (3000 when the field is absent) and reports them
+  capReading?: CapReadingServer; // a server that reads its output cap by that server's own rule (outputCapReadBy), writes that many words and reports them
+}
+
+/**
+ * OpenAI-compatible servers that read the output cap from more top-level fields than OpenAI's two:
+ * - llama.cpp's server: `n_predict`, else `max_completion_tokens`, else `max_tokens`
+ *   (tools/server/server-task.cpp, params_from_json_cmpl);
+ * - text-generation-webui: `max_tokens`, but `auto_max_new_tokens: true` writes to the end of the
+ *   context instead (extensions/openai: the request's GenerationOptions reach generate_reply);
+ * - TabbyAPI: `max_tokens`, else its alias `max_length` (common/sampling.py, AliasChoices).
+ */
+export type CapReadingServer = "llama.cpp" | "text-generation-webui" | "tabbyAPI";
+
+function outputCapReadBy(server: CapReadingServer, body: Record<string, unknown>): unknown {
+  switch (server) {
+    case "llama.cpp":
+      return body.n_predict ?? body.max_completion_tokens ?? body.max_tokens;
+    case "text-generation-webui":
+      return body.auto_max_new_tokens === true ? undefined : body.max_tokens;
+    case "tabbyAPI":
+      return body.max_tokens ?? body.max_length;
+  }
 }
 
 export interface RecordedRequest {
@@ -370,11 +392,13 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     const content: string | null =
       b.writeToCapIn !== undefined
         ? wordsUpTo(body[b.writeToCapIn])
-        : b.content !== undefined
-          ? b.content
-          : toolCalls
-            ? null
-            : `echo: ${lastUserText(messages)}`;
+        : b.capReading !== undefined
+          ? wordsUpTo(outputCapReadBy(b.capReading, body))
+          : b.content !== undefined
+            ? b.content
+            : toolCalls
+              ? null
+              : `echo: ${lastUserText(messages)}`;
     const pieces = content === null ? [] : splitPieces(content);
     const argPieces = (toolCalls ?? []).map((tc) => splitArguments(tc.arguments));
     const computedCompletion = pieces.length + argPieces.reduce((n, p) => n + 1 + p.length, 0);

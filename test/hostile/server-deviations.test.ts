@@ -115,9 +115,10 @@ test.serial("metrics: model names a client makes up count as one `other` series;
 test.serial("a rate-limited answer tells one wait: Retry-After and the message are the time until the request would be admitted", async (t) => {
   // One request a minute and 100 tokens a minute. The first call spends 120 tokens: its key has
   // then used both limits; tokens come back in about 13 s, the next request in about 60 s.
+  // (A call counts at most what it held: max_tokens 100 makes room for the 100 output tokens.)
   const key = await addKey(home, "clock", "pro", { rpm: 1, tpm: 100 });
-  fake.enqueue({ usage: { prompt_tokens: 100, completion_tokens: 20 } });
-  t.is((await chat(gateway, key, "m/known")).status, 200);
+  fake.enqueue({ usage: { prompt_tokens: 20, completion_tokens: 100 } });
+  t.is((await chat(gateway, key, "m/known", { max_tokens: 100 })).status, 200);
   const refused = await answer(await chat(gateway, key, "m/known"));
   t.is(refused.status, 429, refused.text);
   const retryAfter = Number(refused.headers.get("retry-after"));

@@ -24,6 +24,12 @@ export interface ChatCallSize {
   choices: number;
 }
 
+/** The tokens a candidate's bound pays for: the most its call can have read and written. */
+export interface HeldTokens {
+  input: number;
+  output: number;
+}
+
 /** What the call may cost through one candidate, and what it is billed when usage is missing. */
 export interface CandidateBudget {
   pricing: Pricing;
@@ -35,7 +41,7 @@ export interface CandidateBudget {
   /** The max_tokens gw sends for a request that named none. */
   filledMaxTokens?: number;
   /** The tokens `bound` pays for: the prompt's bound, and outputCap for each choice. */
-  heldTokens: { input: number; output: number };
+  heldTokens: HeldTokens;
   /** Input tokens billed when the upstream reports no usage. */
   promptEstimate: number;
 }

@@ -1,7 +1,7 @@
 // Requests and tokens per minute per key: token buckets that refill continuously. A request takes
 // one from its key's request bucket before any work; tokens are taken from the key's token bucket
-// once a call's usage is known, so a key over its tokens per minute is refused until the bucket
-// has refilled (docs/decisions.md §10). A refused request is told one wait, computed once: until
+// once a call's usage is known (at most what the call held: ChatMetering caps them), so a key over
+// its tokens per minute is refused until the bucket has refilled (docs/decisions.md §10). A refused request is told one wait, computed once: until
 // every bucket holds one again, i.e. until it would be admitted (Retry-After and the message);
 // the x-ratelimit-reset-* headers say something else, until each bucket is full.
 

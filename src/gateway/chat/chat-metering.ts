@@ -1,14 +1,15 @@
 // What every chat-style call (chat completions, the messages endpoint, embeddings) does around the
 // upstream call: resolve the route candidates for the caller's plan, reserve the most the call can cost
 // (402 before any upstream call), and settle the upstream's usage into one usage row, billed at
-// most the bound of the candidate that served it.
+// most the bound of the candidate that served it. The key's tokens per minute are told the row's
+// tokens, at most those the candidate held (docs/decisions.md §10).
 
 import { type PlanLimits, upstreamSettingsFor } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
-import { type CandidateBudget, type ChatCallSize, planChatReservation, type ReservationPlan } from "../billing/chat-reservation.js";
+import { type CandidateBudget, type ChatCallSize, type HeldTokens, planChatReservation, type ReservationPlan } from "../billing/chat-reservation.js";
 import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
 import { creditsForTokens } from "../billing/pricing.js";
 import { estimateTextTokens } from "../billing/prompt-measure.js";
@@ -30,6 +31,8 @@ export interface ChatMeteringDependencies {
   attempted?: (requestId: string, provider: string) => void;
   /** Told as each attempt ends (the server's metrics). */
   attemptEnded?: AttemptContext["onAttemptEnd"];
+  /** Told of the tokens a call counts against its key's tokens per minute, once its row is written. */
+  tokensUsed?: (keyPrefix: string, tokens: number) => void;
 }
 
 export interface ChatCallContext {
@@ -43,8 +46,8 @@ export interface ChatCallContext {
 /** What a call may cost through each candidate, given what the caller may spend (`limit` names that limit, for the 402). */
 export type ReservationPlanner<Budget> = (config: Config, candidates: RouteCandidate[], remaining: number, limit: string) => ReservationPlan<Budget>;
 
-/** Every candidate's sizing has a bound: the most its call is billed. */
-export type Bounded = { bound: number };
+/** Every candidate's sizing has a bound, the most its call is billed, and the tokens that bound pays for. */
+export type Bounded = { bound: number; heldTokens: HeldTokens };
 
 export interface MeteredCall<Budget extends Bounded = CandidateBudget> {
   candidates: RouteCandidate[];
@@ -141,6 +144,7 @@ export class ChatMetering {
     units: Record<string, number>,
     credits: number,
   ): Promise<void> {
+    const budget = budgetOf(call, target.candidate);
     await this.dependencies.ledger.settle(
       call.reservation,
       {
@@ -153,8 +157,9 @@ export class ChatMetering {
         credits,
         requestId: context.requestId,
       },
-      { bound: budgetOf(call, target.candidate).bound },
+      { bound: budget.bound },
     );
+    this.dependencies.tokensUsed?.(context.caller.key.prefix, countedTokens(units, budget.heldTokens));
   }
 
   /** The call failed before anything was produced: nothing is billed. */
@@ -183,6 +188,17 @@ export class ChatMetering {
 /** What a chat call's bound pays for: the prompt's token bound and the output cap of every choice. */
 export function heldChatUnits(budget: CandidateBudget): Record<string, number> {
   return { prompt_tokens: budget.heldTokens.input, completion_tokens: budget.heldTokens.output };
+}
+
+/**
+ * The tokens a call counts against its key's tokens per minute: the row's input and output, each
+ * at most what the candidate held. The row keeps what the upstream reported; an upstream that
+ * reports 100 million tokens must not lock the key for days over tokens the call could not use.
+ */
+function countedTokens(units: Record<string, number>, held: HeldTokens): number {
+  const input = (units.prompt_tokens ?? 0) + (units.input_tokens ?? 0);
+  const output = units.completion_tokens ?? 0;
+  return Math.min(input, held.input) + Math.min(output, held.output);
 }
 
 function budgetOf<Budget extends Bounded>(call: MeteredCall<Budget>, candidate: RouteCandidate): Budget {

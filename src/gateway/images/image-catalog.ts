@@ -5,7 +5,7 @@ import type { CatalogConfig, ImageConstraints, ImageModelEntry, ImageOperation, 
 import type { PlanLimits } from "../../config/config-schema.js";
 
 export { type CatalogConfig, DEFAULT_IMAGE_MODELS, type ImageModelEntry } from "../../config/catalog-schema.js";
-export { type ImagePriceRequest, imagePriceCredits } from "./image-price.js";
+export { type ImagePriceRequest, imagePriceCredits, imageReservationCredits } from "./image-price.js";
 export { type ImageSizeRequest, type ResolvedImageSize, resolveImageSize } from "./image-size.js";
 
 export function findImageModel(catalog: Pick<CatalogConfig, "image">, id: string): ImageModelEntry | undefined {

@@ -13,7 +13,7 @@ import type { ChatService } from "../chat/chat-service.js";
 import { InvalidRequestError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/picture-input.js";
 import { callToolProvider, releasingOnError, requireCredits, type ToolCallDependencies } from "../tool-provider-call.js";
-import { defaultImageRole, imagePriceCredits } from "./image-catalog.js";
+import { defaultImageRole, imagePriceCredits, imageReservationCredits } from "./image-catalog.js";
 import { type DrawPlan, planDrawing } from "./image-draw-plan.js";
 import type { EditImageSource, ImageEditBody } from "./image-edit-request.js";
 import type { ImageLibrary, Lineage, ProducedPicture } from "./image-library.js";
@@ -78,7 +78,7 @@ export class ImageDrawingService {
     requireCredits(
       this.dependencies.ledger,
       context,
-      imagePriceCredits(model, { n: preliminary.request.n, width: preliminary.width, height: preliminary.height, quality: body.quality }),
+      imageReservationCredits(model, { n: preliminary.request.n, width: preliminary.width, height: preliminary.height, quality: body.quality }),
     );
     const inputs = await this.readInputs(body.images, context);
     const plan = planDrawing(model, body, context, { inputShape: inputs[0]! });
@@ -111,7 +111,7 @@ export class ImageDrawingService {
   private async draw(drawing: Drawing, quality: string | undefined, context: ImageCallContext, started: number): Promise<ImageOutcome> {
     const { model, plan } = drawing;
     const { ledger, library } = this.dependencies;
-    const estimate = imagePriceCredits(model, { n: plan.request.n, width: plan.width, height: plan.height, quality });
+    const estimate = imageReservationCredits(model, { n: plan.request.n, width: plan.width, height: plan.height, quality });
     const { result, upstreamMs, reservation } = await callToolProvider(this.dependencies, model, context, {
       estimate,
       supports: drawing.supports,

@@ -21,11 +21,17 @@ const messagesRequestSchema = z
   .loose();
 
 export function parseMessagesRequest(body: unknown): MessagesRequest {
-  const result = messagesRequestSchema.safeParse(body);
+  // reportInput: zod 4 leaves `input` off issues by default, and "missing" is told apart by it.
+  const result = messagesRequestSchema.safeParse(body, { reportInput: true });
   if (result.success) return result.data as MessagesRequest;
   const issue = result.error.issues[0]!;
   const path = formatJsonPath(issue.path);
-  // Anthropic's own wording: "max_tokens: Field required".
-  const message = issue.code === "invalid_type" && issue.input === undefined ? `${path}: Field required` : `${path || "body"}: ${issue.message}`;
-  throw new InvalidRequestError(message, { param: path || undefined });
+  throw new InvalidRequestError(describeIssue(path, issue), { param: path || undefined });
+}
+
+/** Anthropic's own wording where it matters: "max_tokens: Field required", "max_tokens: Input should be a valid integer". */
+function describeIssue(path: string, issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type" && issue.input === undefined) return `${path}: Field required`;
+  if (issue.code === "invalid_type" && path === "max_tokens") return "max_tokens: Input should be a valid integer";
+  return `${path || "body"}: ${issue.message}`;
 }

@@ -1,19 +1,20 @@
 // POST /v1/vision/ocr (earlier form) without HTTP: pick the allowlisted OCR model (`tools.ocr`),
 // make sure its engine is here, read the picture (SSRF-safe for URLs) and run the local tesseract
 // on it. Only `<local provider>/tesseract` exists today; it needs a configured provider of type
-// `local` and the tesseract binary, else 503 provider_not_configured. The run is free: one usage
-// row with 0 credits, written without a credit check.
+// `local` and the tesseract binary, else 503 provider_not_configured; a tesseract too slow to
+// answer its version check is installed, not missing: 503 engine_busy, asked again next time. The
+// run is free: one usage row with 0 credits, written without a credit check.
 //
 // Result: `blocks` holds every recognised line (type "line") in reading order, then every word
 // (type "word") in reading order; `confidence` is tesseract's own score scaled to 0..1 (a line's
 // is the mean of its words'); `fullText` is the lines joined by newlines, with a blank line
 // between paragraphs.
 import type { Config } from "../../config/resolved-config.js";
-import { type EngineInfo, findTesseract } from "../../media/engines.js";
+import { type EngineLookup, lookupTesseract, slowEngineMessage } from "../../media/engines.js";
 import { loadSharp } from "../../media/sharp-loader.js";
 import { OcrEngineError, type OcrText, recognizeText } from "../../media/tesseract-ocr.js";
 import type { CreditLedger } from "../billing/credit-ledger.js";
-import { ProviderNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
+import { EngineBusyError, ProviderNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, type UrlFetcher } from "../media/picture-input.js";
 import type { VisionCallContext } from "./describe-service.js";
 import { chooseToolModel } from "./tool-model.js";
@@ -36,15 +37,18 @@ export interface OcrServiceDependencies {
   config: () => Config;
   ledger: CreditLedger;
   fetchUrl: UrlFetcher;
-  /** Where the tesseract binary is (default: findTesseract on PATH). */
-  findEngine?: (env: NodeJS.ProcessEnv) => Promise<EngineInfo | null>;
+  /** How the tesseract binary is looked up (default: lookupTesseract on PATH). */
+  lookupEngine?: (env: NodeJS.ProcessEnv) => Promise<EngineLookup>;
 }
 
 const ENGINE_MODEL = "tesseract";
 
 export class OcrService {
-  /** The binary found for the PATH it was looked up on; a miss is not kept, so an install counts at once. */
-  private engine: { pathVariable: string | undefined; found: Promise<EngineInfo | null> } | undefined;
+  /**
+   * The binary found for the PATH it was looked up on. A miss is not kept, so an install counts at
+   * once, and neither is a slow answer: the next call asks again.
+   */
+  private engine: { pathVariable: string | undefined; found: Promise<EngineLookup> } | undefined;
 
   constructor(private readonly dependencies: OcrServiceDependencies) {}
 
@@ -52,7 +56,7 @@ export class OcrService {
     const config = this.dependencies.config();
     const model = chooseToolModel(config, "ocr", body.model);
     const provider = this.checkProvider(config, model);
-    const binary = await this.tesseract(model);
+    const binary = await this.tesseract(model, provider);
     const input = await readSourcePicture(body.picture, this.dependencies.fetchUrl, context.signal);
     // Upright, first frame, transparency laid on white (black text on a transparent background
     // would otherwise read as black on black), PNG: a format every tesseract build reads.
@@ -107,17 +111,18 @@ export class OcrService {
     return provider;
   }
 
-  private async tesseract(model: string): Promise<string> {
+  private async tesseract(model: string, provider: string): Promise<string> {
     const pathVariable = process.env.PATH;
     if (!this.engine || this.engine.pathVariable !== pathVariable) {
-      this.engine = { pathVariable, found: (this.dependencies.findEngine ?? findTesseract)(process.env) };
+      const lookup = this.dependencies.lookupEngine ?? ((env: NodeJS.ProcessEnv) => lookupTesseract(env));
+      this.engine = { pathVariable, found: lookup(process.env) };
     }
-    const found = await this.engine.found;
-    if (!found) {
-      this.engine = undefined;
-      throw missingEngine(model);
-    }
-    return found.path;
+    const current = this.engine;
+    const lookup = await current.found;
+    if (lookup.status === "found") return lookup.engine.path;
+    if (this.engine === current) this.engine = undefined;
+    if (lookup.status === "slow") throw new EngineBusyError(`OCR cannot run right now: ${slowEngineMessage("tesseract", lookup.timeoutMs)}.`, { provider });
+    throw missingEngine(model);
   }
 
   private engineError(error: unknown, model: string, provider: string): unknown {

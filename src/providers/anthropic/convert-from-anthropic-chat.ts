@@ -56,7 +56,9 @@ export function convertAnthropicUsage(usage: AnthropicUsage | undefined): ChatUs
 /**
  * One stream's worth of state: Anthropic events in, OpenAI chunks out. Tool calls are numbered
  * among tool blocks only (OpenAI's `index`), not by Anthropic's block index. The finish chunk and
- * the usage chunk go out at `message_stop`, once every `message_delta` has been seen.
+ * the usage chunk go out at `message_stop`, once every `message_delta` has been seen. The final
+ * output count is message_delta's: message_start's is a placeholder (1), so a stream whose
+ * message_delta names none has no usage, and the gateway estimates it (docs/decisions.md §3).
  */
 export class AnthropicStreamConverter {
   finished = false;
@@ -82,7 +84,8 @@ export class AnthropicStreamConverter {
       case "message_start":
         if (event.message?.id) this.id = event.message.id;
         if (event.message?.model) this.model = event.message.model;
-        this.mergeUsage(event.message?.usage);
+        // Its output_tokens is a placeholder: the count comes with message_delta, or not at all.
+        this.mergeUsage({ ...event.message?.usage, output_tokens: undefined });
         return [this.chunk({ role: "assistant", content: "" })];
       case "content_block_start":
         return this.blockStart(event);

@@ -28,17 +28,43 @@ export function convertFromGeminiChat(response: GeminiResponse, options: Convert
     // The prompt itself was blocked (promptFeedback.blockReason): still HTTP 200 upstream.
     choices.push({ index: 0, message: { role: "assistant", content: null, refusal: null }, logprobs: null, finish_reason: "content_filter" });
   }
-  return {
+  const completion: ChatCompletion = {
     id: response.responseId ?? `chatcmpl-${options.created}`,
     object: "chat.completion",
     created: options.created,
     model: response.modelVersion ?? options.model,
     choices,
-    usage: convertGeminiUsage(response.usageMetadata),
   };
+  const usage = geminiChatUsage(response);
+  if (usage) completion.usage = usage;
+  return completion;
 }
 
-/** Thinking tokens are billed as output by Google, so they count as completion tokens here. */
+/**
+ * A whole answer's usage, or undefined when Gemini did not report it (the gateway then bills its
+ * estimate, docs/decisions.md §3): no usageMetadata, no promptTokenCount, or no
+ * candidatesTokenCount beside an answer that wrote something. proto3 JSON leaves a zero count
+ * out, so a missing output count is zero only where nothing was written (a blocked prompt).
+ */
+export function geminiChatUsage(response: GeminiResponse): ChatUsage | undefined {
+  return reportedUsage(
+    response.usageMetadata,
+    (response.candidates ?? []).some((candidate) => wroteOutput(candidate.content?.parts)),
+  );
+}
+
+function reportedUsage(usage: GeminiUsageMetadata | undefined, wrote: boolean): ChatUsage | undefined {
+  if (usage?.promptTokenCount == null) return undefined;
+  if (usage.candidatesTokenCount == null && wrote) return undefined;
+  return convertGeminiUsage(usage);
+}
+
+/** Text or a function call the client sees (thought summaries are not the answer). */
+function wroteOutput(parts: GeminiResponsePart[] | undefined): boolean {
+  return (parts ?? []).some((part) => !part.thought && ((typeof part.text === "string" && part.text.length > 0) || part.functionCall !== undefined));
+}
+
+/** The counts as reported, an absent one 0. Thinking tokens are billed as output by Google, so they count as completion tokens here. */
 export function convertGeminiUsage(usage: GeminiUsageMetadata | undefined): ChatUsage {
   const prompt = (usage?.promptTokenCount ?? 0) + (usage?.toolUsePromptTokenCount ?? 0);
   const reasoning = usage?.thoughtsTokenCount ?? 0;
@@ -92,6 +118,8 @@ interface ChoiceState {
 export class GeminiStreamConverter {
   private readonly choices = new Map<number, ChoiceState>();
   private usage: GeminiUsageMetadata | undefined;
+  /** Some text or function call went out: a usage without an output count is then no usage. */
+  private wrote = false;
   private id: string;
   private model: string;
   private readonly newId: ToolCallIdSource;
@@ -130,12 +158,11 @@ export class GeminiStreamConverter {
     return chunks;
   }
 
-  /** After the body ended: the usage chunk, when Gemini reported usage at all. */
+  /** After the body ended: the usage chunk, when Gemini reported usage (else the gateway estimates it). */
   end(): ChatChunk[] {
-    if (!this.usage) return [];
-    return [
-      { id: this.id, object: "chat.completion.chunk", created: this.options.created, model: this.model, choices: [], usage: convertGeminiUsage(this.usage) },
-    ];
+    const usage = reportedUsage(this.usage, this.wrote);
+    if (!usage) return [];
+    return [{ id: this.id, object: "chat.completion.chunk", created: this.options.created, model: this.model, choices: [], usage }];
   }
 
   private candidate(index: number, candidate: GeminiCandidate): ChatChunk[] {
@@ -146,6 +173,7 @@ export class GeminiStreamConverter {
       this.choices.set(index, choice);
       chunks.push(this.chunk(index, { role: "assistant", content: "" }));
     }
+    if (wroteOutput(candidate.content?.parts)) this.wrote = true;
     for (const part of candidate.content?.parts ?? []) {
       if (part.thought) continue;
       if (typeof part.text === "string" && part.text) chunks.push(this.chunk(index, { content: part.text }));

@@ -1,11 +1,14 @@
 // OpenAI chat-completions request -> Gemini generateContent request (https://ai.google.dev/api/generate-content). Pure.
 // Left out, as Gemini would refuse or ignore them: logprobs, logit_bias, user, stream_options,
-// parallel_tool_calls, service_tier, store, reasoning_effort, and presence/frequency penalties
-// (several current Gemini models answer those with 400 "Penalty is not enabled").
+// parallel_tool_calls, service_tier, store, and presence/frequency penalties (several current
+// Gemini models answer those with 400 "Penalty is not enabled"). response_format and
+// reasoning_effort are mapped where Gemini can honour them and refused otherwise.
 import type { ChatRequest } from "../chat-types.js";
 import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../json-nesting.js";
 import { contentParts, imageUrlOf, isObject, type Json, parseDataUrl, parseToolArguments, textOf } from "../openai-message-parts.js";
 import { UnsupportedContentError } from "../provider-errors.js";
+import { convertResponseFormat } from "./convert-to-gemini-response-format.js";
+import { convertReasoningEffort } from "./convert-to-gemini-thinking.js";
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from "./gemini-api-types.js";
 
 export function convertToGeminiChat(request: ChatRequest): GeminiRequest {
@@ -136,12 +139,9 @@ function convertGenerationConfig(request: ChatRequest): GeminiGenerationConfig {
   if (stopSequences.length > 0) config.stopSequences = stopSequences;
   if (typeof request.n === "number" && request.n > 1) config.candidateCount = request.n;
   if (typeof request.seed === "number") config.seed = request.seed;
-  const format = isObject(request.response_format) ? request.response_format : undefined;
-  if (format?.type === "json_object") config.responseMimeType = "application/json";
-  if (format?.type === "json_schema") {
-    config.responseMimeType = "application/json";
-    if (isObject(format.json_schema) && isObject(format.json_schema.schema)) config.responseJsonSchema = format.json_schema.schema;
-  }
+  Object.assign(config, convertResponseFormat(request.response_format));
+  const thinkingConfig = convertReasoningEffort(request.reasoning_effort);
+  if (thinkingConfig) config.thinkingConfig = thinkingConfig;
   return config;
 }
 

@@ -24,6 +24,13 @@ export interface GeminiGenerationConfig {
   frequencyPenalty?: number;
   responseMimeType?: string;
   responseJsonSchema?: unknown;
+  thinkingConfig?: GeminiThinkingConfig;
+}
+
+/** Gemini 2.5's token budget (0 turns thinking off, -1 lets the model choose); Gemini 3 takes it too, instead of its thinkingLevel. */
+export interface GeminiThinkingConfig {
+  thinkingBudget?: number;
+  includeThoughts?: boolean;
 }
 
 export interface GeminiFunctionDeclaration {

@@ -1,9 +1,10 @@
 // The `local` provider's speech: model `espeak`, the espeak-ng binary on this machine. It answers
 // WAV (what espeak makes); the gateway converts to the format asked for. Voices are the engine's
 // own list. A missing engine is AudioEngineError `missing_engine` from src/media (the gateway's
-// 503); a model, voice or speed it cannot speak is UnsupportedContentError (a 400).
+// 503), one too slow to answer its version check `busy` (503 engine_busy: it is installed, the
+// machine is loaded); a model, voice or speed it cannot speak is UnsupportedContentError (a 400).
 import { AudioEngineError } from "../../media/audio-process.js";
-import { type EngineInfo, findEspeak } from "../../media/engines.js";
+import { type EngineLookup, lookupEspeak, slowEngineMessage } from "../../media/engines.js";
 import { listEspeakVoices, synthesizeWithEspeak } from "../../media/espeak.js";
 import type { SpeechAudio, SpeechCapability, SpeechRequest, Voice } from "../audio-types.js";
 import { UnsupportedContentError } from "../provider-errors.js";
@@ -11,28 +12,30 @@ import { UnsupportedContentError } from "../provider-errors.js";
 export const LOCAL_SPEECH_MODEL = "espeak";
 
 export interface LocalSpeechOptions {
-  /** Where espeak-ng is (default: findEspeak on PATH). */
-  findEngine?: (env: NodeJS.ProcessEnv) => Promise<EngineInfo | null>;
+  /** How espeak-ng is looked up (default: lookupEspeak on PATH). */
+  lookupEngine?: (env: NodeJS.ProcessEnv) => Promise<EngineLookup>;
 }
 
 export function createLocalSpeech(options: LocalSpeechOptions = {}): SpeechCapability {
-  const findEngine = options.findEngine ?? findEspeak;
-  // The binary found for the PATH it was looked up on; a miss is not kept, so an install counts at once.
-  let engine: { pathVariable: string | undefined; found: Promise<EngineInfo | null> } | undefined;
+  const lookupEngine = options.lookupEngine ?? ((env: NodeJS.ProcessEnv) => lookupEspeak(env));
+  // The binary found for the PATH it was looked up on. A miss is not kept, so an install counts at
+  // once, and neither is a slow answer: the next call asks again.
+  let engine: { pathVariable: string | undefined; found: Promise<EngineLookup> } | undefined;
 
-  async function espeak(): Promise<EngineInfo | null> {
+  async function espeak(): Promise<EngineLookup> {
     const pathVariable = process.env.PATH;
-    if (!engine || engine.pathVariable !== pathVariable) engine = { pathVariable, found: findEngine(process.env) };
+    if (!engine || engine.pathVariable !== pathVariable) engine = { pathVariable, found: lookupEngine(process.env) };
     const current = engine;
-    const found = await current.found;
-    if (!found && engine === current) engine = undefined;
-    return found;
+    const lookup = await current.found;
+    if (lookup.status !== "found" && engine === current) engine = undefined;
+    return lookup;
   }
 
   async function binary(): Promise<string> {
-    const found = await espeak();
-    if (!found) throw new AudioEngineError("missing_engine", "espeak-ng is not installed on this machine", { engine: "espeak-ng" });
-    return found.path;
+    const lookup = await espeak();
+    if (lookup.status === "found") return lookup.engine.path;
+    if (lookup.status === "slow") throw new AudioEngineError("busy", slowEngineMessage("espeak-ng", lookup.timeoutMs), { engine: "espeak-ng" });
+    throw new AudioEngineError("missing_engine", "espeak-ng is not installed on this machine", { engine: "espeak-ng" });
   }
 
   /** Run `work` with the binary; an engine that vanished since it was found is looked up again next time. */
@@ -65,8 +68,9 @@ export function createLocalSpeech(options: LocalSpeechOptions = {}): SpeechCapab
       return { bytes, format: "wav" };
     },
     voices: (model, { signal }) => voices(model, signal),
+    // A slow engine is installed: its model stays on offer, and its calls answer 503 engine_busy.
     async ready() {
-      return (await espeak()) !== null;
+      return (await espeak()).status !== "missing";
     },
   };
 }
