@@ -12,8 +12,12 @@ export type MaxTokensField = "max_tokens" | "max_completion_tokens";
  */
 export const OUTPUT_CAP_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens", "n_predict", "max_length"] as const;
 
-/** Top-level switches that make a server ignore the cap: text-generation-webui's writes to the end of the context. */
-const OUTPUT_CAP_OVERRIDES = ["auto_max_new_tokens"] as const;
+/**
+ * Top-level fields that make a server write past what was reserved: text-generation-webui's
+ * switch to write to the end of the context, and llama.cpp's `n_cmpl`, a count of completions it
+ * reads before `n` (the reservation is the cap times `n`).
+ */
+const OUTPUT_CAP_OVERRIDES = ["auto_max_new_tokens", "n_cmpl"] as const;
 
 const REMOVED_FIELDS: readonly string[] = [...OUTPUT_CAP_FIELDS, ...OUTPUT_CAP_OVERRIDES];
 

@@ -46,7 +46,7 @@ test.beforeEach(() => {
 });
 
 /** Every top-level field some OpenAI-compatible server reads as (or instead of) its output cap. */
-const CAP_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens", "n_predict", "max_length", "auto_max_new_tokens"];
+const CAP_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens", "n_predict", "max_length", "auto_max_new_tokens", "n_cmpl"];
 
 function capsOf(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(CAP_FIELDS.filter((field) => field in body).map((field) => [field, body[field]]));
@@ -104,6 +104,10 @@ test.serial("llama.cpp reads n_predict before max_tokens: n_predict never reache
     t.is(outputOf(await usageSeen(response)), 16, `stream ${stream}: the upstream wrote what was reserved`);
     t.deepEqual(capsOf(metered.openai.requests.at(-1)!.body), { max_tokens: 16 }, `stream ${stream}`);
   }
+  // llama.cpp reads n_cmpl before n: eight answers where one was reserved. It never leaves gw.
+  const many = await chat(key, { model: "m/roomy", max_tokens: 16, n_cmpl: 8, messages: hi });
+  t.is(many.status, 200);
+  t.deepEqual(capsOf(metered.openai.requests.at(-1)!.body), { max_tokens: 16 });
   // The other way round: n_predict is the caller's cap when it is the smaller, sent in the provider's field.
   const smaller = await chat(key, { model: "mc/roomy", max_tokens: 900, n_predict: 12, messages: hi });
   t.is(smaller.status, 200);

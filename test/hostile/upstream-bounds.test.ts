@@ -322,31 +322,45 @@ test.serial("an embeddings answer over its cap: 502 naming the embeddings cap", 
   t.is(caps.openai.requests.length, 1);
 });
 
-test.serial("an images answer over its cap: 502 naming the images cap", async (t) => {
+test.serial("an images answer over its cap: 502 naming the images cap, billed what was held (it was drawn)", async (t) => {
   const meter = new AnswerMeter();
   images.set({ pacing: { padTo: HUGE, chunked: true, meter } });
+  const rowsBefore = caps.rows("bounded").length;
   const answer = await post(caps, capKey, "/v1/image/generations", { prompt: "a lighthouse", model: "openai/gpt-image-1" });
   assertTooLarge(t, answer, "openai", "upstream.maxAnswerBytes.images");
+  const rows = caps.rows("bounded");
+  t.is(rows.length, rowsBefore + 1);
+  t.like(rows.at(-1), { endpoint: "image.generations", model: "openai/gpt-image-1", units: { images: 1 } });
+  t.true(rows.at(-1)!.credits > 0);
   await meter.ended();
   t.true(meter.written < FAR_BELOW_HUGE, `the fake wrote ${meter.written} bytes`);
   t.is(images.requests.length, 1);
 });
 
-test.serial("a speech answer over its cap: 502 naming the audio cap", async (t) => {
+test.serial("a speech answer over its cap: 502 naming the audio cap, billed what was held", async (t) => {
   const meter = new AnswerMeter();
   audio.set({ pacing: { padTo: HUGE, chunked: true, meter } });
+  const rowsBefore = caps.rows("bounded").length;
   const answer = await post(caps, capKey, "/v1/audio/speech", { model: "voice/tts-1", input: "Hello there.", voice: "alloy", format: "mp3" });
   assertTooLarge(t, answer, "voice", "upstream.maxAnswerBytes.audio");
+  const rows = caps.rows("bounded");
+  t.is(rows.length, rowsBefore + 1);
+  t.like(rows.at(-1), { endpoint: "audio.speech", model: "voice/tts-1", units: { characters: "Hello there.".length } });
+  t.true(rows.at(-1)!.credits > 0);
   await meter.ended();
   t.true(meter.written < FAR_BELOW_HUGE, `the fake wrote ${meter.written} bytes`);
   t.is(audio.requests.length, 1);
 });
 
-test.serial("a search answer over its cap: 502 naming the search cap; the next search provider is not asked", async (t) => {
+test.serial("a search answer over its cap: 502 naming the search cap, billed the provider's price; the next search provider is not asked", async (t) => {
   const meter = new AnswerMeter();
   brave.set({ results: [{ title: "Huge", url: "https://example.test/huge", description: PAD_MARKER }], pacing: { padTo: HUGE, chunked: true, meter } });
+  const rowsBefore = caps.rows("bounded").length;
   const answer = await post(caps, capKey, "/v1/search", { query: "rust async" });
   assertTooLarge(t, answer, "brave", "upstream.maxAnswerBytes.search");
+  const rows = caps.rows("bounded");
+  t.is(rows.length, rowsBefore + 1);
+  t.like(rows.at(-1), { endpoint: "search", provider: "brave", units: { requests: 1, results: 0 } });
   await meter.ended();
   t.true(meter.written < FAR_BELOW_HUGE, `the fake wrote ${meter.written} bytes`);
   t.is(brave.requests.length, 1);

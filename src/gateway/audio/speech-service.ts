@@ -74,6 +74,7 @@ export class SpeechService {
           () => provider.speech!.synthesize({ model: model.model, input: body.input, voice, speed, format: body.format }, { signal: context.signal }),
           this.dependencies.warn,
         ),
+      cut: { endpoint: "audio.speech", units: { characters } },
     });
     // Converted and measured before billing: audio that cannot be read is the vendor's fault.
     const { audio, durationMs } = await releasingOnError(this.dependencies.ledger, reservation, () =>

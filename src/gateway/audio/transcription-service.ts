@@ -72,6 +72,7 @@ export class TranscriptionService {
           },
           { signal: context.signal },
         ),
+      cut: { endpoint: "audio.transcriptions", units: { seconds: billedSeconds(seconds) } },
     });
     const rendered = await releasingOnError(this.dependencies.ledger, reservation, async () => {
       if (segments && result.segments === undefined && result.text.trim() !== "") throw noSegments(model);

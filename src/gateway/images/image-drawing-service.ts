@@ -116,6 +116,7 @@ export class ImageDrawingService {
       estimate,
       supports: drawing.supports,
       run: drawing.call,
+      cut: { endpoint: drawing.endpoint, units: { images: plan.request.n } },
     });
 
     // Converted before billing: a picture that cannot be decoded is the vendor's fault.

@@ -84,6 +84,7 @@ export class ImageTransformService {
       estimate,
       supports: transform.supports,
       run: (provider) => transform.run(provider, request, { signal: context.signal }),
+      cut: { endpoint: transform.endpoint, units: { images: 1 } },
     });
 
     // Converted before billing: a picture that cannot be decoded is the vendor's fault.

@@ -80,7 +80,17 @@ export class SearchService {
         const cause = causeOf(error);
         this.dependencies.warn(`${context.requestId} search provider failed: provider ${model.provider}: ${cause}`);
         if (error instanceof UpstreamNetworkError && error.failure === "answer_too_large") {
-          this.dependencies.ledger.release(reservation);
+          // The vendor answered (more than any search needs): billed its price, like an answer (docs/decisions.md §9).
+          await this.dependencies.ledger.settle(reservation, {
+            agent: context.caller.agent.id,
+            keyPrefix: context.caller.key.prefix,
+            endpoint: "search",
+            model: model.id,
+            provider: model.provider,
+            units: { requests: 1, results: 0 },
+            credits: model.pricing.perRequest,
+            requestId: context.requestId,
+          });
           throw answerTooLarge(error);
         }
         if (!(error instanceof UpstreamNetworkError && isTimeoutFailure(error.failure))) timeoutsOnly = false;
