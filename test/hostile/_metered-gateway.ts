@@ -17,6 +17,10 @@ export interface MeteredGateway {
   keyWithCredits(agent: string, credits: number): Promise<string>;
   rows(agent: string): UsageRow[];
   used(agent: string): number;
+  /** POST /v1/chat/completions with `key`, as sent. */
+  chat(key: string, body: Record<string, unknown>): Promise<Response>;
+  /** POST /anthropic/v1/messages with `key`, as sent. */
+  messages(key: string, body: Record<string, unknown>): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -76,10 +80,39 @@ export async function startMeteredGateway(edit?: (config: RawConfig) => void): P
     },
     rows: (agent) => UsageLog.readRows(homePaths(home).usageDir, periodOf(new Date())).filter((row) => row.agent === idOf(agent)),
     used: (agent) => gateway.gateway.ledger.used(idOf(agent)),
+    chat: (key, body) =>
+      fetch(`${gateway.v1}/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    messages: (key, body) =>
+      fetch(`${gateway.url}/anthropic/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }),
     async close() {
       await gateway.shutdown();
       await openai.close();
       await anthropic.close();
     },
   };
+}
+
+/** Every top-level field some OpenAI-compatible server reads as (or instead of) its output cap. */
+const OUTPUT_CAP_FIELDS = [
+  "max_tokens",
+  "max_completion_tokens",
+  "max_output_tokens",
+  "max_new_tokens",
+  "n_predict",
+  "max_length",
+  "auto_max_new_tokens",
+  "n_cmpl",
+];
+
+/** The output-cap fields a request body carries, with their values. */
+export function capsOf(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(OUTPUT_CAP_FIELDS.filter((field) => field in body).map((field) => [field, body[field]]));
 }

@@ -13,7 +13,7 @@ import { CreditLedger } from "../../src/gateway/billing/credit-ledger.js";
 import { periodOf, UsageLog, type UsageRow } from "../../src/store/usage-log.js";
 import { type FakeGemini, startFakeGemini } from "../fakes/gemini.js";
 import { addKey, gw, json, quietLogger } from "../helpers/gateway-harness.js";
-import { type MeteredGateway, startMeteredGateway } from "./_metered-gateway.js";
+import { capsOf, type MeteredGateway, startMeteredGateway } from "./_metered-gateway.js";
 
 let metered: MeteredGateway;
 let gemini: FakeGemini;
@@ -57,34 +57,14 @@ test.after.always(async () => {
   await gemini?.close();
 });
 
+const chat = (key: string, body: Record<string, unknown>) => metered.chat(key, body);
+const messages = (key: string, body: Record<string, unknown>) => metered.messages(key, body);
+
 test.beforeEach(() => {
   metered.openai.reset();
   metered.anthropic.reset();
   gemini.reset();
 });
-
-const OUTPUT_CAP_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens"];
-
-/** The output-cap fields a request body carries, with their values. */
-function capsOf(body: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(OUTPUT_CAP_FIELDS.filter((field) => field in body).map((field) => [field, body[field]]));
-}
-
-function chat(key: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${metered.gateway.v1}/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-function messages(key: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${metered.gateway.url}/anthropic/v1/messages`, {
-    method: "POST",
-    headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
 
 /** Output tokens the client was told of: a chat completion's, a stream's usage chunk, a message's or its events'. */
 async function outputTokens(response: Response): Promise<number> {

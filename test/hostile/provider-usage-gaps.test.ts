@@ -12,7 +12,10 @@ import test from "ava";
 import OpenAI from "openai";
 import { GeminiStreamConverter, geminiChatUsage } from "../../src/providers/gemini/convert-from-gemini-chat.js";
 import { type FakeGemini, startFakeGemini } from "../fakes/gemini.js";
-import { type MeteredGateway, startMeteredGateway } from "./_metered-gateway.js";
+import { capsOf, type MeteredGateway, startMeteredGateway } from "./_metered-gateway.js";
+
+const chat = (key: string, body: Record<string, unknown>) => metered.chat(key, body);
+const messages = (key: string, body: Record<string, unknown>) => metered.messages(key, body);
 
 let metered: MeteredGateway;
 let gemini: FakeGemini;
@@ -44,29 +47,6 @@ test.beforeEach(() => {
   metered.anthropic.reset();
   gemini.reset();
 });
-
-/** Every top-level field some OpenAI-compatible server reads as (or instead of) its output cap. */
-const CAP_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens", "n_predict", "max_length", "auto_max_new_tokens", "n_cmpl"];
-
-function capsOf(body: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(CAP_FIELDS.filter((field) => field in body).map((field) => [field, body[field]]));
-}
-
-function chat(key: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${metered.gateway.v1}/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-function messages(key: string, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${metered.gateway.url}/anthropic/v1/messages`, {
-    method: "POST",
-    headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
 
 interface SeenUsage {
   prompt_tokens?: number;

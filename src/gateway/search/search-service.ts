@@ -64,6 +64,18 @@ export class SearchService {
     const candidates = this.candidates(context);
     const price = Math.max(...candidates.map((model) => model.pricing.perRequest));
     const reservation = this.dependencies.ledger.reserve(context, price);
+    // The answering provider is billed its own price: one row, `search`, units {requests, results}.
+    const bill = (model: SearchModelEntry, results: number) =>
+      this.dependencies.ledger.settle(reservation, {
+        agent: context.caller.agent.id,
+        keyPrefix: context.caller.key.prefix,
+        endpoint: "search",
+        model: model.id,
+        provider: model.provider,
+        units: { requests: 1, results },
+        credits: model.pricing.perRequest,
+        requestId: context.requestId,
+      });
     const failures: string[] = [];
     let timeoutsOnly = true;
     for (const model of candidates) {
@@ -81,16 +93,7 @@ export class SearchService {
         this.dependencies.warn(`${context.requestId} search provider failed: provider ${model.provider}: ${cause}`);
         if (error instanceof UpstreamNetworkError && error.failure === "answer_too_large") {
           // The vendor answered (more than any search needs): billed its price, like an answer (docs/decisions.md §9).
-          await this.dependencies.ledger.settle(reservation, {
-            agent: context.caller.agent.id,
-            keyPrefix: context.caller.key.prefix,
-            endpoint: "search",
-            model: model.id,
-            provider: model.provider,
-            units: { requests: 1, results: 0 },
-            credits: model.pricing.perRequest,
-            requestId: context.requestId,
-          });
+          await bill(model, 0);
           throw answerTooLarge(error);
         }
         if (!(error instanceof UpstreamNetworkError && isTimeoutFailure(error.failure))) timeoutsOnly = false;
@@ -98,16 +101,7 @@ export class SearchService {
         continue;
       }
       const results = answer.results.slice(0, body.max_results).map((hit) => this.item(hit));
-      await this.dependencies.ledger.settle(reservation, {
-        agent: context.caller.agent.id,
-        keyPrefix: context.caller.key.prefix,
-        endpoint: "search",
-        model: model.id,
-        provider: model.provider,
-        units: { requests: 1, results: results.length },
-        credits: model.pricing.perRequest,
-        requestId: context.requestId,
-      });
+      await bill(model, results.length);
       const outcome: { body: SearchResponseBody; upstreamRequestId?: string } = {
         body: { success: true, data: { query: body.query, provider: model.provider, results } },
       };
