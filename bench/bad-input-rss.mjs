@@ -7,6 +7,7 @@
 // and RSS comes back once V8 shrinks its heap.
 //
 //   npm run build && node bench/bad-input-rss.mjs [--requests 20000] [--rounds 3] [--concurrency 12] [--idle-seconds 120]
+//                                                 [--node-flags "--optimize-for-size"]
 //
 // RSS is read from /proc/<pid>/status (Linux), the heap from the server's own GET /metrics.
 // Results go to docs/benchmarks.md under "Memory under bad input" by hand.
@@ -28,6 +29,8 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     concurrency: { type: "string", default: "12" },
     "idle-seconds": { type: "string", default: "120" },
+    // V8 flags for the server, for example "--optimize-for-size" (see docs/benchmarks.md).
+    "node-flags": { type: "string", default: "" },
   },
 });
 
@@ -79,7 +82,10 @@ const key = keyFor("bench");
 const poorKey = keyFor("bench-poor", "--budget", "1");
 const slowKey = keyFor("bench-rpm", "--rpm", "1");
 
-const server = spawn(process.execPath, [gw, "serve", "--port", "0", "--log-level", "error"], { env, stdio: ["ignore", "pipe", "inherit"] });
+const server = spawn(process.execPath, [...values["node-flags"].split(" ").filter(Boolean), gw, "serve", "--port", "0", "--log-level", "error"], {
+  env,
+  stdio: ["ignore", "pipe", "inherit"],
+});
 const url = new URL(
   await new Promise((resolve, reject) => {
     createInterface({ input: server.stdout }).once("line", (line) => resolve(line.replace(/^listening on /, "")));
@@ -200,7 +206,9 @@ try {
     await sleep(30_000);
     await sample(`idle ${waited} s`);
   }
-  console.log(`Node ${process.version}, ${values.requests} requests a round at concurrency ${values.concurrency}\n`);
+  console.log(
+    `Node ${process.version}${values["node-flags"] ? ` ${values["node-flags"]}` : ""}, ${values.requests} requests a round at concurrency ${values.concurrency}\n`,
+  );
   console.log("| point | RSS (MB) | heap used (MB) | heap total (MB) | round |");
   console.log("|---|---|---|---|---|");
   for (const row of rows) console.log(row);
