@@ -17,12 +17,13 @@ export default class Backup extends GwCommand {
     "<%= config.bin %> backup --home /var/lib/gw -o /backups/gw-$(date +%F).tar.gz --json",
     "<%= config.bin %> backup -o - | ssh backup-host 'cat > gw.tar.gz'",
   ];
+  static override enableJsonFlag = true;
   static override flags = {
     output: Flags.string({ char: "o", description: "archive to write, or - for stdout [default: ./gw-backup-<UTC time>.tar.gz]" }),
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(Backup);
     const paths = await openHome(flags.home);
     const now = new Date();
@@ -32,24 +33,22 @@ export default class Backup extends GwCommand {
     // The archive owns stdout when it goes there; the summary then goes to stderr.
     const print = (text: string) => (output === "-" ? process.stderr : process.stdout).write(`${text}\n`);
     const { manifest } = result;
-    if (flags.json) {
-      return void print(
-        JSON.stringify(
-          {
-            path: result.path ?? "-",
-            files: result.files,
-            bytes: result.bytes,
-            dataBytes: result.dataBytes,
-            createdAt: manifest.createdAt,
-            gwVersion: manifest.gwVersion,
-            sourceHome: manifest.sourceHome,
-            contents: manifest.contents,
-            notes: result.notes,
-          },
-          null,
-          2,
-        ),
-      );
+    const summary = {
+      path: result.path ?? "-",
+      files: result.files,
+      bytes: result.bytes,
+      dataBytes: result.dataBytes,
+      createdAt: manifest.createdAt,
+      gwVersion: manifest.gwVersion,
+      sourceHome: manifest.sourceHome,
+      contents: manifest.contents,
+      notes: result.notes,
+    };
+    if (this.jsonEnabled()) {
+      // oclif prints a returned result on stdout, which the archive owns with -o -.
+      if (output !== "-") return summary;
+      print(JSON.stringify(summary, null, 2));
+      return;
     }
     for (const line of result.notes) note(`note: ${line}`);
     const { agents, keys, storedFiles, usagePeriods } = manifest.contents;

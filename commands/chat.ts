@@ -2,7 +2,7 @@ import { Args, Flags } from "@oclif/core";
 import { apiKeyFlag, baseUrlFlag, jsonFlag, numberFlag } from "../src/cli/flags.js";
 import { gatewayClient } from "../src/cli/gateway-client.js";
 import { GwCommand } from "../src/cli/gw-command.js";
-import { printJson, writeStdout } from "../src/cli/output.js";
+import { writeStdout } from "../src/cli/output.js";
 import { textArgument } from "../src/cli/stdin.js";
 import type { ChatCompletionRequest, ChatMessage } from "../src/client/api-types.js";
 
@@ -14,6 +14,7 @@ export default class Chat extends GwCommand {
     `<%= config.bin %> chat "2+2?" --json | jq -r '.choices[0].message.content'`,
   ];
   static override args = { prompt: Args.string({ description: "the user message; - reads it from stdin", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     model: Flags.string({ description: "model id or route alias", default: "auto" }),
     system: Flags.string({ description: "system message" }),
@@ -25,7 +26,7 @@ export default class Chat extends GwCommand {
     "base-url": baseUrlFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(Chat);
     const client = gatewayClient(flags);
     const messages: ChatMessage[] = [];
@@ -37,8 +38,8 @@ export default class Chat extends GwCommand {
 
     if (flags.json || !flags.stream) {
       const completion = await client.chatCompletion(request);
-      if (flags.json) return printJson(completion);
-      return writeStdout(`${completion.choices[0]?.message.content ?? ""}\n`);
+      // The whole completion under --json; the reply alone otherwise.
+      return this.shown(completion, () => writeStdout(`${completion.choices[0]?.message.content ?? ""}\n`));
     }
     let started = false;
     try {

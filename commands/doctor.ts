@@ -1,21 +1,23 @@
 import { runDoctor } from "../src/cli/doctor-checks.js";
 import { jsonFlag } from "../src/cli/flags.js";
 import { GwCommand } from "../src/cli/gw-command.js";
-import { printJson, printLine } from "../src/cli/output.js";
+import { printLine } from "../src/cli/output.js";
 import { resolveHome } from "../src/config/paths.js";
 
 export default class Doctor extends GwCommand {
   static override description =
     "Check node, media engines (ffmpeg, espeak-ng, tesseract), the config, the ${NAME} variables it reads, which routable models are billed at the default price, and the data dir. Exits non-zero when the config or data is broken or a variable the config reads is not set.";
+  static override enableJsonFlag = true;
   static override flags = { json: jsonFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(Doctor);
     const report = await runDoctor(resolveHome(flags.home));
     if (!report.ok) process.exitCode = 1;
-    if (flags.json) return printJson(report);
-    const marks = { ok: "ok  ", warn: "warn", error: "FAIL" } as const;
-    printLine(`home ${report.home}`);
-    for (const check of report.checks) printLine(`${marks[check.status]}  ${check.name.padEnd(10)}  ${check.detail}`);
+    return this.shown(report, () => {
+      const marks = { ok: "ok  ", warn: "warn", error: "FAIL" } as const;
+      printLine(`home ${report.home}`);
+      for (const check of report.checks) printLine(`${marks[check.status]}  ${check.name.padEnd(10)}  ${check.detail}`);
+    });
   }
 }

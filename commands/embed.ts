@@ -2,7 +2,7 @@ import { Args, Flags } from "@oclif/core";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../src/cli/flags.js";
 import { gatewayClient } from "../src/cli/gateway-client.js";
 import { GwCommand } from "../src/cli/gw-command.js";
-import { printJson, printLine } from "../src/cli/output.js";
+import { printLine } from "../src/cli/output.js";
 import { textArgument } from "../src/cli/stdin.js";
 import type { EmbeddingsRequest } from "../src/client/embeddings-client.js";
 
@@ -18,6 +18,7 @@ export default class Embed extends GwCommand {
     `<%= config.bin %> embed "hello" --json | jq '.usage.prompt_tokens'`,
   ];
   static override args = { text: Args.string({ description: "the text to embed; - reads it from stdin", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     model: Flags.string({ description: "embedding model id (routed by prefix, like chat models)", default: DEFAULT_MODEL }),
     dimensions: Flags.integer({ description: "a shorter vector, for models that can cut theirs" }),
@@ -26,14 +27,15 @@ export default class Embed extends GwCommand {
     "base-url": baseUrlFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(Embed);
     const client = gatewayClient(flags);
     const request: EmbeddingsRequest = { model: flags.model, input: await textArgument(args.text, "text"), encoding_format: "float" };
     if (flags.dimensions !== undefined) request.dimensions = flags.dimensions;
     const body = await client.embeddings.create(request);
-    if (flags.json) return printJson(body);
-    // One line: a vector is read by programs, and a 1536-line listing helps no person.
-    printLine(JSON.stringify(body.data[0]?.embedding));
+    return this.shown(body, () => {
+      // One line: a vector is read by programs, and a 1536-line listing helps no person.
+      printLine(JSON.stringify(body.data[0]?.embedding));
+    });
   }
 }

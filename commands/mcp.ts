@@ -3,7 +3,7 @@ import { CliError } from "../src/cli/cli-error.js";
 import { baseUrlFlag, homeFlag, jsonFlag } from "../src/cli/flags.js";
 import { homeServerUrl } from "../src/cli/gateway-client.js";
 import { GwCommand } from "../src/cli/gw-command.js";
-import { note, printJson } from "../src/cli/output.js";
+import { note } from "../src/cli/output.js";
 import { networkReason } from "../src/client/gw-api-error.js";
 import { listMcpTools, type McpToolSummary } from "../src/client/mcp-tools.js";
 
@@ -11,6 +11,7 @@ export default class Mcp extends GwCommand {
   static override description =
     "Print the gateway's MCP endpoint (Streamable HTTP at /mcp, Bearer key auth), the tools it offers (asked from the running gateway with MCP's tools/list, so a key is needed to list them) and a client config snippet for MCP clients (Claude Desktop, Cursor, VS Code ...). The key stays a ${GW_API_KEY} placeholder unless --with-key.";
   static override examples = ["<%= config.bin %> mcp", "<%= config.bin %> mcp --with-key --json > mcp.json"];
+  static override enableJsonFlag = true;
   static override flags = {
     "with-key": Flags.boolean({ description: "put the key from $GW_API_KEY (or --api-key) into the snippet instead of a placeholder", default: false }),
     "api-key": Flags.string({ description: "the key to list the tools with, and to embed with --with-key [default: $GW_API_KEY]", helpGroup: "GATEWAY" }),
@@ -20,7 +21,7 @@ export default class Mcp extends GwCommand {
     "base-url": baseUrlFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(Mcp);
     const base = (flags["base-url"] ?? process.env.GW_BASE_URL ?? homeServerUrl(flags.home)).replace(/\/+$/, "");
     if (!URL.canParse(base)) throw new CliError(`gateway address "${base}" is not a URL (GW_BASE_URL or --base-url)`);
@@ -33,14 +34,15 @@ export default class Mcp extends GwCommand {
     }
     const config = { mcpServers: { [flags.name]: { type: "http", url: endpoint, headers: { Authorization: `Bearer ${key}` } } } };
     const tools = await this.offeredTools(endpoint, given);
-    if (flags.json) return printJson({ endpoint, tools, config });
-    const width = Math.max(0, ...tools.map((tool) => tool.name.length));
-    const toolLines = tools.map((tool) => `  ${tool.name.padEnd(width)}  ${tool.title ?? firstSentence(tool.description)}`.trimEnd());
-    process.stdout.write(
-      `MCP endpoint: ${endpoint}\n` +
-        (tools.length > 0 ? `Tools (${tools.length}):\n${toolLines.join("\n")}\n` : "") +
-        `\nClient config:\n${JSON.stringify(config, null, 2)}\n`,
-    );
+    return this.shown({ endpoint, tools, config }, () => {
+      const width = Math.max(0, ...tools.map((tool) => tool.name.length));
+      const toolLines = tools.map((tool) => `  ${tool.name.padEnd(width)}  ${tool.title ?? firstSentence(tool.description)}`.trimEnd());
+      process.stdout.write(
+        `MCP endpoint: ${endpoint}\n` +
+          (tools.length > 0 ? `Tools (${tools.length}):\n${toolLines.join("\n")}\n` : "") +
+          `\nClient config:\n${JSON.stringify(config, null, 2)}\n`,
+      );
+    });
   }
 
   /** The server's tools, or none (and a note on stderr saying why) when it cannot be asked: the snippet is still right. */

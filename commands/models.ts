@@ -2,7 +2,7 @@ import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../src/cli/flags.js";
 import { gatewayClient, homeServerUrl } from "../src/cli/gateway-client.js";
 import { GwCommand } from "../src/cli/gw-command.js";
 import { modelTable } from "../src/cli/model-table.js";
-import { printJson, printTable } from "../src/cli/output.js";
+import { printTable } from "../src/cli/output.js";
 import type { ModelEntry } from "../src/client/api-types.js";
 import { GwApiError } from "../src/client/gw-api-error.js";
 import type { GwClient } from "../src/client/gw-client.js";
@@ -14,15 +14,17 @@ export default class Models extends GwCommand {
   static override description =
     "List what your key can call (GET /v1/models): the models routes serve, with their price per million input/output tokens; `auto` when your key may use it; and `PREFIX*` for a route that passes any model id after its prefix to its provider (no models entry describes them; `gw models add` writes one). Against the home's own server, `default $1/$3` marks models billed at billing.defaultChatPricing for lack of a price of their own.";
   static override examples = ["<%= config.bin %> models", "<%= config.bin %> models --json | jq -r '.data[].id'"];
+  static override enableJsonFlag = true;
   static override flags = { json: jsonFlag, "api-key": apiKeyFlag, "base-url": baseUrlFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(Models);
     const client = gatewayClient(flags);
     const body = await client.listModels();
-    if (flags.json) return printJson(body);
-    const { headers, rows } = modelTable(body, await autoModel(client), homeConfigOf(flags.home, client.transport.baseUrl));
-    printTable(headers, rows, "no models");
+    return this.shown(body, async () => {
+      const { headers, rows } = modelTable(body, await autoModel(client), homeConfigOf(flags.home, client.transport.baseUrl));
+      printTable(headers, rows, "no models");
+    });
   }
 }
 

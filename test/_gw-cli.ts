@@ -1,9 +1,8 @@
 // Runs the built `gw` (bin/run.js -> dist/commands) as a user would, in a subprocess.
 import { type ExecFileException, execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 const bin = fileURLToPath(new URL("../bin/run.js", import.meta.url));
 
@@ -53,7 +52,7 @@ export function json<T = unknown>(result: GwResult): T {
 const homes: string[] = [];
 
 export function tempHome(): string {
-  const home = mkdtempSync(path.join(os.tmpdir(), "gw-cli-"));
+  const home = tempDir("gw-cli-");
   homes.push(home);
   return home;
 }

@@ -1,12 +1,12 @@
 // Helpers for the storage tests: a small HTTP caller that returns status, headers and parsed
 // body, hand-built multipart bodies (for the malformed and hostile cases no client library
 // would produce), and large files made sparse on disk and read as streams.
-import { closeSync, existsSync, ftruncateSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, ftruncateSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { open } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import type { UploadSource } from "../src/client/storage-types.js";
 import { homePaths } from "../src/config/paths.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 export interface Answer<T = any> {
   status: number;
@@ -79,7 +79,7 @@ export function filePart(name: string, disposition: string, content: string | Ui
 }
 
 /** A file of `size` bytes that takes no room on disk (sparse: reads as zeros). */
-export function sparseFile(size: number, directory = mkdtempSync(path.join(os.tmpdir(), "gw-sparse-"))): string {
+export function sparseFile(size: number, directory = tempDir("gw-sparse-")): string {
   const file = path.join(directory, `sparse-${size}.bin`);
   const fd = openSync(file, "w");
   ftruncateSync(fd, size);
@@ -126,14 +126,7 @@ function walk(directory: string, prefix = ""): string[] {
   return found.sort();
 }
 
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return check();
-}
+export { eventually } from "./helpers/eventually.js";
 
 export function agentIdOf(home: string, name: string): string {
   const metadata = JSON.parse(readFileSync(homePaths(home).metadata, "utf8")) as { agents: Array<{ id: string; name: string }> };

@@ -7,6 +7,7 @@ import OpenAI from "openai";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let primary: FakeOpenAI;
@@ -73,7 +74,7 @@ test.beforeEach(() => {
   secondary.reset();
 });
 
-const client = () => new OpenAI({ baseURL: gateway.v1, apiKey: key, maxRetries: 0, timeout: 10_000 });
+const client = () => new OpenAI({ baseURL: gateway.v1, apiKey: key, maxRetries: 0 });
 const ask = (model: string) => client().chat.completions.create({ model, messages: [{ role: "user", content: "ping" }] });
 
 test.serial("5xx is retried on the same upstream with backoff", async (t) => {
@@ -152,14 +153,13 @@ test.serial("no retry after the first byte: a stream dropped midway ends with an
 test.serial("an upstream that goes quiet mid-stream hits the idle timeout: error event, no fallback", async (t) => {
   primary.enqueue({ chunkDelayMs: 5000 });
   const stream = await client().chat.completions.create({ model: "t/x", stream: true, messages: [{ role: "user", content: "a b c" }] });
-  const started = Date.now();
+  // The role chunk arrives at once, then the upstream says nothing for 5 s (idle timeout 400 ms):
+  // the stream failing at all shows the idle timeout ended it (the upstream would have finished it).
   const error = await t.throwsAsync(async () => {
-    // The role chunk arrives at once, then the upstream says nothing for 5 s (idle timeout 400 ms).
     for await (const _chunk of stream) {
       // drain
     }
   });
-  t.true(Date.now() - started < 4000, "ended by the idle timeout, not by the upstream");
   t.is(primary.requests.length, 1, "no retry after the first byte");
   t.regex(String(error?.message), /stream|upstream/i);
   t.is(secondary.requests.length, 0);
@@ -195,8 +195,7 @@ test.serial("a client that disconnects aborts the upstream call and is billed wh
   } catch {
     // the SDK may raise its abort error; either way the connection is gone
   }
-  const deadline = Date.now() + 3000;
-  while (primary.aborted() === abortedBefore && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await eventually(() => primary.aborted() !== abortedBefore, "the upstream to see the stream go away");
   t.is(primary.aborted(), abortedBefore + 1);
   t.is(primary.activeStreams(), 0);
   const rows = UsageLog.readRows(homePaths(gateway.home).usageDir, periodOf(new Date()));
@@ -210,11 +209,10 @@ test.serial("a client that disconnects before the first byte aborts the upstream
   const abortedBefore = primary.aborted();
   const controller = new AbortController();
   const asking = client().chat.completions.create({ model: "solo/x", messages: [{ role: "user", content: "slow" }] }, { signal: controller.signal });
-  while (primary.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  await eventually(() => primary.requests.length > 0, "the call to reach the upstream");
   controller.abort();
   await t.throwsAsync(asking);
-  const deadline = Date.now() + 3000;
-  while (primary.aborted() === abortedBefore && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await eventually(() => primary.aborted() !== abortedBefore, "the upstream to see the call go away");
   t.is(primary.aborted(), abortedBefore + 1, "the upstream saw the call go away");
   t.is(primary.requests.length, 1, "and it was not retried");
 });

@@ -4,6 +4,7 @@
 import test from "ava";
 import OpenAI from "openai";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 import { gw, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let fake: FakeOpenAI;
@@ -23,15 +24,6 @@ test.after.always(async () => {
 
 const env = (key: string) => ({ GW_BASE_URL: gateway.url, GW_API_KEY: key, GW_HOME: home });
 
-async function eventually<T>(attempt: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await attempt();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 test.serial("provision with gw while the server runs, chat with gw, read usage with gw", async (t) => {
   const provider = await gw(["providers", "add", "fake", "--type", "openai", "--base-url", fake.url, "--api-key", "sk-live-secret", "--home", home]);
   t.is(provider.code, 0, provider.stderr);
@@ -43,10 +35,10 @@ test.serial("provision with gw while the server runs, chat with gw, read usage w
   t.deepEqual({ agent, plan }, { agent: "carol", plan: "pro" });
 
   // The running server sees the new key and route without a restart.
-  const answer = await eventually(
-    () => gw(["chat", "hello from the cli", "--model", "fake/gpt-x", "--json"], { env: env(key) }),
-    (result) => result.code === 0,
-  );
+  const answer = await eventually(() => gw(["chat", "hello from the cli", "--model", "fake/gpt-x", "--json"], { env: env(key) }), {
+    until: (result) => result.code === 0,
+    what: "gw to succeed",
+  });
   t.is(answer.code, 0, answer.stderr);
   const body = json<{ model: string; choices: Array<{ message: { content: string } }>; usage: { total_tokens: number } }>(answer);
   t.is(body.model, "fake/gpt-x");
@@ -87,10 +79,7 @@ test.serial("provision with gw while the server runs, chat with gw, read usage w
 
 test.serial("gw models lists what the server serves, as the exact API body with --json", async (t) => {
   const created = json<{ key: string }>(await gw(["keys", "create", "--agent", "dave", "--json", "--home", home]));
-  const models = await eventually(
-    () => gw(["models", "--json"], { env: env(created.key) }),
-    (result) => result.code === 0,
-  );
+  const models = await eventually(() => gw(["models", "--json"], { env: env(created.key) }), { until: (result) => result.code === 0, what: "gw to succeed" });
   t.is(models.code, 0, models.stderr);
   const direct = await fetch(`${gateway.v1}/models`, { headers: { authorization: `Bearer ${created.key}` } });
   t.deepEqual(json(models), await direct.json());
@@ -105,7 +94,7 @@ test.serial("a key revoked with gw stops working in the running server", async (
         () => true,
         () => false,
       ),
-    (ok) => ok,
+    "the new key to be accepted",
   );
   const revoked = await gw(["keys", "revoke", key.slice(0, 11), "--home", home]);
   t.is(revoked.code, 0, revoked.stderr);
@@ -115,17 +104,17 @@ test.serial("a key revoked with gw stops working in the running server", async (
         () => 200,
         (error: { status?: number }) => error.status ?? 0,
       ),
-    (value) => value === 401,
+    { until: (value) => value === 401, what: "the revoked key to be refused" },
   );
   t.is(status, 401);
 });
 
 test.serial("a free key cannot reach a paid route from the CLI: the server's message, exit 1", async (t) => {
   const { key } = json<{ key: string }>(await gw(["keys", "create", "--agent", "frank", "--plan", "free", "--json", "--home", home]));
-  const result = await eventually(
-    () => gw(["chat", "hi", "--model", "fake/gpt-x"], { env: env(key) }),
-    (value) => /upgrade/.test(value.stderr),
-  );
+  const result = await eventually(() => gw(["chat", "hi", "--model", "fake/gpt-x"], { env: env(key) }), {
+    until: (value) => /upgrade/.test(value.stderr),
+    what: "the free plan's refusal",
+  });
   t.is(result.code, 1);
   t.regex(result.stderr, /not available on the free plan/);
   t.is(result.stdout, "");

@@ -4,6 +4,7 @@
 import test from "ava";
 import OpenAI from "openai";
 import { startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, editHomeConfig, gw, json, makeHome, quietLogger, startTestGateway } from "./helpers/gateway-harness.js";
 
 const UNSET = "GW_TEST_UNSET_KEY";
@@ -28,14 +29,6 @@ function homeWithEnvKey(upstreamUrl = "http://127.0.0.1:9"): Promise<string> {
 }
 
 const warningsNaming = (name: string, from = 0) => quietLogger.lines.slice(from).filter((line) => line.startsWith("warn") && line.includes(name));
-
-async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 test.serial("an unset variable is warned about once, naming it and the path, across reloads and requests", async (t) => {
   t.is(process.env[UNSET], undefined, "the test needs the variable unset");

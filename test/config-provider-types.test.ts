@@ -4,6 +4,7 @@
 import test from "ava";
 import OpenAI from "openai";
 import { startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, editHomeConfig, gw, json, makeHome, quietLogger, startTestGateway } from "./helpers/gateway-harness.js";
 
 interface DoctorView {
@@ -26,14 +27,6 @@ function homeWithUnknownType(upstreamUrl: string): Promise<string> {
 }
 
 const unknownTypeWarnings = (from: number) => quietLogger.lines.slice(from).filter((line) => line.startsWith("warn") && line.includes("mistral-v9"));
-
-async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 test.serial("the server warns once per load about a provider of an unknown type, naming it and the known types", async (t) => {
   const fake = await startFakeOpenAI();

@@ -9,6 +9,7 @@ import { editConfig, maskSecret } from "../src/config/config-file.js";
 import { parseConfigText } from "../src/config/load-config.js";
 import { homePaths } from "../src/config/paths.js";
 import { startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, makeHome, quietLogger, startTestGateway } from "./helpers/gateway-harness.js";
 
 const parse = (value: unknown, env: NodeJS.ProcessEnv = {}) => parseConfigText(JSON.stringify(value), "config.json", env);
@@ -117,16 +118,3 @@ test.serial("a running server picks up a config change without restart, and keep
     await fake.close();
   }
 });
-
-async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -360,10 +360,12 @@ test("stream converter: the reference's text and tool-use sequences", (t) => {
 
 test("errors: the vendor body becomes an OpenAI envelope and stays as vendorBody", (t) => {
   const vendorBody = JSON.stringify({ type: "error", error: { type: "rate_limit_error", message: "Slow down" }, request_id: "req_1" });
-  const converted = fromAnthropicHttpError(new UpstreamHttpError("claude", 429, vendorBody, "application/json", 5000));
+  const converted = fromAnthropicHttpError(
+    new UpstreamHttpError({ provider: "claude", status: 429, body: vendorBody, contentType: "application/json", retryAfterMs: 5000 }),
+  );
   t.deepEqual([converted.status, converted.retryAfterMs, converted.vendorBody, converted.contentType], [429, 5000, vendorBody, "application/json"]);
   t.deepEqual(JSON.parse(converted.body), { error: { message: "Slow down", type: "rate_limit_error", param: null, code: "rate_limit_error" } });
-  const html = fromAnthropicHttpError(new UpstreamHttpError("claude", 413, "<html>too large</html>", "text/html", undefined));
+  const html = fromAnthropicHttpError(new UpstreamHttpError({ provider: "claude", status: 413, body: "<html>too large</html>", contentType: "text/html" }));
   t.deepEqual(JSON.parse(html.body), {
     error: { message: "Anthropic answered HTTP 413.", type: "invalid_request_error", param: null, code: "request_too_large" },
   });

@@ -332,7 +332,7 @@ test("errors: Google bodies become OpenAI envelopes; a bad key is 401; RetryInfo
       details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID" }],
     },
   });
-  const converted = fromGeminiHttpError(new UpstreamHttpError("gemini", 400, badKey, "application/json", undefined));
+  const converted = fromGeminiHttpError(new UpstreamHttpError({ provider: "gemini", status: 400, body: badKey, contentType: "application/json" }));
   t.is(converted.status, 401);
   t.is(converted.vendorBody, badKey);
   t.deepEqual(JSON.parse(converted.body), {
@@ -346,7 +346,7 @@ test("errors: Google bodies become OpenAI envelopes; a bad key is 401; RetryInfo
       details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "1.5s" }],
     },
   });
-  const limited = fromGeminiHttpError(new UpstreamHttpError("gemini", 429, quota, "application/json", undefined));
+  const limited = fromGeminiHttpError(new UpstreamHttpError({ provider: "gemini", status: 429, body: quota, contentType: "application/json" }));
   t.is(limited.retryAfterMs, 1500);
   t.deepEqual(JSON.parse(limited.body).error, { message: "Quota", type: "rate_limit_error", param: null, code: "resource_exhausted" });
   const midStream = fromGeminiStreamError("gemini", JSON.stringify({ error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } }));

@@ -5,8 +5,7 @@
 // Fake engines are shell scripts on PATH in front of the real binaries: their `--version` waits
 // until the test writes a `release` file; nothing here bounds how long anything takes.
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import test from "ava";
 import sharp from "sharp";
@@ -19,6 +18,7 @@ import { AudioEngineError } from "../src/media/audio-process.js";
 import { lookupEspeak, lookupTesseract } from "../src/media/engines.js";
 import { createLocalSpeech } from "../src/providers/local/local-speech.js";
 import { addKey, makeHome, startTestGateway } from "./helpers/gateway-harness.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 const which = (name: string) => execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
 const REAL = { "espeak-ng": which("espeak-ng"), tesseract: which("tesseract") };
@@ -31,7 +31,7 @@ type EngineName = keyof typeof REAL;
 
 /** A folder with fake `espeak-ng` and `tesseract`: `--version` is noted, then waits for `release`; everything runs the real one. */
 function slowEngines(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-slow-engines-"));
+  const dir = tempDir("gw-slow-engines-");
   for (const [name, real] of Object.entries(REAL)) {
     const script = [
       "#!/bin/sh",
@@ -77,7 +77,7 @@ test("gw doctor: a slow espeak-ng or tesseract is a warning that it answered slo
   }
 
   // Missing is still told apart.
-  const empty = mkdtempSync(path.join(os.tmpdir(), "gw-no-engines-"));
+  const empty = tempDir("gw-no-engines-");
   const missing = await runDoctor(home, { ...process.env, PATH: empty }, CHECK);
   t.like(
     missing.checks.find((candidate) => candidate.name === "espeak-ng"),

@@ -1,9 +1,10 @@
 import test from "ava";
 import OpenAI from "openai";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 
 function client(fake: FakeOpenAI): OpenAI {
-  return new OpenAI({ baseURL: fake.url, apiKey: "x", maxRetries: 0, timeout: 5_000 });
+  return new OpenAI({ baseURL: fake.url, apiKey: "x", maxRetries: 0 });
 }
 
 async function withFake(fn: (fake: FakeOpenAI) => Promise<void>): Promise<void> {
@@ -12,14 +13,6 @@ async function withFake(fn: (fake: FakeOpenAI) => Promise<void>): Promise<void> 
     await fn(fake);
   } finally {
     await fake.close();
-  }
-}
-
-async function waitFor(cond: () => boolean, ms = 2_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error("waitFor timed out");
-    await new Promise((r) => setTimeout(r, 5));
   }
 }
 
@@ -64,7 +57,7 @@ test("stream with include_usage ends with a usage chunk with empty choices", asy
     t.deepEqual(normal.at(-1).choices[0].delta, {});
     t.is(normal.map((c) => c.choices[0].delta.content ?? "").join(""), "echo: hello there world");
     t.is(new Set(chunks.map((c) => c.id)).size, 1);
-    await waitFor(() => fake.activeStreams() === 0);
+    await eventually(() => fake.activeStreams() === 0, "the fake to end its streams");
     t.is(fake.aborted(), 0);
   });
 });
@@ -134,14 +127,15 @@ test("dropAfterChunks makes the client stream fail without [DONE]", async (t) =>
       for await (const c of stream) contents.push(c.choices[0]?.delta.content ?? "");
     });
     t.is(contents.join(""), "echo: hello");
-    await waitFor(() => fake.activeStreams() === 0);
+    await eventually(() => fake.activeStreams() === 0, "the fake to end its streams");
     t.is(fake.aborted(), 0);
   });
 });
 
 test("client abort is counted and releases the active stream", async (t) => {
   await withFake(async (fake) => {
-    fake.set({ chunkDelayMs: 30, content: "a b c d e f g h i j" });
+    // One event, then the fake holds the rest: the client sees exactly one chunk before it aborts, however slow the machine.
+    fake.set({ holdAfterEvents: 1, content: "a b c d e f g h i j" });
     const ac = new AbortController();
     const stream = await client(fake).chat.completions.create({ model: "m", messages, stream: true }, { signal: ac.signal });
     t.is(fake.activeStreams(), 1);
@@ -156,7 +150,7 @@ test("client abort is counted and releases the active stream", async (t) => {
       // aborted
     }
     t.is(seen, 1);
-    await waitFor(() => fake.aborted() === 1 && fake.activeStreams() === 0);
+    await eventually(() => fake.aborted() === 1 && fake.activeStreams() === 0, "the fake to see the abort");
     t.is(fake.requests.length, 1);
   });
 });

@@ -1,5 +1,5 @@
 import { X509Certificate } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { connect } from "node:tls";
@@ -11,7 +11,9 @@ import type { ServerLogger } from "../src/server/server-logger.js";
 import { startServer } from "../src/server/start-server.js";
 import { selfSignedPair } from "../src/server/tls-self-signed.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, gw, json, makeHome, type ServeProcess, spawnServe } from "./helpers/gateway-harness.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 let fake: FakeOpenAI;
 test.before(async () => {
@@ -44,14 +46,6 @@ function servedFingerprint(url: string): Promise<string> {
 
 /** A client that trusts exactly this certificate (verification on, host name checked). */
 const trusting = (cert: string | Buffer) => new Agent({ connect: { ca: cert } });
-
-async function until(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 60_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 function recordingLogger(): ServerLogger & { lines: string[] } {
   const lines: string[] = [];
@@ -99,7 +93,7 @@ test("gw serve --https: the logged fingerprint is the one served; a key works ov
   const key = await addKey(home, "tls", "pro");
   const paths = homePaths(home);
   const serve = await spawnServeProcess(home, ["--https"]);
-  await until("the fingerprint line", () => loggedFingerprints(serve).length > 0);
+  await eventually(() => loggedFingerprints(serve).length > 0, "the fingerprint line");
   const logged = loggedFingerprints(serve)[0]!;
   t.is(await servedFingerprint(serve.url), logged);
   const cert = readFileSync(paths.tlsCert);
@@ -126,7 +120,7 @@ test("gw serve --https: the logged fingerprint is the one served; a key works ov
 
   t.is(await stop(serve), 0);
   const again = await spawnServeProcess(home, ["--https"]);
-  await until("the fingerprint line", () => loggedFingerprints(again).length > 0);
+  await eventually(() => loggedFingerprints(again).length > 0, "the fingerprint line");
   t.deepEqual(loggedFingerprints(again), [logged]);
   t.is(await servedFingerprint(again.url), logged);
   t.is(await stop(again), 0);
@@ -154,7 +148,7 @@ test("gw serve --https: SIGTERM lets an open stream finish over TLS, then exits 
 test("gw serve --tls-cert --tls-key: renewed files are served to new connections; garbage or a mismatched key keeps the served pair", async (t) => {
   const home = await homeWithFake();
   const key = await addKey(home, "files", "pro");
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-tls-"));
+  const dir = tempDir("gw-tls-");
   const certFile = path.join(dir, "fullchain.pem");
   const keyFile = path.join(dir, "privkey.pem");
   const [first, second] = await Promise.all([makePair(), makePair()]);
@@ -162,13 +156,13 @@ test("gw serve --tls-cert --tls-key: renewed files are served to new connections
   writeFileSync(keyFile, first.key);
   const serve = await spawnServeProcess(home, ["--tls-cert", certFile, "--tls-key", keyFile]);
   t.is(await servedFingerprint(serve.url), first.fingerprint256);
-  await until("the fingerprint line", () => loggedFingerprints(serve).includes(first.fingerprint256));
+  await eventually(() => loggedFingerprints(serve).includes(first.fingerprint256), "the fingerprint line");
   t.false(readFileSync(homePaths(home).config, "utf8").includes("BEGIN"), "nothing of the files is copied into the home");
 
   // A renewal (written in place, key then certificate, as a copy would).
   writeFileSync(keyFile, second.key);
   writeFileSync(certFile, second.cert);
-  await until("the renewed certificate", async () => (await servedFingerprint(serve.url)) === second.fingerprint256);
+  await eventually(async () => (await servedFingerprint(serve.url)) === second.fingerprint256, "the renewed certificate");
   const models = await request(`${serve.url}/v1/models`, { headers: { authorization: `Bearer ${key}` }, dispatcher: trusting(second.cert) });
   t.is(models.statusCode, 200);
   await models.body.dump();
@@ -178,13 +172,13 @@ test("gw serve --tls-cert --tls-key: renewed files are served to new connections
   const count = (pattern: RegExp) => serve.stderr().match(pattern)?.length ?? 0;
   const garbageWarnings = count(/is not a PEM certificate/g);
   writeFileSync(certFile, "-----BEGIN CERTIFICATE-----\nnot base64\n");
-  await until("the warning about the garbage", () => count(/is not a PEM certificate/g) > garbageWarnings);
+  await eventually(() => count(/is not a PEM certificate/g) > garbageWarnings, "the warning about the garbage");
   t.is(await servedFingerprint(serve.url), second.fingerprint256);
 
   // A certificate with someone else's key.
   const mismatchWarnings = count(/is not the private key of the certificate/g);
   writeFileSync(certFile, first.cert);
-  await until("the warning about the mismatch", () => count(/is not the private key of the certificate/g) > mismatchWarnings);
+  await eventually(() => count(/is not the private key of the certificate/g) > mismatchWarnings, "the warning about the mismatch");
   t.is(await servedFingerprint(serve.url), second.fingerprint256);
   t.regex(serve.stderr(), new RegExp(`still serving the certificate with SHA-256 fingerprint ${second.fingerprint256}`));
   t.is(await stop(serve), 0);
@@ -192,7 +186,7 @@ test("gw serve --tls-cert --tls-key: renewed files are served to new connections
 
 test("gw serve refuses unusable TLS flags and files with one clear line", async (t) => {
   const home = await homeWithFake();
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-tls-"));
+  const dir = tempDir("gw-tls-");
   const [one, other] = await Promise.all([makePair(), makePair()]);
   writeFileSync(path.join(dir, "cert.pem"), one.cert);
   writeFileSync(path.join(dir, "other-key.pem"), other.key);
@@ -282,7 +276,7 @@ test("in process: a --host the kept certificate does not name gets a new one nam
 
 test("in process: given files, a renewal is served and a refused pair keeps the served one, with a warning naming its fingerprint", async (t) => {
   const home = await homeWithFake();
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-tls-"));
+  const dir = tempDir("gw-tls-");
   const certFile = path.join(dir, "cert.pem");
   const keyFile = path.join(dir, "key.pem");
   const [first, second] = await Promise.all([makePair({ dns: ["localhost"], ips: ["127.0.0.1"] }), makePair()]);
@@ -294,18 +288,18 @@ test("in process: given files, a renewal is served and a refused pair keeps the 
   t.is(await servedFingerprint(server.url), first.fingerprint256);
 
   writeFileSync(keyFile, second.key);
-  await until("the warning about the half-renewed pair", () => logger.lines.some((line) => line.startsWith("warn ")));
+  await eventually(() => logger.lines.some((line) => line.startsWith("warn ")), "the warning about the half-renewed pair");
   t.true(logger.lines.some((line) => line.includes(`still serving the certificate with SHA-256 fingerprint ${first.fingerprint256}`)));
   t.is(await servedFingerprint(server.url), first.fingerprint256);
 
   writeFileSync(certFile, second.cert);
-  await until("the renewal", async () => (await servedFingerprint(server.url)) === second.fingerprint256);
+  await eventually(async () => (await servedFingerprint(server.url)) === second.fingerprint256, "the renewal");
   t.true(logger.lines.some((line) => line.includes(`reloaded certificate ${certFile}: SHA-256 fingerprint ${second.fingerprint256}`)));
 });
 
 test("in process: certbot's layout, live/ symlinks switched to a renewal's new archive files, is served without a restart", async (t) => {
   const home = await homeWithFake();
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-tls-"));
+  const dir = tempDir("gw-tls-");
   mkdirSync(path.join(dir, "archive"));
   mkdirSync(path.join(dir, "live"));
   const [first, second] = await Promise.all([makePair(), makePair()]);
@@ -329,7 +323,7 @@ test("in process: certbot's layout, live/ symlinks switched to a renewal's new a
   t.teardown(() => server.shutdown());
   t.is(await servedFingerprint(server.url), first.fingerprint256);
   issue(2, second);
-  await until("the renewal", async () => (await servedFingerprint(server.url)) === second.fingerprint256);
+  await eventually(async () => (await servedFingerprint(server.url)) === second.fingerprint256, "the renewal");
   const served = await request(`${server.url}/health`, { dispatcher: trusting(second.cert) });
   t.is(served.statusCode, 200);
   await served.body.dump();

@@ -1,8 +1,8 @@
 // The image catalog: its schema in the config, the built-in entries, and the pure helpers the
 // image endpoints use (lookup, sizes, prices, the public catalog), with plain equality.
 import test from "ava";
-import { type ImageModelInput, imageModelSchema } from "../src/config/catalog-schema.js";
 import { configSchema, DEFAULT_PLANS } from "../src/config/config-schema.js";
+import { type ImageModelInput, imageModelSchema } from "../src/config/image-catalog-schema.js";
 import {
   DEFAULT_IMAGE_MODELS,
   defaultImageRole,

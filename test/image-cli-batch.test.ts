@@ -9,6 +9,7 @@ import test from "ava";
 import sharp from "sharp";
 import type { BatchResult } from "../src/cli/image-batch.js";
 import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, gw, gwBin, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { startUpstreamGate, type UpstreamGate } from "./helpers/upstream-gate.js";
 
@@ -178,9 +179,9 @@ test.serial("Ctrl-C stops starting new lines, lets the one in flight finish and 
   gate.holdAll();
   const child = spawnGw(["image", "generate", "--batch", "-", "--concurrency", "1"], cwd, input);
   try {
-    await until(() => gate.held() === 1);
+    await eventually(() => gate.held() === 1, "the first request held at the gate");
     child.process.kill("SIGINT");
-    await until(() => child.stderr().includes("interrupted"));
+    await eventually(() => child.stderr().includes("interrupted"), "the CLI to say it was interrupted");
   } finally {
     gate.release();
   }
@@ -230,9 +231,4 @@ function spawnGw(args: string[], cwd: string, input: string) {
   child.stdin.end(input);
   const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   return { process: child, stdout: () => stdout, stderr: () => stderr, exited };
-}
-
-/** Wait for a condition the test itself brings about; the ava timeout bounds it. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }

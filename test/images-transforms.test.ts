@@ -12,6 +12,7 @@ import type { FileRecord } from "../src/store/file-records.js";
 import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { field } from "./fakes/multipart-form.js";
 import { type FakeStability, startFakeStability } from "./fakes/stability.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, gw, makeHome, type RawConfig, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { type PictureHosts, startPictureHosts } from "./helpers/picture-hosts.js";
 
@@ -132,11 +133,11 @@ test("no default model: 503 provider_not_configured until `gw tools enable`, the
 
       const enabled = await gw(["tools", "enable", "upscale", "local/lanczos", "--home", gateway.home]);
       t.is(enabled.code, 0, enabled.stderr);
-      let answer = await call(gateway, keys.a, "upscale", { image });
-      for (let waited = 0; answer.status === 503 && waited < 15_000; waited += 100) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        answer = await call(gateway, keys.a, "upscale", { image });
-      }
+      const answer = await eventually(() => call(gateway, keys.a, "upscale", { image }), {
+        until: (upscaled) => upscaled.status !== 503,
+        what: "the running server to take up the enabled tool",
+        intervalMs: 100,
+      });
       t.is(answer.status, 200, JSON.stringify(answer.body));
       t.is(answer.body.model, "local/lanczos");
       t.deepEqual(await publicModelIds(gateway), ["local/lanczos"]);

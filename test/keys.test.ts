@@ -9,6 +9,7 @@ import { setKeyLimits } from "../src/store/provisioning.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let upstream: FakeOpenAI;
@@ -234,11 +235,11 @@ test.serial("GET /v1/key: the key's label, limits and spend; gw keys set on a ru
   } finally {
     store.close();
   }
-  let status = 0;
-  for (let attempt = 0; attempt < 100 && status !== 403; attempt += 1) {
-    status = (await call(key, "/chat/completions", chatBody())).status;
-    if (status !== 403) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const status = await eventually(async () => (await call(key, "/chat/completions", chatBody())).status, {
+    until: (answered) => answered === 403,
+    what: "the new model patterns to apply",
+    intervalMs: 50,
+  });
   t.is(status, 403, "the new model patterns apply without a restart");
   const after = (await (await call(key, "/key")).json()) as { data: { budget: unknown; models: string[] } };
   t.is(after.data.budget, null);

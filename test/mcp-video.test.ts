@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import test from "ava";
 import sharp from "sharp";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let gateway: TestGateway;
@@ -46,14 +47,14 @@ test.serial("video_generate queues a job; video_status follows it to SUCCEEDED w
     t.falsy(started.isError, JSON.stringify(started.content));
     const job = started.structuredContent as { id: string; status: string; model: string };
     t.like(job, { status: "QUEUED", model: "local/kenburns" });
-    let status: { status: string; resultUrl?: string; resultExpiresAt?: string } = job;
-    const deadline = Date.now() + 30_000;
-    while (!["SUCCEEDED", "FAILED", "CANCELLED"].includes(status.status) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const result = await call(client, "video_status", { id: job.id });
-      t.falsy(result.isError, JSON.stringify(result.content));
-      status = result.structuredContent as typeof status;
-    }
+    const status = await eventually(
+      async () => {
+        const result = await call(client, "video_status", { id: job.id });
+        t.falsy(result.isError, JSON.stringify(result.content));
+        return result.structuredContent as { status: string; resultUrl?: string; resultExpiresAt?: string };
+      },
+      { until: (answer) => ["SUCCEEDED", "FAILED", "CANCELLED"].includes(answer.status), what: `job ${job.id} to finish`, intervalMs: 300 },
+    );
     t.is(status.status, "SUCCEEDED", JSON.stringify(status));
     t.truthy(status.resultExpiresAt);
     const clip = await fetch(status.resultUrl!);

@@ -7,8 +7,7 @@
 // Fake engines are shell scripts in front of the real ffmpeg/ffprobe, found through
 // GW_FFMPEG_PATH / GW_FFPROBE_PATH / PATH as engines.ts resolves them.
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import test from "ava";
 import sharp from "sharp";
@@ -18,6 +17,7 @@ import { lookupFfprobe } from "../src/media/engines.js";
 import { fakeAudio } from "./fakes/audio-files.js";
 import { startFakeOpenAIAudio } from "./fakes/openai-audio.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 const which = (name: string) => execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
 const REAL_FFPROBE = which("ffprobe");
@@ -29,7 +29,7 @@ const SLEEP = which("sleep");
  * notes the call in `version-calls`, then waits as `versionWait` says (shell code).
  */
 function fakeEngines(versionWait: (dir: string) => string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-fake-engines-"));
+  const dir = tempDir("gw-fake-engines-");
   writeFileSync(path.join(dir, "ffmpeg"), `#!/bin/sh\nexec "${REAL_FFMPEG}" "$@"\n`);
   writeFileSync(
     path.join(dir, "ffprobe"),
@@ -107,7 +107,7 @@ test.serial("a version check that does not answer in time is 'slow', not missing
     restore();
   }
 
-  const empty = mkdtempSync(path.join(os.tmpdir(), "gw-no-engines-"));
+  const empty = tempDir("gw-no-engines-");
   const broken = path.join(empty, "ffprobe-broken");
   writeFileSync(broken, "#!/bin/sh\nexit 3\n");
   chmodSync(broken, 0o755);

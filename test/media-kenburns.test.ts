@@ -12,6 +12,7 @@ import test from "ava";
 import sharp from "sharp";
 import { AudioEngineError } from "../src/media/audio-process.js";
 import { kenBurnsFrames, kenBurnsTimeoutMs, renderKenBurns } from "../src/media/kenburns.js";
+import { eventually } from "./helpers/eventually.js";
 
 const run = promisify(execFile);
 const FFPROBE = "/usr/bin/ffprobe";
@@ -239,8 +240,7 @@ test("an abort kills ffmpeg and leaves no output file", async (t) => {
     { bytes: await photo.png, mediaType: "image/png" },
     { width: 1280, height: 720, durationSeconds: 20, outputFile: file, signal: controller.signal },
   );
-  const started = Date.now();
-  while (enginesWorkingOn(file).length === 0 && Date.now() - started < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+  await eventually(() => enginesWorkingOn(file).length > 0, "ffmpeg to start");
   t.is(enginesWorkingOn(file).length, 1, "ffmpeg was running");
   const reason = new Error("stop");
   controller.abort(reason);

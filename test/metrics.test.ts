@@ -15,6 +15,7 @@ import { isLoopbackAddress, metricsAccess } from "../src/server/metrics-access.j
 import { startServer } from "../src/server/start-server.js";
 import { storageApi } from "./_storage.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 const PROMPT = "a prompt that must never become a label";
@@ -180,8 +181,7 @@ test.serial("a stream in flight is counted as in flight and open until it ends",
     fake.releaseHeld();
     while (!(await reader.read()).done) {}
     // The response's close event comes right after its last byte; a scrape is its own request.
-    let after = await scrape();
-    for (let tries = 0; value(after, "gw_http_open_streams") !== 0 && tries < 100; tries += 1) after = await scrape();
+    const after = await eventually(scrape, { until: (scraped) => value(scraped, "gw_http_open_streams") === 0, what: "the stream to close" });
     t.is(value(after, "gw_http_open_streams"), 0);
     t.is(value(after, "gw_http_requests_in_flight"), 1, "only this scrape");
   } finally {

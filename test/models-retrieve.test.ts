@@ -9,6 +9,7 @@ import test from "ava";
 import OpenAI, { NotFoundError } from "openai";
 import { homePaths } from "../src/config/paths.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, editHomeConfig, gw, json, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let fake: FakeOpenAI;
@@ -220,11 +221,10 @@ test.serial("gw models add writes a models[] entry: a route added with gw routes
     },
   );
   // The running server follows the config file.
-  let listed: ListedModel | undefined;
-  for (let tries = 0; tries < 500 && !listed; tries += 1) {
-    listed = (await listBody(proKey)).data.find((entry) => entry.id === "newp/m1");
-    if (!listed) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const listed: ListedModel | undefined = await eventually(
+    async () => (await listBody(proKey)).data.find((entry) => entry.id === "newp/m1"),
+    "newp/m1 in the running server's list",
+  );
   t.like(listed, { name: "New M1", context_length: 32000, pricing: { prompt: "0.0000005", completion: "0.0000015" } });
 
   const again = await gw(["models", "add", "newp/m1", "--name", "Again", "--context-length", "1000"], { home });

@@ -15,7 +15,8 @@ import { fromStabilityHttpError, stabilityRefusal } from "../src/providers/stabi
 import { imageFile } from "./fakes/image-files.js";
 import { parseMultipart } from "./fakes/multipart-form.js";
 
-const httpError = (status: number, body: string, retryAfterMs?: number) => new UpstreamHttpError("vendor", status, body, "application/json", retryAfterMs);
+const httpError = (status: number, body: string, retryAfterMs?: number) =>
+  new UpstreamHttpError({ provider: "vendor", status, body, contentType: "application/json", retryAfterMs });
 
 test("encodeMultipart: fields and files survive a real parser byte for byte", async (t) => {
   const binary = Buffer.from([0x0d, 0x0a, 0x2d, 0x2d, 0x00, 0xff, 0x0d, 0x0a]);

@@ -467,9 +467,8 @@ test("stability: an aborted call rejects and leaves no request hanging", async (
     const controller = new AbortController();
     const pending = images.generate!({ model: "core", prompt: "x", n: 2 }, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error("client went away")), 100);
-    const started = Date.now();
+    // Rejecting at all is the proof: the fake would answer (and the call succeed) after 5 s.
     await t.throwsAsync(pending);
-    t.true(Date.now() - started < 4000);
   } finally {
     await fake.close();
   }

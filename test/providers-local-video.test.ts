@@ -19,6 +19,7 @@ import { createLocalVideo } from "../src/providers/local/local-video.js";
 import type { ProviderContext } from "../src/providers/provider.js";
 import { UnsupportedContentError } from "../src/providers/provider-errors.js";
 import type { VideoCapability, VideoRequest, VideoTaskState } from "../src/providers/video-types.js";
+import { eventually } from "./helpers/eventually.js";
 
 const run = promisify(execFile);
 const FFPROBE = "/usr/bin/ffprobe";
@@ -69,16 +70,9 @@ async function request(overrides: Partial<VideoRequest> = {}): Promise<VideoRequ
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Poll until `done` says so (every 20 ms, at most `limitMs`); the last state. */
-async function pollUntil(video: VideoCapability, taskId: string, done: (state: VideoTaskState) => boolean, limitMs = 30_000): Promise<VideoTaskState> {
-  const started = Date.now();
-  for (;;) {
-    const state = await video.poll(taskId, { signal });
-    if (done(state) || Date.now() - started > limitMs) return state;
-    await sleep(20);
-  }
+/** Poll the task until `done` says so; that state. */
+function pollUntil(video: VideoCapability, taskId: string, done: (state: VideoTaskState) => boolean): Promise<VideoTaskState> {
+  return eventually(() => video.poll(taskId, { signal }), { until: done, what: `task ${taskId}`, intervalMs: 20 });
 }
 
 /** ffmpeg processes writing into the tasks' temp directory. */
@@ -94,15 +88,6 @@ function runningEngines(): number[] {
     }
   }
   return found;
-}
-
-async function waitFor(condition: () => boolean, limitMs = 10_000): Promise<boolean> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > limitMs) return false;
-    await sleep(20);
-  }
-  return true;
 }
 
 const isFinished = (state: VideoTaskState) => state.state !== "queued" && state.state !== "running";
@@ -131,7 +116,7 @@ test.serial("submit, poll to succeeded, download: an mp4 of the asked size and l
   const info = JSON.parse(stdout) as { streams: Array<Record<string, unknown>>; format: { duration: string } };
   t.like(info.streams[0], { codec_name: "h264", pix_fmt: "yuv420p", width: 480, height: 854 });
   t.true(Math.abs(Number(info.format.duration) - 2) <= 0.1);
-  await waitFor(() => readdirSync(engineTemp).length === 0, 2000);
+  await eventually(() => readdirSync(engineTemp).length === 0, "the task directories to be removed");
   t.deepEqual(await video.poll(taskId, { signal }), { state: "lost" });
   await t.throwsAsync(video.download!(taskId, { signal, maxBytes: 1 << 30 }), { message: /unknown/ });
 });
@@ -140,12 +125,14 @@ test.serial("running tasks report progress between 0 and 1", async (t) => {
   const video = createLocalVideo();
   const { taskId } = await video.submit(await request({ width: 1280, height: 720, durationSeconds: 4 }), { signal });
   const seen: number[] = [];
-  for (;;) {
-    const state = await video.poll(taskId, { signal });
-    if (state.state === "running" && state.progress !== undefined) seen.push(state.progress);
-    if (isFinished(state)) break;
-    await sleep(50);
-  }
+  await eventually(
+    async () => {
+      const state = await video.poll(taskId, { signal });
+      if (state.state === "running" && state.progress !== undefined) seen.push(state.progress);
+      return state;
+    },
+    { until: isFinished, what: `task ${taskId} to finish`, intervalMs: 50 },
+  );
   t.true(seen.length > 0);
   t.true(seen.every((progress, index) => progress >= 0 && progress <= 1 && (index === 0 || progress >= seen[index - 1]!)));
   t.true(
@@ -174,7 +161,7 @@ test.serial("an unknown task id is lost", async (t) => {
 test.serial("cancel while running kills ffmpeg, removes the task's directory, and the task answers cancelled", async (t) => {
   const video = createLocalVideo();
   const { taskId } = await video.submit(await request({ width: 1280, height: 720, durationSeconds: 20 }), { signal });
-  t.true(await waitFor(() => runningEngines().length === 1), "ffmpeg started");
+  t.true(await eventually(() => runningEngines().length === 1, "ffmpeg to start"), "ffmpeg started");
   t.is((await video.poll(taskId, { signal })).state, "running");
   t.is(readdirSync(engineTemp).length, 1);
   await video.cancel!(taskId, { signal });
@@ -194,27 +181,29 @@ test.serial("with concurrency 1 the second task stays queued while the first ren
   t.is((await video.poll(second.taskId, { signal })).state, "queued");
   // While the first renders, the second never starts.
   let overlapped = false;
-  for (;;) {
-    const [a, b] = await Promise.all([video.poll(first.taskId, { signal }), video.poll(second.taskId, { signal })]);
-    if (a.state === "running" && b.state !== "queued") overlapped = true;
-    if (a.state !== "running") break;
-    t.true(runningEngines().length <= 1);
-    await sleep(20);
-  }
+  await eventually(
+    async () => {
+      const [a, b] = await Promise.all([video.poll(first.taskId, { signal }), video.poll(second.taskId, { signal })]);
+      if (a.state === "running" && b.state !== "queued") overlapped = true;
+      if (a.state === "running") t.true(runningEngines().length <= 1);
+      return a;
+    },
+    { until: (a) => a.state !== "running", what: "the first task to stop running", intervalMs: 20 },
+  );
   t.false(overlapped);
   t.is((await video.poll(first.taskId, { signal })).state, "succeeded");
   t.is((await pollUntil(video, second.taskId, isFinished)).state, "succeeded");
   limit = 2;
   await downloadTo(video, first.taskId, "first.mp4");
   await downloadTo(video, second.taskId, "second.mp4");
-  await waitFor(() => readdirSync(engineTemp).length === 0, 2000);
+  await eventually(() => readdirSync(engineTemp).length === 0, "the task directories to be removed");
 });
 
 test.serial("cancel of a queued task drops it before it renders", async (t) => {
   const video = createLocalVideo({ concurrency: () => 1 });
   const first = await video.submit(await request({ width: 1280, height: 720, durationSeconds: 20 }), { signal });
   const second = await video.submit(await request({ durationSeconds: 1 }), { signal });
-  t.true(await waitFor(() => runningEngines().length === 1));
+  t.true(await eventually(() => runningEngines().length === 1, "ffmpeg to start"));
   t.is((await video.poll(second.taskId, { signal })).state, "queued");
   await video.cancel!(second.taskId, { signal });
   t.deepEqual(await video.poll(second.taskId, { signal }), { state: "cancelled" });
@@ -240,7 +229,7 @@ test.serial("a download destroyed half-way, or aborted by its signal, still remo
   controller.abort(new Error("client went away"));
   await t.throwsAsync(pipeline(aborted.body, createWriteStream(path.join(downloads, "aborted.mp4"))), { message: "client went away" });
 
-  t.true(await waitFor(() => readdirSync(engineTemp).length === 0, 2000));
+  t.true(await eventually(() => readdirSync(engineTemp).length === 0, "the task directories to be removed"));
   t.deepEqual(await video.poll(a.taskId, { signal }), { state: "lost" });
   t.deepEqual(await video.poll(b.taskId, { signal }), { state: "lost" });
 });

@@ -24,7 +24,9 @@ let home: string;
 let key: string;
 
 function configure(config: RawConfig): void {
-  config.upstream = { retries: 0, firstByteTimeoutMs: 1500 };
+  // Long enough that a fake answering slowly on a loaded machine is not a timeout; the timeout test's
+  // vendor waits well past it.
+  config.upstream = { retries: 0, firstByteTimeoutMs: 4000 };
   config.providers = {
     brave: { type: "brave", baseUrl: brave.url, apiKey: BRAVE_KEY },
     tavily: { type: "tavily", baseUrl: tavily.url, apiKey: TAVILY_KEY },
@@ -116,7 +118,7 @@ test.serial("Tavily's RFC 1123 dates and SearXNG's ISO dates, as the fallbacks a
 });
 
 test.serial("every vendor failure moves on: timeout, a refused key, a malformed answer, SearXNG with every engine down", async (t) => {
-  brave.set({ firstByteDelayMs: 4000 });
+  brave.set({ firstByteDelayMs: 10_000 });
   tavily.set({ status: 401, errorBody: { detail: { error: `Unauthorized: invalid API key ${TAVILY_KEY}` } } });
   searxng.set({ allEnginesUnresponsive: true });
   const before = rows().length;

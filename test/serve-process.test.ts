@@ -7,6 +7,7 @@ import test from "ava";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, makeHome, spawnServe } from "./helpers/gateway-harness.js";
 
 let fake: FakeOpenAI;
@@ -105,9 +106,8 @@ test("SIGKILL under load loses no acknowledged usage row and leaves every file p
     }
   };
   const workers = Array.from({ length: 16 }, worker);
-  // Kill it mid-load: once a good number of responses were acknowledged (or after 10 s on a busy box).
-  const deadline = Date.now() + 10_000;
-  while (acknowledged < 60 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  // Kill it mid-load: once a good number of responses were acknowledged.
+  await eventually(() => acknowledged >= 60, "60 acknowledged responses");
   serve.child.kill("SIGKILL");
   stop = true;
   await Promise.all(workers);

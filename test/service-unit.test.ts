@@ -2,13 +2,13 @@
 // directive, paths a unit file cannot carry refused, and, where this machine has
 // systemd-analyze, the printed unit verified by it.
 import { execFile } from "node:child_process";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import test from "ava";
 import { CliError } from "../src/cli/cli-error.js";
 import { systemdUnit } from "../src/cli/systemd-unit.js";
 import { gw, projectRoot } from "./helpers/gateway-harness.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 /** section -> directive -> values (a directive may repeat). */
 function directives(unit: string): Map<string, Map<string, string[]>> {
@@ -107,7 +107,7 @@ function run(file: string, args: string[]): Promise<{ code: number; stdout: stri
 }
 
 test("gw service unit prints the unit for this Node and this gw, and systemd-analyze accepts it", async (t) => {
-  const home = mkdtempSync(path.join(os.tmpdir(), "gw-unit-"));
+  const home = tempDir("gw-unit-");
   const result = await gw(["service", "unit", "--user", "gw", "--home", home]);
   t.is(result.code, 0, result.stderr);
   t.is(

@@ -4,13 +4,14 @@
 // file names the id. Built CLI as subprocesses, against a real gateway with a 1 MB file limit.
 
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import test from "ava";
 import { sparseFile, storageApi, testPlan } from "./_storage.js";
 import { addKey, gwBin, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 const MB = 1024 * 1024;
 const SERVER_REFUSAL = "The file is larger than the 1 MB limit per file (1048576 bytes).";
@@ -44,14 +45,14 @@ function gw(agent: string, args: string[], baseUrl = gateway.url): Promise<Run> 
   const env: NodeJS.ProcessEnv = { ...process.env, GW_HOME: gateway.home, GW_BASE_URL: baseUrl, GW_API_KEY: keys[agent] };
   delete env.NODE_ENV;
   return new Promise((resolve) => {
-    execFile(process.execPath, [gwBin, ...args], { env, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [gwBin, ...args], { env, timeout: 120_000 /* a hang guard, as in _gw-cli.ts */ }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
     });
   });
 }
 
 function workspace(files: Record<string, string>): string {
-  const directory = mkdtempSync(path.join(os.tmpdir(), "gw-cli-checks-"));
+  const directory = tempDir("gw-cli-checks-");
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(directory, name), content);
   return directory;
 }

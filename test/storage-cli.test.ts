@@ -2,12 +2,12 @@
 // command, --json printing exactly the API body, streamed uploads and downloads, errors.
 
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import test from "ava";
 import { sparseFile, storageApi } from "./_storage.js";
 import { addKey, gwBin, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 let gateway: TestGateway;
 let home: string;
@@ -39,14 +39,19 @@ interface Run {
 }
 
 /** `gw` in a directory of its own, with the agent's key and the gateway's address. */
-function gw(agent: string | null, args: string[], cwd = mkdtempSync(path.join(os.tmpdir(), "gw-cli-storage-"))): Promise<Run> {
+function gw(agent: string | null, args: string[], cwd = tempDir("gw-cli-storage-")): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, GW_HOME: home, GW_BASE_URL: gateway.url, GW_API_KEY: agent ? keys[agent] : undefined };
   delete env.NODE_ENV;
   if (!agent) delete env.GW_API_KEY;
   return new Promise((resolve) => {
-    execFile(process.execPath, [gwBin, ...args], { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [gwBin, ...args],
+      { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 /* a hang guard, as in _gw-cli.ts */ },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -59,7 +64,7 @@ function parsed<T = any>(run: Run): T {
 }
 
 function workspace(files: Record<string, string | Buffer>): string {
-  const directory = mkdtempSync(path.join(os.tmpdir(), "gw-cli-files-"));
+  const directory = tempDir("gw-cli-files-");
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(directory, name), content);
   return directory;
 }
@@ -84,7 +89,7 @@ test("upload, ls, get (-o FILE, -o -, default name), url, quota, rm: the whole r
   t.is(readFileSync(target, "utf8"), "hello from the cli\n");
   const toStdout = await gw("flow", ["storage", "get", id!, "-o", "-"]);
   t.is(toStdout.stdout, "hello from the cli\n");
-  const here = mkdtempSync(path.join(os.tmpdir(), "gw-cli-get-"));
+  const here = tempDir("gw-cli-get-");
   const byName = await gw("flow", ["storage", "get", id!], here);
   t.is(byName.code, 0, byName.stderr);
   t.is(readFileSync(path.join(here, "notes.txt"), "utf8"), "hello from the cli\n");
@@ -161,7 +166,7 @@ test("large files stream both ways (direct and presigned); no progress line when
     t.is(data.contentType, extra.length ? "application/x-custom" : "application/octet-stream");
     ids.push(data.id);
   }
-  const target = path.join(mkdtempSync(path.join(os.tmpdir(), "gw-cli-big-")), "big.bin");
+  const target = path.join(tempDir("gw-cli-big-"), "big.bin");
   const get = await gw("big", ["storage", "get", ids[1]!, "-o", target]);
   t.is(get.code, 0, get.stderr);
   t.is(get.stderr, `saved ${target} (20 MB)\n`);
@@ -172,7 +177,7 @@ test("names: unicode and spaces round-trip; a stored name never escapes the curr
   const directory = workspace({ "résumé 履歴書.txt": "unicode" });
   const uploaded = parsed(await gw("names", ["storage", "upload", path.join(directory, "résumé 履歴書.txt"), "--json"]));
   t.is(uploaded.data.filename, "résumé 履歴書.txt");
-  const here = mkdtempSync(path.join(os.tmpdir(), "gw-cli-names-"));
+  const here = tempDir("gw-cli-names-");
   t.is((await gw("names", ["storage", "get", uploaded.data.id], here)).code, 0);
   t.is(readFileSync(path.join(here, "résumé 履歴書.txt"), "utf8"), "unicode");
   // A presigned record named like a path is saved under its last segment only.

@@ -3,7 +3,7 @@
 // that every blob store driver passes (the streaming fs driver and unstorage's memory driver).
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -17,13 +17,14 @@ import { PARTIAL_DIRECTORY } from "../src/blobs/fs-stream-driver.js";
 import { buildSignedUrl, type LinkClaims, signLink, verifyLink } from "../src/blobs/signed-links.js";
 import { loadSigningSecret } from "../src/blobs/signing-secret.js";
 import { UnstorageBlobStore } from "../src/blobs/unstorage-blob-store.js";
-import { formatBytes } from "../src/gateway/storage/byte-size.js";
 import { normalizeContentType, sameContentType } from "../src/gateway/storage/content-type.js";
 import { AgentFiles } from "../src/gateway/storage/file-index.js";
 import { attachmentDisposition, normalizeFilename } from "../src/gateway/storage/file-name.js";
 import { parseListQuery, parsePresignRequest } from "../src/gateway/storage/storage-requests.js";
 import { isFileId, newFileId } from "../src/gateway/storage/stored-file.js";
 import type { FileRecord } from "../src/store/file-records.js";
+import { roundedSize as formatBytes } from "../src/text/byte-sizes.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 test("filenames: last path segment, no control or bidi characters, never empty", (t) => {
   const cases: Array<[string | undefined, string]> = [
@@ -141,7 +142,7 @@ test("signed links: exactly one spelling of a signature is accepted", (t) => {
 });
 
 test("the signing key is created once, shared by parallel opens, and a configured secret wins", (t) => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), "gw-secret-"));
+  const directory = tempDir("gw-secret-");
   const file = path.join(directory, "storage", "signing.key");
   const keys = Array.from({ length: 5 }, () => loadSigningSecret(null, file).toString("hex"));
   t.is(new Set(keys).size, 1);
@@ -244,7 +245,7 @@ test("Content-Disposition for hostile names is one line of visible ASCII that pa
 
 // One conformance suite for every blob store: streaming fs (the default) and unstorage's memory driver.
 const stores: Array<[string, () => Promise<UnstorageBlobStore>]> = [
-  ["fs", () => createBlobStore({ driver: "fs", options: {} }, mkdtempSync(path.join(os.tmpdir(), "gw-blobs-")))],
+  ["fs", () => createBlobStore({ driver: "fs", options: {} }, tempDir("gw-blobs-"))],
   ["memory", async () => new UnstorageBlobStore(createStorage({ driver: memoryDriver() }))],
 ];
 
@@ -308,7 +309,7 @@ for (const [name, open] of stores) {
 }
 
 test("blob store (fs): streams, writes atomically, and sweeps temp files of dead writes", async (t) => {
-  const base = mkdtempSync(path.join(os.tmpdir(), "gw-blobs-"));
+  const base = tempDir("gw-blobs-");
   const store = await createBlobStore({ driver: "fs", options: {} }, base);
   t.true(store.streams);
   await t.throwsAsync(store.write(blobKey("agt_1", "file_3"), chunks(5, 100, 2)));

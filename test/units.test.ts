@@ -1,14 +1,13 @@
 // Pure pieces of the domain: route resolution, weights, pricing, rate limiting, keys, ledger.
 
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import test from "ava";
 import { z } from "zod";
-import { DEFAULT_PLANS, type RouteConfig } from "../src/config/config-schema.js";
+import { DEFAULT_PLANS, type RouteConfig, routeSchema } from "../src/config/config-schema.js";
+import { RateLimiter } from "../src/gateway/auth/rate-limiter.js";
 import { type Account, CreditLedger } from "../src/gateway/billing/credit-ledger.js";
 import { creditsForTokens } from "../src/gateway/billing/pricing.js";
-import { RateLimiter } from "../src/gateway/billing/rate-limiter.js";
 import { InsufficientCreditsError, InvalidRequestError, ModelNotFoundError, ModelRequiresUpgradeError } from "../src/gateway/errors.js";
 import { parseWithSchema } from "../src/gateway/request-schema.js";
 import { LatencyTracker } from "../src/gateway/routing/latency-tracker.js";
@@ -17,8 +16,9 @@ import { formatReset } from "../src/server/rate-limit-headers.js";
 import { generateApiKey, hashApiKey, KEY_PATTERN, visiblePrefix } from "../src/store/api-keys.js";
 import type { KeyRecord } from "../src/store/records.js";
 import { UsageLog } from "../src/store/usage-log.js";
+import { tempSubdir } from "./helpers/temp-dirs.js";
 
-const route = (value: Partial<RouteConfig> & { prefix: string }): RouteConfig => ({ priority: 0, freeTier: false, ...value });
+const route = (value: Partial<RouteConfig> & { prefix: string }): RouteConfig => routeSchema.parse(value);
 const pro = { planName: "pro", plan: DEFAULT_PLANS.pro };
 const free = { planName: "free", plan: DEFAULT_PLANS.free };
 
@@ -126,7 +126,7 @@ test("pricing: cache reads and writes at their own prices, else at the input pri
 });
 
 test("ledger: a key's monthly budget and its agent's plan both hold; the 402 names the one that ran out", async (t) => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), "gw-ledger-"));
+  const directory = tempSubdir("gw-ledger-", "usage");
   const log = UsageLog.open(directory);
   const ledger = new CreditLedger(log, () => new Date("2026-03-15T00:00:00Z"));
   const budgeted = account("agent", 1000, { prefix: "gw_budget", budget: { credits: 100, period: "month" } });
@@ -146,7 +146,7 @@ test("ledger: a key's monthly budget and its agent's plan both hold; the 402 nam
 });
 
 test("ledger: a lifetime budget counts earlier months, read once and kept in key-totals.json", async (t) => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), "gw-ledger-"));
+  const directory = tempSubdir("gw-ledger-", "usage");
   const row = (time: string, keyPrefix: string, credits: number) =>
     `${JSON.stringify({ id: time, time, agent: "agent", keyPrefix, endpoint: "chat", model: "m", provider: "p", units: {}, credits, requestId: "r" })}\n`;
   writeFileSync(path.join(directory, "2026-01.jsonl"), row("2026-01-10T00:00:00Z", "gw_life", 50) + row("2026-01-11T00:00:00Z", "gw_other", 500));
@@ -222,7 +222,7 @@ test("api keys: gw_ + 43 base62 characters (32 random bytes); only a hash and a 
 });
 
 test("ledger: reservations hold credits until settled; settling appends a usage row", async (t) => {
-  const directory = mkdtempSync(path.join(os.tmpdir(), "gw-ledger-"));
+  const directory = tempSubdir("gw-ledger-", "usage");
   const log = UsageLog.open(directory);
   const ledger = new CreditLedger(log, () => new Date("2026-03-15T00:00:00Z"));
   const first = ledger.reserve(account("agent", 100), 60);

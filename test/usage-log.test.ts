@@ -1,11 +1,11 @@
 // The usage log's write timing: rows of one event-loop turn leave in one write before their
 // callers answer, and a stream's socket flush comes after them. Balances count a row at once.
 
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import test from "ava";
 import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
+import { tempSubdir } from "./helpers/temp-dirs.js";
 
 const now = new Date();
 const row = (id: string, credits: number): UsageRow => ({
@@ -22,7 +22,7 @@ const row = (id: string, credits: number): UsageRow => ({
 });
 
 function openLog() {
-  const directory = mkdtempSync(path.join(tmpdir(), "gw-usage-"));
+  const directory = tempSubdir("gw-usage-", "usage");
   const file = path.join(directory, `${periodOf(now)}.jsonl`);
   const ids = () =>
     readFileSync(file, "utf8")

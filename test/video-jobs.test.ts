@@ -4,8 +4,7 @@
 // state; the link's fixed expiry (410 after, the same link on poll); a restart in the middle of a
 // job; overlapping ticks.
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import test from "ava";
@@ -13,7 +12,9 @@ import sharp from "sharp";
 import { DEFAULT_VIDEO_MODEL_INPUTS } from "../src/config/default-video-models.js";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, makeHome, type RawConfig, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 const run = promisify(execFile);
 const KENBURNS = DEFAULT_VIDEO_MODEL_INPUTS.find((model) => model.id === "local/kenburns")!;
@@ -66,14 +67,13 @@ async function call(setup: Setup, method: string, route: string, body?: unknown,
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
 
-async function waitFor(setup: Setup, id: string, done: (job: any) => boolean, key = setup.key, timeoutMs = 40_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await call(setup, "GET", `/v1/video/jobs/${id}`, undefined, key);
-    if (done(body)) return body;
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+function waitFor(setup: Setup, id: string, done: (job: any) => boolean, key = setup.key): Promise<any> {
+  return eventually(async () => (await call(setup, "GET", `/v1/video/jobs/${id}`, undefined, key)).body, {
+    until: done,
+    what: `job ${id}`,
+    timeoutMs: 40_000,
+    intervalMs: 200,
+  });
 }
 
 const finished = (job: any) => ["SUCCEEDED", "FAILED", "CANCELLED"].includes(job.status);
@@ -83,7 +83,7 @@ function videoRows(home: string): UsageRow[] {
 }
 
 async function ffprobe(bytes: Buffer): Promise<{ codec: string; width: number; height: number; duration: number; pixFmt: string }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-video-test-"));
+  const dir = tempDir("gw-video-test-");
   const file = path.join(dir, "clip.mp4");
   writeFileSync(file, bytes);
   const { stdout } = await run("ffprobe", ["-v", "error", "-show_entries", "format=duration:stream=codec_name,width,height,pix_fmt", "-of", "json", file]);
@@ -214,7 +214,10 @@ test.serial("another agent's job is 404 like a missing one; cancel is 409 on a f
     t.is(cancelled.status, 200);
     t.like(cancelled.body, { status: "CANCELLED", error: "cancelled by client" });
     t.truthy(cancelled.body.finishedAt);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // A pass of the poller over the job, and every operation it (or the schedule) started done.
+    const poller = setup.gateway.gateway.videoPoller;
+    await poller.tick();
+    await poller.idle();
     const after = await call(setup, "GET", `/v1/video/jobs/${priced.body.id}`);
     t.is(after.body.status, "CANCELLED");
     t.is(after.body.resultUrl, undefined);
@@ -285,13 +288,15 @@ test.serial("overlapping ticks: one submission and one bill per job", async (t) 
       resolution: "480p",
     });
     const poller = setup.gateway.gateway.videoPoller;
-    const deadline = Date.now() + 40_000;
-    let job = (await call(setup, "GET", `/v1/video/jobs/${submitted.body.id}`)).body;
-    while (!finished(job) && Date.now() < deadline) {
-      await Promise.all([poller.tick(), poller.tick(), poller.tick()]);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      job = (await call(setup, "GET", `/v1/video/jobs/${submitted.body.id}`)).body;
-    }
+    // Each round: overlapping ticks, then the gateway's clock moved past the next poll (1 s).
+    const job = await eventually(
+      async () => {
+        await Promise.all([poller.tick(), poller.tick(), poller.tick()]);
+        setup.clock.offsetMs += 1100;
+        return (await call(setup, "GET", `/v1/video/jobs/${submitted.body.id}`)).body;
+      },
+      { until: finished, what: `job ${submitted.body.id} to finish`, timeoutMs: 40_000, intervalMs: 100 },
+    );
     await poller.idle();
     t.is(job.status, "SUCCEEDED", JSON.stringify(job));
     t.is(videoRows(setup.home).length, 1);

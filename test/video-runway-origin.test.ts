@@ -3,10 +3,9 @@
 // client, with the clip size cap; the gateway runs with the REAL SSRF-safe fetcher, which still
 // refuses a link to any other private address (another loopback port).
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import test, { type ExecutionContext } from "ava";
@@ -14,7 +13,9 @@ import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { type FakeRunway, startFakeRunway } from "./fakes/runway.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 const run = promisify(execFile);
 const RUNWAY_KEY = "rw-origin-secret-789";
@@ -63,13 +64,12 @@ async function api(setup: Setup, method: string, route: string, body?: unknown):
 async function finishedJob(setup: Setup): Promise<any> {
   const submitted = await api(setup, "POST", "/v1/video/generations", { prompt: "a violet dusk", image_url: photo, duration_seconds: 5 });
   if (submitted.status !== 202) throw new Error(JSON.stringify(submitted.body));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const { body } = await api(setup, "GET", `/v1/video/jobs/${submitted.body.id}`);
-    if (["SUCCEEDED", "FAILED", "CANCELLED"].includes(body.status)) return body;
-    if (Date.now() > deadline) throw new Error(`job still ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return eventually(async () => (await api(setup, "GET", `/v1/video/jobs/${submitted.body.id}`)).body, {
+    until: (body) => ["SUCCEEDED", "FAILED", "CANCELLED"].includes(body.status),
+    what: `job ${submitted.body.id} to finish`,
+    timeoutMs: 60_000,
+    intervalMs: 100,
+  });
 }
 
 const clipRequests = (runway: FakeRunway) => runway.requests.filter((request) => request.path.startsWith("/clips/"));
@@ -87,7 +87,7 @@ test("a clip link on the provider's own origin is fetched from it: SUCCEEDED, a 
 
   const clip = await fetch(job.resultUrl);
   t.is(clip.status, 200);
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-runway-origin-"));
+  const dir = tempDir("gw-runway-origin-");
   writeFileSync(path.join(dir, "clip.mp4"), Buffer.from(await clip.arrayBuffer()));
   const { stdout } = await run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path.join(dir, "clip.mp4")]);
   t.true(Math.abs(Number(stdout.trim()) - 5) < 0.5, stdout);

@@ -6,8 +6,7 @@
 // (final and passing), cancelling in every state, a `gw serve` restart in the middle of a job,
 // overlapping ticks, and the vendor keys never shown.
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import test, { type ExecutionContext } from "ava";
@@ -17,8 +16,10 @@ import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { type FakeOpenAIVideo, startFakeOpenAIVideo } from "./fakes/openai-video.js";
 import { type FakeRunway, RUNWAY_VERSION, startFakeRunway } from "./fakes/runway.js";
 import type { VideoTaskScript } from "./fakes/video-tasks.js";
+import { eventually } from "./helpers/eventually.js";
 import { addKey, makeHome, quietLogger, type RawConfig, spawnServe, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { type PictureHosts, startPictureHosts } from "./helpers/picture-hosts.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 const run = promisify(execFile);
 const RUNWAY_KEY = "rw-secret-key-123";
@@ -49,9 +50,9 @@ interface Setup {
   runway: FakeRunway;
   sora: FakeOpenAIVideo;
   hosts: PictureHosts;
-  /** Added to the wall clock (the gateway's `now`). */
-  clock: { offsetMs: number };
-  /** When each request reached a fake (epoch ms), beside its `requests`. */
+  /** The gateway's `now`: the wall clock plus `offsetMs`, or `frozenAtMs` when a test sets it (and moves it itself). */
+  clock: { offsetMs: number; frozenAtMs?: number };
+  /** When each request reached a fake (epoch ms on the gateway's clock), beside its `requests`. */
   arrivals: WeakMap<object, number>;
 }
 
@@ -70,18 +71,19 @@ async function start(t: ExecutionContext, options: StartOptions = {}): Promise<S
   t.teardown(() => sora.close());
   // Runway's clip URLs name the public-looking host; it relays them to the fake.
   hosts.forward("/clips/", runway.url);
+  const clock: Setup["clock"] = { offsetMs: 0 };
+  const now = () => clock.frozenAtMs ?? Date.now() + clock.offsetMs;
   const arrivals = new WeakMap<object, number>();
   for (const requests of [runway.requests, sora.requests] as object[][]) {
     const push = requests.push.bind(requests);
     requests.push = (...items: object[]) => {
-      for (const item of items) arrivals.set(item, Date.now());
+      for (const item of items) arrivals.set(item, now());
       return push(...items);
     };
   }
   const home = await makeHome((config) => vendorConfig(config, runway.url, sora.url, options.video));
   const key = await addKey(home, "director", "pro");
-  const clock = { offsetMs: 0 };
-  const gateway = await startTestGateway(home, { fetchUrl: hosts.fetchUrl, now: () => Date.now() + clock.offsetMs });
+  const gateway = await startTestGateway(home, { fetchUrl: hosts.fetchUrl, now });
   t.teardown(() => gateway.shutdown());
   const agentId = gateway.gateway.store.data.agents.find((agent) => agent.name === "director")!.id;
   const allowance = gateway.gateway.config.resolvedPlans.pro!.monthlyCredits;
@@ -122,27 +124,17 @@ async function submit(t: ExecutionContext, setup: Setup, body: Record<string, un
   return answer.body.id as string;
 }
 
-async function waitFor(base: string, key: string, id: string, done: (job: any) => boolean, timeoutMs = 30_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await call(base, key, "GET", `/v1/video/jobs/${id}`);
-    if (done(body)) return body;
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${JSON.stringify(body)}`);
-    await sleep(100);
-  }
+function waitFor(base: string, key: string, id: string, done: (job: any) => boolean): Promise<any> {
+  return eventually(async () => (await call(base, key, "GET", `/v1/video/jobs/${id}`)).body, {
+    until: done,
+    what: `job ${id}`,
+    timeoutMs: 60_000,
+    intervalMs: 100,
+  });
 }
 
-const waitJob = (setup: Setup, id: string, done: (job: any) => boolean, timeoutMs?: number) => waitFor(setup.gateway.url, setup.key, id, done, timeoutMs);
+const waitJob = (setup: Setup, id: string, done: (job: any) => boolean) => waitFor(setup.gateway.url, setup.key, id, done);
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const finished = (job: any) => ["SUCCEEDED", "FAILED", "CANCELLED"].includes(job.status);
 const isSubmitted = (job: any) => job.status !== "QUEUED";
 
@@ -158,7 +150,7 @@ function noKeys(t: ExecutionContext, ...values: unknown[]): void {
 }
 
 async function ffprobe(bytes: Buffer): Promise<{ codec: string; duration: number }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "gw-video-vendors-"));
+  const dir = tempDir("gw-video-vendors-");
   const file = path.join(dir, "clip.mp4");
   writeFileSync(file, bytes);
   const { stdout } = await run("ffprobe", ["-v", "error", "-show_entries", "format=duration:stream=codec_name", "-of", "json", file]);
@@ -292,9 +284,22 @@ test("a vendor failure: FAILED with the vendor's reason, finishedAt, nothing bil
 });
 
 test("a 429 on a poll: the job waits the Retry-After, makes no extra polls, and succeeds", async (t) => {
-  const setup = await start(t, { runway: { rateLimitOnPoll: { count: 1, retryAfterSeconds: 3 } } });
+  const setup = await start(t, { video: { tickSeconds: 60 }, runway: { rateLimitOnPoll: { count: 1, retryAfterSeconds: 3 } } });
+  const poller = setup.gateway.gateway.videoPoller;
+  // The gateway's clock stands still and moves 100 ms a step, each step a tick whose operations
+  // finish before the next: a poll arrives (by that clock) at the step it fell due, however
+  // slow the machine, so the gap below measures the wait the gateway chose.
+  setup.clock.frozenAtMs = Date.now();
   const id = await submit(t, setup, { prompt: "clouds racing", image_url: photo });
-  const job = await waitJob(setup, id, finished);
+  const job = await eventually(
+    async () => {
+      await poller.tick();
+      await poller.idle();
+      setup.clock.frozenAtMs! += 100;
+      return (await api(setup, "GET", `/v1/video/jobs/${id}`)).body;
+    },
+    { until: finished, what: `job ${id} to finish`, timeoutMs: 60_000 },
+  );
   t.is(job.status, "SUCCEEDED", JSON.stringify(job));
   const task = [...setup.runway.tasks.values()][0]!;
   t.is(task.rateLimitedPolls, 1);
@@ -332,12 +337,12 @@ test("a stuck task past maxJobMinutes: FAILED saying so, the vendor task cancell
   const id = await submit(t, setup, { prompt: "forever", image_url: photo });
   await waitJob(setup, id, isSubmitted);
   const task = [...setup.runway.tasks.values()][0]!;
-  await until(() => task.polls >= 1, "a poll");
+  await eventually(() => task.polls >= 1, "a poll");
   setup.clock.offsetMs = 61_000;
   const job = await waitJob(setup, id, finished);
   t.is(job.status, "FAILED", JSON.stringify(job));
   t.is(job.error, "the job did not finish within 1 minute");
-  await until(() => setup.runway.cancels.includes(task.id), "the vendor's DELETE");
+  await eventually(() => setup.runway.cancels.includes(task.id), "the vendor's DELETE");
   t.true(setup.runway.requests.some((request) => request.method === "DELETE" && request.path === `/v1/tasks/${task.id}`));
   t.deepEqual(videoRows(setup.home), []);
   t.is(setup.gateway.gateway.ledger.remaining(setup.agentId, setup.allowance), setup.allowance);
@@ -390,9 +395,10 @@ test("cancel while QUEUED and while SUBMITTED (the vendor task cancelled), then 
   const stopped = await api(setup, "DELETE", `/v1/video/jobs/${running}`);
   t.is(stopped.status, 200);
   t.like(stopped.body, { status: "CANCELLED", error: "cancelled by client" });
-  await until(() => setup.runway.cancels.includes(task.id), "the vendor's DELETE");
+  await eventually(() => setup.runway.cancels.includes(task.id), "the vendor's DELETE");
   t.true(task.cancelled);
-  await sleep(1100);
+  // Past the poll it would have been due for (the poll interval is 1 s on the gateway's clock).
+  setup.clock.offsetMs += 1100;
   await poller.tick();
   await poller.idle();
   t.is(pollsOf(setup.runway, task.id).length, 0, "a cancelled job is not polled");
@@ -401,7 +407,7 @@ test("cancel while QUEUED and while SUBMITTED (the vendor task cancelled), then 
   setup.runway.connection.enqueue({ firstByteDelayMs: 800 });
   const inFlight = await submit(t, setup, { prompt: "cancelled mid-submit", image_url: photo });
   const ticked = poller.tick();
-  await until(() => submits(setup.runway).length === 2, "the second submit");
+  await eventually(() => submits(setup.runway).length === 2, "the second submit");
   const midway = await api(setup, "DELETE", `/v1/video/jobs/${inFlight}`);
   t.is(midway.status, 200);
   t.is(midway.body.status, "CANCELLED");
@@ -428,9 +434,10 @@ test("a job cancelled while the vendor's finished clip downloads is neither stor
   await poller.tick();
   await poller.idle();
   t.is((await api(setup, "GET", `/v1/video/jobs/${id}`)).body.status, "SUBMITTED");
-  await sleep(1100);
+  // Its first poll falls due (the poll interval is 1 s on the gateway's clock).
+  setup.clock.offsetMs += 1100;
   await poller.tick();
-  await until(() => setup.sora.requests.some((request) => request.path.endsWith("/content")), "the clip's download");
+  await eventually(() => setup.sora.requests.some((request) => request.path.endsWith("/content")), "the clip's download");
   const cancelled = await api(setup, "DELETE", `/v1/video/jobs/${id}`);
   t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
   t.is(cancelled.body.status, "CANCELLED");
@@ -449,15 +456,18 @@ test("overlapping ticks against a vendor: one submit, one bill", async (t) => {
   const setup = await start(t, { video: { tickSeconds: 60 } });
   const poller = setup.gateway.gateway.videoPoller;
   const id = await submit(t, setup, { prompt: "ticks", image_url: photo });
-  const deadline = Date.now() + 20_000;
-  let job = (await api(setup, "GET", `/v1/video/jobs/${id}`)).body;
-  while (!finished(job) && Date.now() < deadline) {
-    await Promise.all([poller.tick(), poller.tick(), poller.tick(), poller.tick()]);
-    await sleep(300);
-    await Promise.all([poller.tick(), poller.tick()]);
-    await sleep(800);
-    job = (await api(setup, "GET", `/v1/video/jobs/${id}`)).body;
-  }
+  // Each round: overlapping ticks, more ticks while the operations they started are in flight,
+  // then the gateway's clock moved past the next poll (the poll interval is 1 s).
+  const job = await eventually(
+    async () => {
+      await Promise.all([poller.tick(), poller.tick(), poller.tick(), poller.tick()]);
+      await Promise.all([poller.tick(), poller.tick()]);
+      await poller.idle();
+      setup.clock.offsetMs += 1100;
+      return (await api(setup, "GET", `/v1/video/jobs/${id}`)).body;
+    },
+    { until: finished, what: `job ${id} to finish`, timeoutMs: 60_000 },
+  );
   await poller.idle();
   t.is(job.status, "SUCCEEDED", JSON.stringify(job));
   t.is(submits(setup.runway).length, 1);

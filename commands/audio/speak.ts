@@ -1,11 +1,12 @@
 import { Args, Flags } from "@oclif/core";
 import { runSpeechBatch } from "../../src/cli/audio-batch.js";
-import { speechFormatFor, speechSummary, speechTarget, writeAudio } from "../../src/cli/audio-files.js";
+import { speechFormatFor, speechSummary, speechTarget } from "../../src/cli/audio-files.js";
 import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag, numberFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { note, printJson, printLine } from "../../src/cli/output.js";
+import { note, printLine } from "../../src/cli/output.js";
+import { writeOutputFile } from "../../src/cli/output-file.js";
 import { textArgument } from "../../src/cli/stdin.js";
 import type { SpeechRequest } from "../../src/client/audio-types.js";
 
@@ -21,6 +22,7 @@ export default class AudioSpeak extends GwCommand {
   ];
   // ignoreStdin: oclif would otherwise take a missing argument from piped stdin (a --batch - file).
   static override args = { text: Args.string({ description: "the text to speak; - reads it from stdin (leave it out with --batch)", ignoreStdin: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     output: Flags.string({
       char: "o",
@@ -46,7 +48,7 @@ export default class AudioSpeak extends GwCommand {
     "base-url": baseUrlFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(AudioSpeak);
     const defaults: Record<string, unknown> = {};
     for (const [name, value] of [
@@ -90,9 +92,10 @@ export default class AudioSpeak extends GwCommand {
       return;
     }
     const target = speechTarget(result, flags.output);
-    await writeAudio(target, result.audio);
-    if (flags.json) return printJson(speechSummary(result, target.path));
-    printLine(target.path);
+    await writeOutputFile(target, result.audio);
+    return this.shown(speechSummary(result, target.path), () => {
+      printLine(target.path);
+    });
   }
 }
 

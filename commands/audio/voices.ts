@@ -3,7 +3,7 @@ import { fitColumns, terminalWidth } from "../../src/cli/audio-output.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { printJson, printTable } from "../../src/cli/output.js";
+import { printTable } from "../../src/cli/output.js";
 
 const HEADERS = ["ID", "NAME", "PROVIDER", "LANGUAGES"];
 
@@ -15,6 +15,7 @@ export default class AudioVoices extends GwCommand {
     "<%= config.bin %> audio voices --model local/espeak",
     "<%= config.bin %> audio voices --json | jq -r '.voices[].id'",
   ];
+  static override enableJsonFlag = true;
   static override flags = {
     model: Flags.string({ description: "only the voices of this speech model" }),
     json: Flags.boolean({ ...jsonFlag, description: "print exactly the API body ({voices: [...]})" }),
@@ -22,15 +23,16 @@ export default class AudioVoices extends GwCommand {
     "base-url": baseUrlFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(AudioVoices);
     const body = await gatewayClient(flags, process.env, { keyRequired: false }).audio.voices({ model: flags.model });
-    if (flags.json) return printJson(body);
-    const rows = body.voices.map((voice) => [voice.id, voice.name, voice.provider, voice.languages.join(",")]);
-    printTable(
-      HEADERS,
-      fitColumns(HEADERS, rows, terminalWidth(), [3, 1]),
-      flags.model ? `no voices for ${flags.model}` : "no voices: no speech model is offered",
-    );
+    return this.shown(body, () => {
+      const rows = body.voices.map((voice) => [voice.id, voice.name, voice.provider, voice.languages.join(",")]);
+      printTable(
+        HEADERS,
+        fitColumns(HEADERS, rows, terminalWidth(), [3, 1]),
+        flags.model ? `no voices for ${flags.model}` : "no voices: no speech model is offered",
+      );
+    });
   }
 }

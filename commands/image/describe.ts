@@ -3,7 +3,7 @@ import { UsageError } from "../../src/cli/cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { printJson, printLine } from "../../src/cli/output.js";
+import { printLine } from "../../src/cli/output.js";
 import { pictureField } from "../../src/cli/picture-argument.js";
 import { textArgument } from "../../src/cli/stdin.js";
 import { type DescribeImageRequest, VisionClient } from "../../src/client/vision-client.js";
@@ -17,6 +17,7 @@ export default class ImageDescribe extends GwCommand {
     "cat scan.png | <%= config.bin %> image describe - --json | jq -r .text",
   ];
   static override args = { picture: Args.string({ description: "FILE, an http(s) URL, or - to read the picture from stdin", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     prompt: Flags.string({ char: "p", description: "the question about the picture; - reads it from stdin [default: a general description]" }),
     model: Flags.string({ description: "describe model id (must be allowlisted in tools.describe) [default: the gateway's default]" }),
@@ -25,7 +26,7 @@ export default class ImageDescribe extends GwCommand {
     "base-url": baseUrlFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(ImageDescribe);
     if (args.picture === "-" && flags.prompt === "-") throw new UsageError("the picture and the prompt cannot both come from stdin");
     const client = new VisionClient(gatewayClient(flags).transport);
@@ -33,7 +34,6 @@ export default class ImageDescribe extends GwCommand {
     if (flags.prompt !== undefined) body.prompt = await textArgument(flags.prompt, "prompt");
     if (flags.model !== undefined) body.model = flags.model;
     const result = await client.describeImage(body);
-    if (flags.json) printJson(result);
-    else printLine(result.text);
+    return this.shown(result, () => printLine(result.text));
   }
 }

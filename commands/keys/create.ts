@@ -4,7 +4,7 @@ import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
 import { keyLimitFlags, keyLimitsFrom } from "../../src/cli/key-limit-flags.js";
 import { keyPlanNotes } from "../../src/cli/key-plan-notes.js";
-import { note, printJson, printLine } from "../../src/cli/output.js";
+import { note, printLine } from "../../src/cli/output.js";
 import { requirePlan } from "../../src/cli/plan-names.js";
 import { createKey, findAgent } from "../../src/store/provisioning.js";
 
@@ -16,6 +16,7 @@ export default class KeysCreate extends GwCommand {
     "<%= config.bin %> keys create --agent research --plan pro --json",
     "<%= config.bin %> keys create --agent ci --name 'nightly batch' --budget 2000000 --expires 30d --models 'openai/*' --rpm 30 --tpm 50000",
   ];
+  static override enableJsonFlag = true;
   static override flags = {
     agent: Flags.string({ description: "agent name (created when it does not exist)", required: true }),
     plan: Flags.string({ description: "plan for the agent (sets it on an existing agent) [default for a new agent: free]" }),
@@ -23,7 +24,7 @@ export default class KeysCreate extends GwCommand {
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(KeysCreate);
     const paths = await openHome(flags.home, { create: true });
     const config = loadConfig(paths);
@@ -36,27 +37,27 @@ export default class KeysCreate extends GwCommand {
     });
     const { record } = created;
     for (const line of keyPlanNotes(config, { agent: created.agent, key: record, agentCreatedOnDefaultPlan: !agentExisted && plan === undefined })) note(line);
-    if (flags.json) {
-      // {key, agent, plan} as ever; a key made with limits also shows its prefix and those limits.
-      const withLimits = Object.keys(limits).length > 0;
-      return printJson({
-        key: created.key,
-        agent: created.agent.name,
-        plan: created.agent.plan,
-        ...(withLimits
-          ? {
-              prefix: record.prefix,
-              name: record.name ?? null,
-              budget: record.budget ?? null,
-              expiresAt: record.expiresAt ?? null,
-              models: record.models ?? null,
-              rpm: record.rpm ?? null,
-              tpm: record.tpm ?? null,
-            }
-          : {}),
-      });
-    }
-    printLine(created.key);
-    note(`key ${record.prefix}… for agent "${created.agent.name}" (plan ${created.agent.plan}); it is shown only this once`);
+    // {key, agent, plan} as ever; a key made with limits also shows its prefix and those limits.
+    const withLimits = Object.keys(limits).length > 0;
+    const shown = {
+      key: created.key,
+      agent: created.agent.name,
+      plan: created.agent.plan,
+      ...(withLimits
+        ? {
+            prefix: record.prefix,
+            name: record.name ?? null,
+            budget: record.budget ?? null,
+            expiresAt: record.expiresAt ?? null,
+            models: record.models ?? null,
+            rpm: record.rpm ?? null,
+            tpm: record.tpm ?? null,
+          }
+        : {}),
+    };
+    return this.shown(shown, () => {
+      printLine(created.key);
+      note(`key ${record.prefix}… for agent "${created.agent.name}" (plan ${created.agent.plan}); it is shown only this once`);
+    });
   }
 }

@@ -4,19 +4,20 @@ import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
 import { keyListing } from "../../src/cli/key-report.js";
-import { printJson, printTable } from "../../src/cli/output.js";
+import { printTable } from "../../src/cli/output.js";
 import { findAgent } from "../../src/store/provisioning.js";
 
 export default class KeysList extends GwCommand {
   static override description =
     "List API keys by visible prefix (keys and their hashes are never shown): label, agent, plan, the key's own limits (requests and tokens per minute, model patterns, budget; - where it has none and only its plan's apply), credits spent in the budget's period (this month unless the budget is a lifetime one), expiry and last use.";
+  static override enableJsonFlag = true;
   static override flags = {
     agent: Flags.string({ description: "only this agent's keys" }),
     revoked: Flags.boolean({ description: "include revoked keys", default: false }),
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(KeysList);
     const paths = await openHome(flags.home);
     const config = loadConfig(paths);
@@ -25,25 +26,26 @@ export default class KeysList extends GwCommand {
     if (flags.agent !== undefined && !only) throw new CliError(`no agent "${flags.agent}"`);
     const keys = data.keys.filter((key) => (!only || key.agentId === only.id) && (flags.revoked || flags.json || key.revokedAt === null));
     const listing = await keyListing(config, data, paths.usageDir, keys, new Date());
-    if (flags.json) return printJson(listing);
-    printTable(
-      ["NAME", "PREFIX", "AGENT", "PLAN", "RPM", "TPM", "MODELS", "BUDGET", "SPENT", "EXPIRES", "LAST USED", ...(flags.revoked ? ["REVOKED"] : [])],
-      listing.map((key) => [
-        key.name ?? "-",
-        key.prefix,
-        key.agent,
-        key.plan,
-        // The key's own limits; "-" where it has none and its plan's apply alone.
-        key.rpm,
-        key.tpm,
-        key.models?.join(","),
-        key.budget ? `${key.budget.credits}/${key.budget.period}` : "-",
-        key.spent,
-        key.expiresAt ? `${key.expiresAt}${key.expired ? " (expired)" : ""}` : "never",
-        key.lastUsedAt ?? "never",
-        ...(flags.revoked ? [key.revokedAt ?? "-"] : []),
-      ]),
-      "no keys (create one with `gw keys create --agent NAME`)",
-    );
+    return this.shown(listing, () => {
+      printTable(
+        ["NAME", "PREFIX", "AGENT", "PLAN", "RPM", "TPM", "MODELS", "BUDGET", "SPENT", "EXPIRES", "LAST USED", ...(flags.revoked ? ["REVOKED"] : [])],
+        listing.map((key) => [
+          key.name ?? "-",
+          key.prefix,
+          key.agent,
+          key.plan,
+          // The key's own limits; "-" where it has none and its plan's apply alone.
+          key.rpm,
+          key.tpm,
+          key.models?.join(","),
+          key.budget ? `${key.budget.credits}/${key.budget.period}` : "-",
+          key.spent,
+          key.expiresAt ? `${key.expiresAt}${key.expired ? " (expired)" : ""}` : "never",
+          key.lastUsedAt ?? "never",
+          ...(flags.revoked ? [key.revokedAt ?? "-"] : []),
+        ]),
+        "no keys (create one with `gw keys create --agent NAME`)",
+      );
+    });
   }
 }

@@ -2,16 +2,17 @@ import { Args } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome, withMetadata } from "../../src/cli/home.js";
-import { printJson, printLine } from "../../src/cli/output.js";
+import { printLine } from "../../src/cli/output.js";
 import { revokeKey } from "../../src/store/provisioning.js";
 
 export default class KeysRevoke extends GwCommand {
   static override description = "Revoke an API key by its visible prefix (as `gw keys list` shows it) or id.";
   static override examples = ["<%= config.bin %> keys revoke gw_3fK9aB2c"];
   static override args = { prefix: Args.string({ description: "key prefix or id", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = { json: jsonFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(KeysRevoke);
     const paths = await openHome(flags.home);
     const { agent, key } = await withMetadata(paths, async (store) => {
@@ -19,7 +20,8 @@ export default class KeysRevoke extends GwCommand {
       return { key: revoked, agent: store.data.agents.find((candidate) => candidate.id === revoked.agentId)?.name ?? revoked.agentId };
     });
     const view = { id: key.id, prefix: key.prefix, agent, createdAt: key.createdAt, revokedAt: key.revokedAt };
-    if (flags.json) return printJson(view);
-    printLine(`revoked key ${key.prefix}… of agent "${agent}"`);
+    return this.shown(view, () => {
+      printLine(`revoked key ${key.prefix}… of agent "${agent}"`);
+    });
   }
 }

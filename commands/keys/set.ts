@@ -5,7 +5,7 @@ import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
 import { keyLimitFlags, keyLimitsFrom } from "../../src/cli/key-limit-flags.js";
 import { keyPlanNotes } from "../../src/cli/key-plan-notes.js";
-import { note, printJson } from "../../src/cli/output.js";
+import { note } from "../../src/cli/output.js";
 import { setKeyLimits } from "../../src/store/provisioning.js";
 
 export default class KeysSet extends GwCommand {
@@ -18,9 +18,10 @@ export default class KeysSet extends GwCommand {
   static override args = {
     prefix: Args.string({ description: "the key's visible prefix (as gw keys list shows it) or id", required: true }),
   };
+  static override enableJsonFlag = true;
   static override flags = { ...keyLimitFlags, json: jsonFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(KeysSet);
     const paths = await openHome(flags.home);
     const { record, agent } = await withMetadata(paths, async (store) => {
@@ -32,10 +33,7 @@ export default class KeysSet extends GwCommand {
       return { record: changed, agent: store.data.agents.find((candidate) => candidate.id === changed.agentId) };
     });
     if (agent && flags.rpm !== undefined) for (const line of keyPlanNotes(loadConfig(paths), { agent, key: record })) note(line);
-    if (flags.json) {
-      const { hash: _hash, ...shown } = record;
-      return printJson(shown);
-    }
-    note(`key ${record.prefix}… updated`);
+    const { hash: _hash, ...shown } = record;
+    return this.shown(shown, () => note(`key ${record.prefix}… updated`));
   }
 }

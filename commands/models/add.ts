@@ -3,7 +3,7 @@ import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag, numberFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
-import { note, printJson, printLine } from "../../src/cli/output.js";
+import { note, printLine } from "../../src/cli/output.js";
 import { arrayAt, stringField } from "../../src/cli/raw-config.js";
 import { editConfig } from "../../src/config/config-file.js";
 import { routesServing } from "../../src/config/model-routes.js";
@@ -20,6 +20,7 @@ export default class ModelsAdd extends GwCommand {
   static override args = {
     id: Args.string({ description: "the model id requests name, e.g. openai/gpt-4.1 (a route's prefix plus the vendor's model)", required: true }),
   };
+  static override enableJsonFlag = true;
   static override flags = {
     name: Flags.string({ description: "display name", required: true }),
     "context-length": Flags.integer({ description: "context window in tokens", required: true, min: 1 }),
@@ -37,7 +38,7 @@ export default class ModelsAdd extends GwCommand {
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(ModelsAdd);
     const entry: Record<string, unknown> = { id: args.id, name: flags.name, context_length: flags["context-length"] };
     if (flags["input-modalities"] !== undefined) entry.input_modalities = modalities(flags["input-modalities"], "--input-modalities");
@@ -57,8 +58,9 @@ export default class ModelsAdd extends GwCommand {
     });
     if (routesServing(config, args.id).length === 0)
       note(`note: no route serves ${args.id} yet, so GET /v1/models does not list it: add one with \`gw routes add PREFIX --provider NAME\``);
-    if (flags.json) return printJson(config.models[result.index]);
-    printLine(`${result.replaced ? "replaced" : "added"} models[${result.index}]: "${args.id}" (${flags.name})`);
+    return this.shown(config.models[result.index], () => {
+      printLine(`${result.replaced ? "replaced" : "added"} models[${result.index}]: "${args.id}" (${flags.name})`);
+    });
   }
 }
 

@@ -1,32 +1,34 @@
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome } from "../../src/cli/home.js";
-import { printJson, printTable } from "../../src/cli/output.js";
+import { printTable } from "../../src/cli/output.js";
 import { aliasesOf } from "../../src/cli/plan-names.js";
 
 export default class PlansList extends GwCommand {
   static override description = "List plans with their resolved limits (defaults plus config.json overrides).";
+  static override enableJsonFlag = true;
   static override flags = { json: jsonFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(PlansList);
     const config = loadConfig(await openHome(flags.home));
     const plans = Object.entries(config.resolvedPlans).map(([name, limits]) => ({ name, aliases: aliasesOf(config, name), ...limits }));
-    if (flags.json) return printJson(plans);
-    printTable(
-      ["PLAN", "ALIASES", "CREDITS/MONTH", "RPM", "FREE TIER ONLY", "IMAGE N", "RESOLUTION", "STORAGE BYTES", "STORAGE OPS", "LOW LATENCY"],
-      plans.map((plan) => [
-        plan.name,
-        plan.aliases.join(","),
-        plan.monthlyCredits,
-        plan.requestsPerMinute,
-        plan.freeTierOnly,
-        plan.imageMaxN,
-        plan.imageMaxResolution,
-        plan.storageBytes,
-        plan.storageOperationsPerPeriod,
-        plan.lowLatencyRouting,
-      ]),
-    );
+    return this.shown(plans, () => {
+      printTable(
+        ["PLAN", "ALIASES", "CREDITS/MONTH", "RPM", "FREE TIER ONLY", "IMAGE N", "RESOLUTION", "STORAGE BYTES", "STORAGE OPS", "LOW LATENCY"],
+        plans.map((plan) => [
+          plan.name,
+          plan.aliases.join(","),
+          plan.monthlyCredits,
+          plan.requestsPerMinute,
+          plan.freeTierOnly,
+          plan.imageMaxN,
+          plan.imageMaxResolution,
+          plan.storageBytes,
+          plan.storageOperationsPerPeriod,
+          plan.lowLatencyRouting,
+        ]),
+      );
+    });
   }
 }

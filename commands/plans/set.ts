@@ -3,7 +3,7 @@ import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
-import { printJson, printLine } from "../../src/cli/output.js";
+import { printLine } from "../../src/cli/output.js";
 import { requirePlan, unknownPlan } from "../../src/cli/plan-names.js";
 import { isRecord, objectAt } from "../../src/cli/raw-config.js";
 import { editConfig } from "../../src/config/config-file.js";
@@ -20,6 +20,7 @@ export default class PlansSet extends GwCommand {
     "<%= config.bin %> plans set gold --create --monthly-credits 100000000",
   ];
   static override args = { plan: Args.string({ description: "plan name or alias (a new name needs --create)", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     create: Flags.boolean({ description: "define PLAN when it does not exist yet (limits of free, plus those given)", default: false }),
     agent: Flags.string({ description: "move this agent to the plan" }),
@@ -34,7 +35,7 @@ export default class PlansSet extends GwCommand {
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(PlansSet);
     const limits = {
       monthlyCredits: flags["monthly-credits"],
@@ -71,14 +72,15 @@ export default class PlansSet extends GwCommand {
     const agentName = flags.agent;
     const agent = agentName === undefined ? undefined : await withMetadata(paths, (store) => setAgentPlan(store, agentName, target));
     const result = { plan: target, created, limits: config.resolvedPlans[target], ...(agent ? { agent: agent.name } : {}) };
-    if (flags.json) return printJson(result);
-    if (created) printLine(`created plan ${target} (the limits of free${Object.keys(changes).length > 0 ? ", with those given" : ""})`);
-    else if (Object.keys(changes).length > 0)
-      printLine(
-        `plan ${target}: set ${Object.entries(changes)
-          .map(([key, value]) => `${key}=${String(value)}`)
-          .join(", ")}`,
-      );
-    if (agent) printLine(`agent "${agent.name}" is now on plan ${target}`);
+    return this.shown(result, () => {
+      if (created) printLine(`created plan ${target} (the limits of free${Object.keys(changes).length > 0 ? ", with those given" : ""})`);
+      else if (Object.keys(changes).length > 0)
+        printLine(
+          `plan ${target}: set ${Object.entries(changes)
+            .map(([key, value]) => `${key}=${String(value)}`)
+            .join(", ")}`,
+        );
+      if (agent) printLine(`agent "${agent.name}" is now on plan ${target}`);
+    });
   }
 }

@@ -3,7 +3,7 @@ import { CliError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
-import { note, printJson, printLine } from "../../src/cli/output.js";
+import { note, printLine } from "../../src/cli/output.js";
 import { assertProviderType, parseHeaders, providerView } from "../../src/cli/provider-entries.js";
 import { objectAt } from "../../src/cli/raw-config.js";
 import { editConfig } from "../../src/config/config-file.js";
@@ -16,6 +16,7 @@ export default class ProvidersAdd extends GwCommand {
     "<%= config.bin %> providers add openrouter --type openai --base-url https://openrouter.ai/api/v1 --api-key '${OPENROUTER_API_KEY}' --header X-Title=gw",
   ];
   static override args = { name: Args.string({ description: "provider name (letters, digits, - and _)", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     type: Flags.string({ description: "provider type (openai for any OpenAI-compatible server)", required: true }),
     "base-url": Flags.string({ description: "upstream base URL" }),
@@ -24,7 +25,7 @@ export default class ProvidersAdd extends GwCommand {
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(ProvidersAdd);
     await assertProviderType(flags.type);
     const headers = parseHeaders(flags.header);
@@ -40,8 +41,9 @@ export default class ProvidersAdd extends GwCommand {
       providers[args.name] = entry;
     });
     const view = providerView(args.name, entry);
-    if (flags.json) return printJson(view);
-    printLine(`added provider "${args.name}" (type ${flags.type})`);
-    if (view.apiKey === "****") note("note: the API key is stored literally in config.json; an ${ENV} reference keeps it out of the file");
+    return this.shown(view, () => {
+      printLine(`added provider "${args.name}" (type ${flags.type})`);
+      if (view.apiKey === "****") note("note: the API key is stored literally in config.json; an ${ENV} reference keeps it out of the file");
+    });
   }
 }

@@ -1,27 +1,29 @@
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome } from "../../src/cli/home.js";
-import { printJson, printTable } from "../../src/cli/output.js";
+import { printTable } from "../../src/cli/output.js";
 import { providerView } from "../../src/cli/provider-entries.js";
 import { isRecord } from "../../src/cli/raw-config.js";
 import { readRawConfig } from "../../src/config/load-config.js";
 
 export default class ProvidersList extends GwCommand {
   static override description = "List providers. API keys show as written when they are ${ENV} references, otherwise as ****.";
+  static override enableJsonFlag = true;
   static override flags = { json: jsonFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(ProvidersList);
     const paths = await openHome(flags.home);
     loadConfig(paths);
     // The raw file, not the loaded config: env references are shown as written, never their values.
     const providers = readRawConfig(paths.config).providers;
     const views = Object.entries(isRecord(providers) ? providers : {}).map(([name, entry]) => providerView(name, entry));
-    if (flags.json) return printJson(views);
-    printTable(
-      ["NAME", "TYPE", "BASE URL", "API KEY", "HEADERS"],
-      views.map((view) => [view.name, view.type, view.baseUrl, view.apiKey, Object.keys(view.headers ?? {}).join(",")]),
-      "no providers (add one with `gw providers add NAME --type openai ...`)",
-    );
+    return this.shown(views, () => {
+      printTable(
+        ["NAME", "TYPE", "BASE URL", "API KEY", "HEADERS"],
+        views.map((view) => [view.name, view.type, view.baseUrl, view.apiKey, Object.keys(view.headers ?? {}).join(",")]),
+        "no providers (add one with `gw providers add NAME --type openai ...`)",
+      );
+    });
   }
 }

@@ -3,7 +3,7 @@ import { CliError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
-import { printJson, printLine } from "../../src/cli/output.js";
+import { printLine } from "../../src/cli/output.js";
 import { providerView, routesUsing } from "../../src/cli/provider-entries.js";
 import { arrayAt, objectAt } from "../../src/cli/raw-config.js";
 import { editConfig } from "../../src/config/config-file.js";
@@ -11,9 +11,10 @@ import { editConfig } from "../../src/config/config-file.js";
 export default class ProvidersRemove extends GwCommand {
   static override description = "Remove a provider from config.json; refused while a route sends traffic to it.";
   static override args = { name: Args.string({ description: "provider name", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = { json: jsonFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(ProvidersRemove);
     const paths = await openHome(flags.home);
     const { result: removed } = await editConfig(paths.config, (raw) => {
@@ -30,7 +31,8 @@ export default class ProvidersRemove extends GwCommand {
       delete providers[args.name];
       return providerView(args.name, entry);
     });
-    if (flags.json) return printJson(removed);
-    printLine(`removed provider "${args.name}"`);
+    return this.shown(removed, () => {
+      printLine(`removed provider "${args.name}"`);
+    });
   }
 }

@@ -3,7 +3,7 @@ import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
-import { note, printJson, printLine } from "../../src/cli/output.js";
+import { note, printLine } from "../../src/cli/output.js";
 import { assertProviderType, changeProvider, type ProviderChanges, parseHeaders, providerView } from "../../src/cli/provider-entries.js";
 import { editConfig } from "../../src/config/config-file.js";
 
@@ -16,6 +16,7 @@ export default class ProvidersSet extends GwCommand {
     "<%= config.bin %> providers set openrouter --header X-Title=gw --header HTTP-Referer=   # set one header, remove another",
   ];
   static override args = { name: Args.string({ description: "provider name (`gw providers list` shows them)", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     type: Flags.string({ description: "provider type (openai for any OpenAI-compatible server)" }),
     "base-url": Flags.string({ description: "upstream base URL; '' removes it (the type's default)" }),
@@ -24,7 +25,7 @@ export default class ProvidersSet extends GwCommand {
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(ProvidersSet);
     if (flags.type !== undefined) await assertProviderType(flags.type);
     const changes: ProviderChanges = {};
@@ -37,8 +38,9 @@ export default class ProvidersSet extends GwCommand {
     const paths = await openHome(flags.home);
     const { result } = await editConfig(paths.config, (raw) => changeProvider(raw, args.name, changes));
     const view = providerView(args.name, result.entry);
-    if (flags.json) return printJson(view);
-    printLine(`changed provider "${args.name}": ${result.changed.join(", ")}`);
-    if (changes.apiKey && view.apiKey === "****") note("note: the API key is stored literally in config.json; an ${ENV} reference keeps it out of the file");
+    return this.shown(view, () => {
+      printLine(`changed provider "${args.name}": ${result.changed.join(", ")}`);
+      if (changes.apiKey && view.apiKey === "****") note("note: the API key is stored literally in config.json; an ${ENV} reference keeps it out of the file");
+    });
   }
 }

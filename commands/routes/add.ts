@@ -3,7 +3,7 @@ import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
-import { printJson, printLine } from "../../src/cli/output.js";
+import { printLine } from "../../src/cli/output.js";
 import { arrayAt } from "../../src/cli/raw-config.js";
 import { duplicateRoute, duplicateRouteMessage, parseUpstream } from "../../src/cli/route-entries.js";
 import { editConfig } from "../../src/config/config-file.js";
@@ -17,6 +17,7 @@ export default class RoutesAdd extends GwCommand {
     "<%= config.bin %> routes add auto --replace --upstream openai:gpt-4o-mini:3 --upstream groq:llama-3.1-8b-instant:1",
   ];
   static override args = { prefix: Args.string({ description: "model prefix (e.g. openai/), a short alias, or auto", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     provider: Flags.string({ description: "provider that serves the route", exclusive: ["upstream"] }),
     upstream: Flags.string({ description: "weighted upstream provider:model[:weight] (repeatable)", multiple: true, exclusive: ["provider", "model"] }),
@@ -27,7 +28,7 @@ export default class RoutesAdd extends GwCommand {
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(RoutesAdd);
     if (flags.provider === undefined && flags.upstream === undefined)
       throw new UsageError("give --provider NAME, or --upstream provider:model[:weight] for a weighted route");
@@ -49,7 +50,10 @@ export default class RoutesAdd extends GwCommand {
       routes[duplicate] = route;
       return { index: duplicate, replaced: true };
     });
-    if (flags.json) return printJson(config.routes[result.index]);
-    printLine(`${result.replaced ? "replaced" : "added"} routes[${result.index}]: "${args.prefix}" -> ${flags.provider ?? (flags.upstream ?? []).join(", ")}`);
+    return this.shown(config.routes[result.index], () => {
+      printLine(
+        `${result.replaced ? "replaced" : "added"} routes[${result.index}]: "${args.prefix}" -> ${flags.provider ?? (flags.upstream ?? []).join(", ")}`,
+      );
+    });
   }
 }

@@ -1,21 +1,23 @@
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome } from "../../src/cli/home.js";
-import { printJson, printTable } from "../../src/cli/output.js";
+import { printTable } from "../../src/cli/output.js";
 import { routeTarget } from "../../src/cli/route-entries.js";
 
 export default class RoutesList extends GwCommand {
   static override description = "List chat routes in config order.";
+  static override enableJsonFlag = true;
   static override flags = { json: jsonFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(RoutesList);
     const { routes } = loadConfig(await openHome(flags.home));
-    if (flags.json) return printJson(routes);
-    printTable(
-      ["#", "PREFIX", "PROVIDER / UPSTREAMS", "MODEL", "PRIORITY", "FREE TIER"],
-      routes.map((route, index) => [index, route.prefix, routeTarget(route), route.model, route.priority, route.freeTier]),
-      "no routes (add one with `gw routes add PREFIX --provider NAME`)",
-    );
+    return this.shown(routes, () => {
+      printTable(
+        ["#", "PREFIX", "PROVIDER / UPSTREAMS", "MODEL", "PRIORITY", "FREE TIER"],
+        routes.map((route, index) => [index, route.prefix, routeTarget(route), route.model, route.priority, route.freeTier]),
+        "no routes (add one with `gw routes add PREFIX --provider NAME`)",
+      );
+    });
   }
 }

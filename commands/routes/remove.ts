@@ -2,7 +2,7 @@ import { Args, Flags } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
-import { printJson, printLine } from "../../src/cli/output.js";
+import { printLine } from "../../src/cli/output.js";
 import { arrayAt } from "../../src/cli/raw-config.js";
 import { selectRoute } from "../../src/cli/route-entries.js";
 import { editConfig } from "../../src/config/config-file.js";
@@ -16,6 +16,7 @@ export default class RoutesRemove extends GwCommand {
     "<%= config.bin %> routes remove auto --priority 5",
   ];
   static override args = { prefix: Args.string({ description: "route prefix", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     provider: Flags.string({ description: "the route to this provider (a weighted route: with an upstream to it), when several share the prefix" }),
     priority: Flags.integer({ description: "the route with this priority, when several share the prefix" }),
@@ -23,7 +24,7 @@ export default class RoutesRemove extends GwCommand {
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(RoutesRemove);
     const paths = await openHome(flags.home);
     const { result: removed } = await editConfig(paths.config, (raw) => {
@@ -35,7 +36,8 @@ export default class RoutesRemove extends GwCommand {
       ]);
       return { index, route: routes.splice(index, 1)[0] };
     });
-    if (flags.json) return printJson(removed.route);
-    printLine(`removed routes[${removed.index}] ("${args.prefix}")`);
+    return this.shown(removed.route, () => {
+      printLine(`removed routes[${removed.index}] ("${args.prefix}")`);
+    });
   }
 }

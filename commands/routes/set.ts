@@ -3,7 +3,7 @@ import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
-import { printJson, printLine } from "../../src/cli/output.js";
+import { printLine } from "../../src/cli/output.js";
 import { arrayAt, isRecord } from "../../src/cli/raw-config.js";
 import { isWeighted, routeTarget, selectRoute } from "../../src/cli/route-entries.js";
 import { editConfig } from "../../src/config/config-file.js";
@@ -18,6 +18,7 @@ export default class RoutesSet extends GwCommand {
     "<%= config.bin %> routes set pinned --model ''          # send the request's model again",
   ];
   static override args = { prefix: Args.string({ description: "route prefix", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     provider: Flags.string({ description: "the route to this provider (a weighted route: with an upstream to it), when several share the prefix" }),
     index: Flags.integer({ description: "the route at this position (the # of `gw routes list`), when --provider does not tell them apart", min: 0 }),
@@ -27,7 +28,7 @@ export default class RoutesSet extends GwCommand {
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(RoutesSet);
     if (flags.priority === undefined && flags["free-tier"] === undefined && flags.model === undefined) {
       throw new UsageError("nothing to change: give --priority N, --free-tier or --no-free-tier, or --model M");
@@ -50,10 +51,11 @@ export default class RoutesSet extends GwCommand {
       return found;
     });
     const route = config.routes[index]!;
-    if (flags.json) return printJson(route);
-    const model = route.model === undefined ? "" : `, model ${route.model}`;
-    printLine(
-      `changed routes[${index}]: "${route.prefix}" -> ${routeTarget(route)} (priority ${route.priority}, free tier ${route.freeTier ? "yes" : "no"}${model})`,
-    );
+    return this.shown(route, () => {
+      const model = route.model === undefined ? "" : `, model ${route.model}`;
+      printLine(
+        `changed routes[${index}]: "${route.prefix}" -> ${routeTarget(route)} (priority ${route.priority}, free tier ${route.freeTier ? "yes" : "no"}${model})`,
+      );
+    });
   }
 }

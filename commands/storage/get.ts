@@ -5,7 +5,7 @@ import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { localNameFor, saveDownload } from "../../src/cli/local-files.js";
-import { note, printJson } from "../../src/cli/output.js";
+import { note } from "../../src/cli/output.js";
 import { humanBytes, transferProgress } from "../../src/cli/transfer-progress.js";
 
 export default class StorageGet extends GwCommand {
@@ -13,6 +13,7 @@ export default class StorageGet extends GwCommand {
     "Download a stored file (GET /v1/storage/files/ID and its signed link), streamed to -o FILE, to stdout with -o -, or by default to its stored name in the current directory (never overwriting).";
   static override examples = ["<%= config.bin %> storage get file_01J... -o report.pdf", "<%= config.bin %> storage get file_01J... -o - | sha256sum"];
   static override args = { id: Args.string({ description: "file id", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     output: Flags.string({ char: "o", description: "where to write the bytes; - is stdout [default: ./<stored filename>]" }),
     json: Flags.boolean({ ...jsonFlag, description: "print {id, filename, contentType, sizeBytes, path} of the saved file as JSON" }),
@@ -20,7 +21,7 @@ export default class StorageGet extends GwCommand {
     "base-url": baseUrlFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(StorageGet);
     if (flags.json && flags.output === "-") throw new UsageError("--json and -o - both want stdout; choose one");
     const download = await gatewayClient(flags).downloadFile(args.id);
@@ -30,7 +31,8 @@ export default class StorageGet extends GwCommand {
       throw new CliError(`${target} already exists; pass -o FILE to choose where to save it`);
     }
     const bytes = await saveDownload(download.body, target, transferProgress(`downloading ${args.id}`, download.sizeBytes));
-    if (flags.json) return printJson({ id: args.id, filename: download.filename ?? null, contentType: download.contentType, sizeBytes: bytes, path: target });
-    if (target !== "-") note(`saved ${target} (${humanBytes(bytes)})`);
+    return this.shown({ id: args.id, filename: download.filename ?? null, contentType: download.contentType, sizeBytes: bytes, path: target }, () => {
+      if (target !== "-") note(`saved ${target} (${humanBytes(bytes)})`);
+    });
   }
 }

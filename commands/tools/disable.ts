@@ -2,7 +2,7 @@ import { Args } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
-import { printJson, printLine } from "../../src/cli/output.js";
+import { printLine } from "../../src/cli/output.js";
 import { disableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
 import { editConfig } from "../../src/config/config-file.js";
 
@@ -14,13 +14,15 @@ export default class ToolsDisable extends GwCommand {
     tool: Args.string({ description: `tool: ${KNOWN_TOOLS.join(", ")}`, required: true }),
     model: Args.string({ description: "model id", required: true }),
   };
+  static override enableJsonFlag = true;
   static override flags = { json: jsonFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(ToolsDisable);
     const paths = await openHome(flags.home);
     const { result } = await editConfig(paths.config, (raw) => disableTool(raw, args.tool, args.model));
-    if (flags.json) return printJson(result);
-    printLine(`disabled ${args.model} for ${args.tool}; default: ${result.default ?? "none"}`);
+    return this.shown(result, () => {
+      printLine(`disabled ${args.model} for ${args.tool}; default: ${result.default ?? "none"}`);
+    });
   }
 }

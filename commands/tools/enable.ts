@@ -2,7 +2,7 @@ import { Args, Flags } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
-import { note, printJson, printLine } from "../../src/cli/output.js";
+import { note, printLine } from "../../src/cli/output.js";
 import { implementedProviderTypes } from "../../src/cli/provider-types.js";
 import { enableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
 import { editConfig } from "../../src/config/config-file.js";
@@ -20,21 +20,23 @@ export default class ToolsEnable extends GwCommand {
     tool: Args.string({ description: `tool: ${KNOWN_TOOLS.join(", ")}`, required: true }),
     model: Args.string({ description: "model id (gw tools list shows the catalog models each image tool can take)", required: true }),
   };
+  static override enableJsonFlag = true;
   static override flags = {
     default: Flags.boolean({ description: "make MODEL the tool's default even when it has one", default: false }),
     json: jsonFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(ToolsEnable);
     const paths = await openHome(flags.home, { create: true });
     const types = await implementedProviderTypes();
     const { result, config } = await editConfig(paths.config, (raw) => enableTool(raw, args.tool, args.model, flags.default, types));
     const view = { tool: result.tool, default: result.default, allow: result.allow };
-    if (flags.json) printJson(view);
-    else printLine(`${result.added ? "enabled" : "already enabled:"} ${args.model} for ${args.tool}${result.default === args.model ? " (the default)" : ""}`);
     if (result.provider !== undefined && config.providers[result.provider] === undefined) {
       note(`note: provider "${result.provider}" is not configured, so ${args.model} answers 503 until it is (gw providers add ${result.provider} --type ...)`);
     }
+    return this.shown(view, () => {
+      printLine(`${result.added ? "enabled" : "already enabled:"} ${args.model} for ${args.tool}${result.default === args.model ? " (the default)" : ""}`);
+    });
   }
 }

@@ -1,26 +1,28 @@
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { loadConfig, openHome } from "../../src/cli/home.js";
-import { printJson, printTable } from "../../src/cli/output.js";
+import { printTable } from "../../src/cli/output.js";
 import { toolOverview } from "../../src/cli/tool-entries.js";
 
 export default class ToolsList extends GwCommand {
   static override description =
     "List the tools (image, upscale, background, describe ...): each one's default model, its allowlist, and for image tools the catalog models that could be enabled (with `gw tools enable`). A model whose provider is not configured is marked (no provider).";
+  static override enableJsonFlag = true;
   static override flags = { json: jsonFlag };
 
-  async run(): Promise<void> {
+  async run() {
     const { flags } = await this.parse(ToolsList);
     const tools = toolOverview(loadConfig(await openHome(flags.home)));
-    if (flags.json) return printJson(tools);
-    printTable(
-      ["TOOL", "DEFAULT", "ALLOWED", "CAN BE ENABLED"],
-      tools.map((tool) => [
-        tool.tool,
-        tool.default,
-        tool.allow.join(", "),
-        tool.available?.map((model) => (model.providerConfigured ? model.id : `${model.id} (no provider)`)).join(", "),
-      ]),
-    );
+    return this.shown(tools, () => {
+      printTable(
+        ["TOOL", "DEFAULT", "ALLOWED", "CAN BE ENABLED"],
+        tools.map((tool) => [
+          tool.tool,
+          tool.default,
+          tool.allow.join(", "),
+          tool.available?.map((model) => (model.providerConfigured ? model.id : `${model.id} (no provider)`)).join(", "),
+        ]),
+      );
+    });
   }
 }

@@ -2,7 +2,7 @@ import { Args, Flags } from "@oclif/core";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { note, printJson, printLine } from "../../src/cli/output.js";
+import { note, printLine } from "../../src/cli/output.js";
 import { textArgument } from "../../src/cli/stdin.js";
 import { referenceImageUrl } from "../../src/cli/video-input.js";
 import { checkWaitFlags, followJob, videoWaitFlags } from "../../src/cli/video-wait.js";
@@ -21,6 +21,7 @@ export default class VideoGenerate extends GwCommand {
     // ignoreStdin: oclif would otherwise take a missing argument from piped stdin.
     prompt: Args.string({ description: "what the clip should show; - reads it from stdin", required: true, ignoreStdin: true }),
   };
+  static override enableJsonFlag = true;
   static override flags = {
     image: Flags.string({
       description: "the reference photo: a local FILE (PNG, JPEG, WebP or GIF, sent inline) or an http(s) or data: URL; required or refused per model",
@@ -39,7 +40,7 @@ export default class VideoGenerate extends GwCommand {
     "base-url": baseUrlFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(VideoGenerate);
     await checkWaitFlags(flags);
     const client = gatewayClient(flags);
@@ -52,8 +53,9 @@ export default class VideoGenerate extends GwCommand {
     if (flags.project !== undefined) body.project_id = flags.project;
     const job = await client.video.generate(body);
     if (flags.wait) return followJob(client, job.id, flags, job);
-    if (flags.json) return printJson(job);
-    printLine(job.id);
-    note(`queued on ${job.model}; wait for it with \`gw video status ${job.id} --wait\``);
+    return this.shown(job, () => {
+      printLine(job.id);
+      note(`queued on ${job.model}; wait for it with \`gw video status ${job.id} --wait\``);
+    });
   }
 }

@@ -2,7 +2,7 @@ import { Args, Flags } from "@oclif/core";
 import { apiKeyFlag, baseUrlFlag, jsonFlag } from "../../src/cli/flags.js";
 import { gatewayClient } from "../../src/cli/gateway-client.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { printJson, printLine } from "../../src/cli/output.js";
+import { printLine } from "../../src/cli/output.js";
 import { jobLines } from "../../src/cli/video-output.js";
 import { checkWaitFlags, followJob, videoWaitFlags } from "../../src/cli/video-wait.js";
 
@@ -15,6 +15,7 @@ export default class VideoStatus extends GwCommand {
     "<%= config.bin %> video status vid_01J... --json | jq -r .resultUrl",
   ];
   static override args = { id: Args.string({ description: "job id (vid_...), as `gw video generate` printed it", required: true }) };
+  static override enableJsonFlag = true;
   static override flags = {
     ...videoWaitFlags,
     json: Flags.boolean({
@@ -25,13 +26,14 @@ export default class VideoStatus extends GwCommand {
     "base-url": baseUrlFlag,
   };
 
-  async run(): Promise<void> {
+  async run() {
     const { args, flags } = await this.parse(VideoStatus);
     await checkWaitFlags(flags);
     const client = gatewayClient(flags);
     if (flags.wait) return followJob(client, args.id, flags);
     const job = await client.video.job(args.id);
-    if (flags.json) return printJson(job);
-    for (const line of jobLines(job)) printLine(line);
+    return this.shown(job, () => {
+      for (const line of jobLines(job)) printLine(line);
+    });
   }
 }

@@ -4,8 +4,9 @@
 // A result line is {line, status} and, when the line ran, what `--json` prints for one request.
 import path from "node:path";
 import type { SpeechResult } from "../client/audio-types.js";
-import { type SpeechSummary, speechFormatFor, speechSummary, speechTarget, writeAudio } from "./audio-files.js";
+import { type SpeechSummary, speechFormatFor, speechSummary, speechTarget } from "./audio-files.js";
 import { type BatchLine, type BatchLineResult, type BatchOptions, batchFailure, checkOutputName, runBatch, sendRespectingRateLimit } from "./batch-runner.js";
+import { writeOutputFile } from "./output-file.js";
 
 export type SpeechBatchResult = BatchLineResult & Partial<SpeechSummary>;
 
@@ -21,7 +22,7 @@ async function runLine(item: BatchLine, options: BatchOptions<SpeechResult>, sig
     const result = await sendRespectingRateLimit(() => options.send(body), signal);
     summary = speechSummary(result, null);
     const target = speechTarget(result, path.join(options.directory, output ?? String(item.line)));
-    await writeAudio(target, result.audio);
+    await writeOutputFile(target, result.audio);
     return { line: item.line, status: "ok", ...speechSummary(result, target.path) };
   } catch (error) {
     return { line: item.line, ...summary, ...batchFailure(error) };

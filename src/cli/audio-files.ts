@@ -2,19 +2,13 @@
 // user named it), `-o -` for stdout (never a terminal), else speech-<request id>.<ext> in the
 // current directory, never overwriting a file there. The extension follows the audio's format;
 // -o talk.wav without --format asks for wav.
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SpeechFormat, SpeechResult } from "../client/audio-types.js";
-import { CliError, UsageError } from "./cli-error.js";
+import { UsageError } from "./cli-error.js";
+import type { OutputTarget } from "./output-file.js";
 
 /** File extensions that name a speech format (`.ogg` is Opus in Ogg, what `opus` answers). */
 const FORMAT_OF_EXTENSION: Record<string, SpeechFormat> = { mp3: "mp3", wav: "wav", opus: "opus", ogg: "opus", flac: "flac", pcm: "pcm" };
-
-export interface AudioTarget {
-  path: string;
-  /** Default names are never overwritten; a name the user gave is. */
-  exclusive: boolean;
-}
 
 /** The speech format a target's extension names (`-o talk.wav` -> wav), if any. */
 export function speechFormatOfTarget(target: string): SpeechFormat | undefined {
@@ -49,23 +43,13 @@ export function audioExtension(result: Pick<SpeechResult, "format" | "contentTyp
  * Where one speech result goes: -o FILE as given when its extension fits the audio (else
  * FILE.<ext>, as `gw image generate` does), or speech-<request id or time>.<ext> by default.
  */
-export function speechTarget(result: Pick<SpeechResult, "format" | "contentType" | "requestId">, output: string | undefined): AudioTarget {
+export function speechTarget(result: Pick<SpeechResult, "format" | "contentType" | "requestId">, output: string | undefined): OutputTarget {
   const extension = audioExtension(result);
   if (output === undefined) return { path: `speech-${fileSafe(result.requestId) ?? timestamp()}.${extension}`, exclusive: true };
   const named = speechFormatOfTarget(output);
   if (named !== undefined && named === result.format) return { path: output, exclusive: false };
   const stem = named !== undefined ? output.slice(0, -path.extname(output).length) : output;
   return { path: `${stem}.${extension}`, exclusive: false };
-}
-
-export async function writeAudio(target: AudioTarget, bytes: Uint8Array): Promise<void> {
-  try {
-    await fs.writeFile(target.path, bytes, { flag: target.exclusive ? "wx" : "w" });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw new CliError(`${target.path} already exists; pass -o FILE to choose where to save it`);
-    throw new CliError(`${target.path}: ${(error as Error).message}`);
-  }
 }
 
 /** What `gw audio speak --json` prints about one result (and a --batch line beside its status). */

@@ -8,6 +8,7 @@ import type { TranscriptionAudio } from "../client/audio-client.js";
 import { CliError } from "./cli-error.js";
 import { contentTypeOf } from "./content-types.js";
 import { checkLocalFiles, fileSource } from "./local-files.js";
+import { readStdinBytes } from "./stdin.js";
 import { transferProgress } from "./transfer-progress.js";
 
 /** The gateway's multipart limit on one file (docs/decisions.md §2); stdin is read into memory, so capped here. */
@@ -17,7 +18,7 @@ export async function transcriptionAudio(argument: string): Promise<Transcriptio
   if (/^https?:\/\//i.test(argument)) return { mediaUrl: argument };
   if (/^data:/i.test(argument)) return { mediaBase64: argument };
   if (argument === "-") {
-    const bytes = await readStdinAudio();
+    const bytes = await readStdinBytes(MAX_STDIN_AUDIO_BYTES, "audio", "the audio");
     if (bytes.length === 0) throw new CliError("stdin is empty");
     return { bytes, filename: "stdin", contentType: mediaTypeOf((await fileTypeFromBuffer(bytes))?.mime) };
   }
@@ -31,17 +32,4 @@ export async function transcriptionAudio(argument: string): Promise<Transcriptio
 /** Audio (or video, whose sound track is transcribed) as sniffed; anything else is left to the gateway. */
 function mediaTypeOf(sniffed: string | undefined): string {
   return sniffed && /^(audio|video)\//.test(sniffed) ? sniffed : "application/octet-stream";
-}
-
-async function readStdinAudio(): Promise<Buffer> {
-  if (process.stdin.isTTY) throw new CliError("expected audio on stdin (the argument was `-`), but stdin is a terminal");
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin) {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
-    size += bytes.length;
-    if (size > MAX_STDIN_AUDIO_BYTES) throw new CliError(`the audio on stdin is larger than the ${MAX_STDIN_AUDIO_BYTES / 1024 / 1024} MB the gateway accepts`);
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks);
 }

@@ -12,7 +12,8 @@
 import { promises as fs } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import pLimit from "p-limit";
-import { GwApiError, isRecord } from "../client/gw-api-error.js";
+import { GwApiError } from "../client/gw-api-error.js";
+import { isObject } from "../json/json-values.js";
 import { CliError } from "./cli-error.js";
 import { writeStdout } from "./output.js";
 import { readStdin } from "./stdin.js";
@@ -61,7 +62,7 @@ export function parseBatchLines(text: string): BatchItem[] {
       items.push({ line, error: `not JSON: ${(error as Error).message}` });
       return;
     }
-    items.push(isRecord(value) ? { line, body: value } : { line, error: "not a JSON object" });
+    items.push(isObject(value) ? { line, body: value } : { line, error: "not a JSON object" });
   });
   return items;
 }

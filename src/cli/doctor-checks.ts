@@ -14,27 +14,9 @@ import { describeUnknownProviderType, unknownProviderTypes } from "../config/unk
 import { type EngineLookup, type EngineLookupOptions, lookupEspeak, lookupFfmpeg, lookupFfprobe, lookupTesseract } from "../media/engines.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { periodOf, UsageLog } from "../store/usage-log.js";
+import type { DoctorCheck, DoctorReport } from "./doctor-check-types.js";
 import { tlsCheck } from "./doctor-tls-check.js";
 import { implementedProviderTypes } from "./provider-types.js";
-
-export type CheckStatus = "ok" | "warn" | "error";
-
-export interface DoctorCheck {
-  name: string;
-  status: CheckStatus;
-  detail: string;
-  path?: string;
-  version?: string;
-  source?: string;
-  /** The pricing check: the routable models billed at billing.defaultChatPricing. */
-  models?: string[];
-}
-
-export interface DoctorReport {
-  ok: boolean;
-  home: string;
-  checks: DoctorCheck[];
-}
 
 const MINIMUM_NODE = [20, 19] as const;
 

@@ -2,7 +2,7 @@
 // fingerprint and expiry, and a key file other users can read.
 import { X509Certificate } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import type { CheckStatus, DoctorCheck } from "./doctor-checks.js";
+import type { CheckStatus, DoctorCheck } from "./doctor-check-types.js";
 
 const TLS_WARN_DAYS = 30;
 

@@ -2,6 +2,10 @@
 // stderr (also under --json, so stdout only ever carries the result) with a non-zero exit: 2 for a
 // command line that is wrong in itself (oclif's parse errors, UsageError), 1 for a failure while
 // running (docs/decisions.md §17). An unknown flag is answered with the closest known one.
+// A command with `static enableJsonFlag = true` returns its result from run(): oclif prints it as
+// JSON (two-space indented, one trailing newline) under --json, and `shown` draws it for people
+// otherwise. Errors keep gw's form under --json too: catch() below replaces oclif's, which would
+// print `{"error": ...}` on stdout.
 import { Command, Errors } from "@oclif/core";
 import { StoreError } from "../store/store-error.js";
 import { unknownFlagsOf, withFlagSuggestions } from "./flag-suggestion.js";
@@ -19,6 +23,12 @@ export abstract class GwCommand extends Command {
   override async init(): Promise<void> {
     await super.init();
     exitQuietlyOnBrokenPipe();
+  }
+
+  /** The command's result: returned for oclif to print under --json, else drawn by `view` first. */
+  protected async shown<T>(result: T, view: (result: T) => unknown): Promise<T> {
+    if (!this.jsonEnabled()) await view(result);
+    return result;
   }
 
   protected override async catch(error: CommandFailure): Promise<void> {

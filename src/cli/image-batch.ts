@@ -5,8 +5,9 @@
 import path from "node:path";
 import type { ImageResultBody } from "../client/image-types.js";
 import { type BatchLine, type BatchLineResult, type BatchOptions, batchFailure, checkOutputName, runBatch, sendRespectingRateLimit } from "./batch-runner.js";
-import { extensionOf, type PictureTarget, pictureTargets, writePicture } from "./image-files.js";
+import { extensionOf, pictureTargets } from "./image-files.js";
 import { emptyResultError, outputFormatFor } from "./image-options.js";
+import { type OutputTarget, writeOutputFile } from "./output-file.js";
 
 export interface BatchResult extends BatchLineResult {
   /** The generation id (the request id in the gateway's logs). */
@@ -31,7 +32,7 @@ async function runLine(item: BatchLine, options: BatchOptions<ImageResultBody>, 
     result.asset_ids = answer.data.flatMap((picture) => (picture.asset_id ? [picture.asset_id] : []));
     const empty = emptyResultError(answer);
     if (empty) throw empty;
-    const targets: PictureTarget[] =
+    const targets: OutputTarget[] =
       output === undefined
         ? answer.data.map((picture, index) => ({
             path: path.join(options.directory, `${item.line}-${index + 1}.${extensionOf(picture.media_type)}`),
@@ -40,7 +41,7 @@ async function runLine(item: BatchLine, options: BatchOptions<ImageResultBody>, 
         : pictureTargets(answer.data, path.join(options.directory, output));
     result.files = [];
     for (const [index, picture] of answer.data.entries()) {
-      await writePicture(targets[index]!, Buffer.from(picture.b64_json, "base64"));
+      await writeOutputFile(targets[index]!, Buffer.from(picture.b64_json, "base64"));
       result.files.push(targets[index]!.path);
     }
     return result;

@@ -1,9 +1,8 @@
 // Where `gw image generate` writes pictures: -o FILE (FILE-1.ext, FILE-2.ext ... for several),
 // `-o -` for stdout (one picture only), else image-<asset id or index>.<ext> in the current
 // directory, never overwriting a file there. The extension always follows the picture's media_type.
-import { promises as fs } from "node:fs";
 import path from "node:path";
-import { CliError } from "./cli-error.js";
+import type { OutputTarget } from "./output-file.js";
 
 const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/svg+xml": "svg", "image/gif": "gif" };
 /** File extensions that name an output_format. */
@@ -20,13 +19,7 @@ export function formatOfTarget(target: string): string | undefined {
   return FORMATS[extension];
 }
 
-export interface PictureTarget {
-  path: string;
-  /** Default names are never overwritten; a name the user gave is. */
-  exclusive: boolean;
-}
-
-export function pictureTargets(pictures: Array<{ media_type: string; asset_id?: string }>, output: string | undefined): PictureTarget[] {
+export function pictureTargets(pictures: Array<{ media_type: string; asset_id?: string }>, output: string | undefined): OutputTarget[] {
   return pictures.map((picture, index) => {
     const extension = extensionOf(picture.media_type);
     if (output === undefined) return { path: `image-${picture.asset_id ?? index + 1}.${extension}`, exclusive: true };
@@ -40,14 +33,4 @@ export function pictureTargets(pictures: Array<{ media_type: string; asset_id?: 
 
 function sameFormat(a: string, b: string): boolean {
   return (FORMATS[a.toLowerCase()] ?? a.toLowerCase()) === (FORMATS[b.toLowerCase()] ?? b.toLowerCase());
-}
-
-export async function writePicture(target: PictureTarget, bytes: Buffer): Promise<void> {
-  try {
-    await fs.writeFile(target.path, bytes, { flag: target.exclusive ? "wx" : "w" });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw new CliError(`${target.path} already exists; pass -o FILE to choose where to save it`);
-    throw new CliError(`${target.path}: ${(error as Error).message}`);
-  }
 }

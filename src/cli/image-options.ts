@@ -4,8 +4,9 @@ import { Args, Flags, type Interfaces } from "@oclif/core";
 import type { ImageResultBody } from "../client/image-types.js";
 import { CliError, UsageError } from "./cli-error.js";
 import { apiKeyFlag, baseUrlFlag, jsonFlag, numberFlag } from "./flags.js";
-import { formatOfTarget, pictureTargets, writePicture } from "./image-files.js";
+import { formatOfTarget, pictureTargets } from "./image-files.js";
 import { note, printJson } from "./output.js";
+import { writeOutputFile } from "./output-file.js";
 import { humanBytes } from "./transfer-progress.js";
 
 // ignoreStdin: oclif would otherwise take a missing argument from piped stdin (a --batch - file).
@@ -119,7 +120,7 @@ export async function saveImageResult(result: ImageResultBody, output: string | 
   for (const [index, picture] of result.data.entries()) {
     const bytes = Buffer.from(picture.b64_json, "base64");
     const target = targets[index]!;
-    await writePicture(target, bytes);
+    await writeOutputFile(target, bytes);
     note(`saved ${target.path} (${picture.media_type}, ${humanBytes(bytes.length)}${picture.asset_id ? `, asset ${picture.asset_id}` : ""})`);
   }
 }

@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { UploadSource } from "../client/storage-types.js";
+import { replaceControlCharacters } from "../text/control-characters.js";
 import { CliError } from "./cli-error.js";
 import { contentTypeOf } from "./content-types.js";
 import { humanBytes, type TransferProgress } from "./transfer-progress.js";
@@ -124,9 +125,7 @@ export async function saveDownload(body: ReadableStream<Uint8Array>, target: str
  */
 export function localNameFor(filename: string | undefined, id: string): string {
   const name =
-    (filename ?? "")
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-      .replace(/[\u0000-\u001f\u007f]/g, "")
+    replaceControlCharacters(filename ?? "", "")
       .split(/[\\/]/)
       .pop()
       ?.trim() ?? "";

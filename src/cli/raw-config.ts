@@ -1,10 +1,10 @@
 // Reading and editing the raw config JSON (as written, `${ENV}` references kept) inside editConfig.
 import type { RawConfig } from "../config/config-file.js";
+import { isObject } from "../json/json-values.js";
 import { CliError } from "./cli-error.js";
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+// The one object test (src/json), under the name the config editors use.
+export { isObject as isRecord };
 
 /**
  * The object at `raw[key]`, created when missing. Its entries are named on the command line
@@ -19,7 +19,7 @@ export function objectAt(raw: RawConfig, key: string): Record<string, unknown> {
     raw[key] = created;
     return created;
   }
-  if (!isRecord(value)) throw new CliError(`config.json: ${key}: expected an object`);
+  if (!isObject(value)) throw new CliError(`config.json: ${key}: expected an object`);
   return Object.setPrototypeOf(value, null) as Record<string, unknown>;
 }
 
@@ -36,7 +36,7 @@ export function arrayAt(raw: RawConfig, key: string): unknown[] {
 }
 
 export function stringField(entry: unknown, key: string): string | undefined {
-  if (!isRecord(entry)) return undefined;
+  if (!isObject(entry)) return undefined;
   const value = entry[key];
   return typeof value === "string" ? value : undefined;
 }

@@ -3,6 +3,7 @@
 // results. Text from the web is shown as text: escape sequences a page could use to drive the
 // terminal are dropped, other control characters become spaces, runs of whitespace one space.
 import type { SearchResultItem } from "../client/search-types.js";
+import { replaceC0AndC1Controls, withoutTerminalEscapes } from "../text/control-characters.js";
 
 /** When nothing says how wide the output is (a pipe, a file). */
 export const DEFAULT_WIDTH = 80;
@@ -17,17 +18,12 @@ export function outputWidth(env: NodeJS.ProcessEnv = process.env, stdout: { isTT
   return DEFAULT_WIDTH;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is the point
-const ESCAPE_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u009b[0-?]*[ -/]*[@-~]/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
-
 /**
  * One line of plain text: terminal escape sequences (colours, titles, links) removed, other control
  * characters as spaces, whitespace runs as one space, trimmed.
  */
 export function plainText(text: string): string {
-  return text.replace(ESCAPE_SEQUENCES, "").replace(CONTROL_CHARACTERS, " ").replace(/\s+/g, " ").trim();
+  return replaceC0AndC1Controls(withoutTerminalEscapes(text), " ").replace(/\s+/g, " ").trim();
 }
 
 /**

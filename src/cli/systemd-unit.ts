@@ -4,6 +4,7 @@
 // and the engines gw runs as child processes (ffmpeg, espeak-ng, tesseract; sharp in-process)
 // working; the comments in the unit say why the stronger ones are absent (docs/decisions.md §16).
 import path from "node:path";
+import { hasControlCharacter } from "../text/control-characters.js";
 import { CliError, UsageError } from "./cli-error.js";
 
 export interface UnitOptions {
@@ -115,8 +116,7 @@ export function systemdUnit(options: UnitOptions): string {
  */
 function unitPath(what: string, file: string): string {
   if (!path.isAbsolute(file)) throw new CliError(`${what} "${file}" is not an absolute path`);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\s"'\\\u0000-\u001f\u007f]/.test(file)) {
+  if (/[\s"'\\]/.test(file) || hasControlCharacter(file)) {
     throw new CliError(`${what} "${file}" holds a space, quote, backslash or control character, which a unit file cannot carry safely: use a path without`);
   }
   return file.replaceAll("%", "%%");

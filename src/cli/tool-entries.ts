@@ -3,8 +3,9 @@
 // that do the tool's work, speech and transcription the audio catalog's, video and search their
 // own; the other tools take ids a configured provider could serve (tool-models.ts).
 import { type AudioToolName, audioCatalogOf, findAudioModel } from "../config/audio-model-lookup.js";
-import { type CatalogConfig, catalogSchema, type ImageModelEntry, type ImageOperation } from "../config/catalog-schema.js";
+import { type CatalogConfig, catalogSchema } from "../config/catalog-schema.js";
 import type { RawConfig } from "../config/config-file.js";
+import type { ImageModelEntry, ImageOperation } from "../config/image-catalog-schema.js";
 import { parseConfigText } from "../config/load-config.js";
 import type { Config } from "../config/resolved-config.js";
 import { CliError } from "./cli-error.js";

@@ -2,9 +2,9 @@
 // is large enough to be worth watching; one line rewritten in place, at most ten times a second,
 // and erased when the transfer is done, so the result prints on a clean line (the screen is shared
 // with stdout).
+import { roundedSize } from "../text/byte-sizes.js";
 
 const LARGE_BYTES = 4 * 1024 * 1024;
-const UNITS = ["B", "KB", "MB", "GB", "TB"];
 
 export interface TransferProgress {
   add(bytes: number): void;
@@ -34,13 +34,5 @@ export function transferProgress(label: string, totalBytes: number | undefined, 
   };
 }
 
-/** 1536 -> "1.5 KB" (binary units, as the plans count). */
-export function humanBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : Math.round(value * 10) / 10} ${UNITS[unit]}`;
-}
+/** 1536 -> "1.5 KB": a measured size (the commands that print sizes import it from here). */
+export const humanBytes = roundedSize;

@@ -85,7 +85,7 @@ export function jobLines(job: VideoJobBody, now = Date.now()): string[] {
 
 export const JOB_TABLE_HEADERS = ["ID", "STATUS", "MODEL", "QUEUED", "FINISHED"];
 
-/** `gw video ls`: a row per job, times as how long ago. */
+/** `gw video list`: a row per job, times as how long ago. */
 export function jobRows(jobs: VideoJobBody[], now = Date.now()): string[][] {
   return jobs.map((job) => [job.id, statusText(job), job.model, relative(job.queuedAt, now), job.finishedAt ? relative(job.finishedAt, now) : ""]);
 }

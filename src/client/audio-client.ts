@@ -7,6 +7,8 @@
 // - Speech answers bytes; its metadata travels in X-Service-* headers, read into SpeechResult.
 import { Readable } from "node:stream";
 import { request as undiciRequest } from "undici";
+import { hasControlCharacter } from "../text/control-characters.js";
+import { answerShape, expectAnswer, hasList, hasString } from "./answer-shape.js";
 import type {
   AudioCatalogBody,
   SpeechFormat,
@@ -19,9 +21,9 @@ import type {
   VerboseTranscriptionBody,
   VoiceListBody,
 } from "./audio-types.js";
-import { formFilename, rfc5987 } from "./form-filename.js";
-import { errorFromBody, GwApiError, isRecord, unexpectedAnswer } from "./gw-api-error.js";
+import { errorFromBody, GwApiError } from "./gw-api-error.js";
 import type { HttpTransport } from "./http-transport.js";
+import { multipartUpload } from "./multipart-upload.js";
 import type { UploadSource } from "./storage-types.js";
 import { uploadDispatcher } from "./upload-connections.js";
 
@@ -53,6 +55,9 @@ export const AUDIO_HEADERS = {
 } as const;
 
 const TRANSCRIPTIONS_PATH = "/v1/audio/transcriptions";
+const VOICE_LIST = answerShape("voice list", (body): body is VoiceListBody => hasList(body, "voices"));
+const AUDIO_CATALOG = answerShape("audio catalog", (body): body is AudioCatalogBody => hasList(body, "speech") && hasList(body, "transcription"));
+const TRANSCRIPTION = answerShape("transcription", (body): body is TranscriptionBody | VerboseTranscriptionBody => hasString(body, "text"));
 
 export class AudioClient {
   /**
@@ -111,34 +116,19 @@ export class AudioClient {
 
   /** GET /v1/audio/voices (no key needed); `model` narrows it to one speech model's voices. */
   async voices(query: { model?: string } = {}, options: AudioCallOptions = {}): Promise<VoiceListBody> {
-    const answer = await this.transport.json<unknown>("/v1/audio/voices", { signal: options.signal, query: { model: query.model }, auth: false });
-    if (!isRecord(answer) || !Array.isArray(answer.voices)) throw unexpectedAnswer("voice list", answer);
-    return answer as unknown as VoiceListBody;
+    return this.transport.json("/v1/audio/voices", VOICE_LIST, { signal: options.signal, query: { model: query.model }, auth: false });
   }
 
   /** GET /v1/public/audio-models (no key needed). */
   async audioCatalog(options: AudioCallOptions = {}): Promise<AudioCatalogBody> {
-    const answer = await this.transport.json<unknown>("/v1/public/audio-models", { signal: options.signal, auth: false });
-    if (!isRecord(answer) || !Array.isArray(answer.speech) || !Array.isArray(answer.transcription)) throw unexpectedAnswer("audio catalog", answer);
-    return answer as unknown as AudioCatalogBody;
+    return this.transport.json("/v1/public/audio-models", AUDIO_CATALOG, { signal: options.signal, auth: false });
   }
 
   /** The fields, then the file part last, streamed from `source.open()` with a known length. */
   private async transcribeMultipart(source: UploadSource, params: TranscriptionParams, options: AudioCallOptions): Promise<TranscriptionResult> {
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-    if (/[\u0000-\u001f\u007f]/.test(source.contentType)) throw new GwApiError(`invalid Content-Type ${JSON.stringify(source.contentType)}`, 0);
+    if (hasControlCharacter(source.contentType)) throw new GwApiError(`invalid Content-Type ${JSON.stringify(source.contentType)}`, 0);
     if (!this.options.apiKey) throw new GwApiError("no API key given", 0);
-    const boundary = `gw-${crypto.randomUUID()}`;
-    const encoder = new TextEncoder();
-    let fields = "";
-    for (const [name, value] of formFields(params)) {
-      fields += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-    }
-    const head = encoder.encode(
-      `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${formFilename(source.filename)}"; filename*=UTF-8''${rfc5987(source.filename)}\r\n` +
-        `Content-Type: ${source.contentType}\r\n\r\n`,
-    );
-    const tail = encoder.encode(`\r\n--${boundary}--\r\n`);
+    const upload = multipartUpload(source, formFields(params));
     const url = `${this.transport.baseUrl}${TRANSCRIPTIONS_PATH}`;
     let answer: Awaited<ReturnType<typeof undiciRequest>>;
     try {
@@ -146,10 +136,10 @@ export class AudioClient {
         method: "POST",
         headers: {
           authorization: `Bearer ${this.options.apiKey}`,
-          "content-type": `multipart/form-data; boundary=${boundary}`,
-          "content-length": String(head.length + source.sizeBytes + tail.length),
+          "content-type": upload.contentType,
+          "content-length": String(upload.contentLength),
         },
-        body: Readable.from(framed(head, source.open(), tail), { objectMode: false }),
+        body: Readable.from(upload.body, { objectMode: false }),
         signal: options.signal,
         dispatcher: uploadDispatcher(),
       });
@@ -196,8 +186,7 @@ function transcriptionResult(status: number, headers: Headers, raw: string): Tra
     } catch {
       throw new GwApiError(`the gateway answered with a body that is not JSON: ${raw.slice(0, 200)}`, status, undefined, undefined, requestId);
     }
-    if (!isRecord(body) || typeof body.text !== "string") throw unexpectedAnswer("transcription", body);
-    result.json = body as unknown as TranscriptionBody | VerboseTranscriptionBody;
+    result.json = expectAnswer(body, TRANSCRIPTION);
   }
   return result;
 }
@@ -249,10 +238,4 @@ function headerNumber(headers: Headers, name: keyof typeof AUDIO_HEADERS): numbe
   if (text === undefined) return undefined;
   const value = Number(text);
   return Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-async function* framed(head: Uint8Array, body: AsyncIterable<Uint8Array>, tail: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield head;
-  yield* body;
-  yield tail;
 }

@@ -1,4 +1,5 @@
 // An error answered by the gateway (or a failure to reach it), with the server's own message.
+import { isObject } from "../json/json-values.js";
 
 export class GwApiError extends Error {
   constructor(
@@ -24,9 +25,9 @@ export class GwApiError extends Error {
  * (chat and tools), `{message}` (storage), `{type:"error",error:{type,message}}` (messages format).
  */
 export function errorFromBody(body: unknown, status: number, requestId?: string): GwApiError | undefined {
-  if (!isRecord(body)) return undefined;
+  if (!isObject(body)) return undefined;
   const inner = body.error;
-  if (isRecord(inner) && typeof inner.message === "string") {
+  if (isObject(inner) && typeof inner.message === "string") {
     return new GwApiError(inner.message, status, stringOrUndefined(inner.type), stringOrUndefined(inner.code), requestId, body);
   }
   if (typeof inner === "string") return new GwApiError(inner, status, undefined, undefined, requestId, body);
@@ -34,10 +35,6 @@ export function errorFromBody(body: unknown, status: number, requestId?: string)
     return new GwApiError(body.message, status, stringOrUndefined(body.type), stringOrUndefined(body.code), requestId, body);
   }
   return undefined;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function stringOrUndefined(value: unknown): string | undefined {
@@ -53,7 +50,7 @@ export function unexpectedAnswer(what: string, body: unknown): GwApiError {
 export function networkReason(error: unknown): string {
   if (error instanceof Error) {
     const cause = error.cause;
-    if (isRecord(cause) && typeof cause.code === "string") return cause.code;
+    if (isObject(cause) && typeof cause.code === "string") return cause.code;
     if (cause instanceof Error) return cause.message;
     return error.message;
   }

@@ -1,13 +1,16 @@
 // The typed gateway client the CLI commands (and tests) use: one method per endpoint, on top of
 // HttpTransport, which owns the base URL, auth, error decoding and body kinds.
 import { parse as parseContentDisposition } from "content-disposition";
+import { isObject } from "../json/json-values.js";
+import { hasControlCharacter } from "../text/control-characters.js";
+import { type AnswerShape, answerShape, expectAnswer, hasData, hasList, hasString } from "./answer-shape.js";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelEntry, ModelList } from "./api-types.js";
 import { AudioClient } from "./audio-client.js";
 import { EmbeddingsClient } from "./embeddings-client.js";
-import { formFilename, rfc5987 } from "./form-filename.js";
-import { GwApiError, isRecord, unexpectedAnswer } from "./gw-api-error.js";
+import { GwApiError, unexpectedAnswer } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
 import type { ImageCatalogBody, ImageEditRequest, ImageGenerationRequest, ImageResultBody, ProjectBody, ProjectListBody } from "./image-types.js";
+import { multipartUpload } from "./multipart-upload.js";
 import { SearchClient } from "./search-client.js";
 import {
   type FileDownload,
@@ -27,6 +30,36 @@ import {
   type UploadSource,
 } from "./storage-types.js";
 import { VideoClient } from "./video-client.js";
+
+// The answers, checked for what the client reads (answer-shape.ts).
+const MODEL_LIST = answerShape("/v1/models", (body): body is ModelList => hasList(body, "data"), "unexpected /v1/models answer: no `data` list");
+const MODEL_ENTRY = answerShape("/v1/models/{id}", (body): body is ModelEntry => hasString(body, "id"), "unexpected /v1/models/{id} answer: no `id`");
+const CHAT_COMPLETION = answerShape(
+  "chat completion",
+  (body): body is ChatCompletion => hasList(body, "choices"),
+  "unexpected chat completion answer: no `choices`",
+);
+const CHAT_CHUNK = answerShape(
+  "chat stream chunk",
+  (body): body is ChatCompletionChunk => hasList(body, "choices"),
+  "unexpected chat stream chunk: no `choices`",
+);
+const PRESIGNED_UPLOAD = answerShape("presigned upload", (body): body is PresignedUploadBody => hasData(body, (data) => typeof data.uploadUrl === "string"));
+const FILE_LIST = answerShape("file list", (body): body is FileListBody => isObject(body) && Array.isArray(body.data) && isObject(body.pagination));
+const FILE_URL = answerShape("file url", (body): body is FileUrlBody => hasData(body, (data) => typeof data.url === "string"));
+const DELETED = answerShape("delete", (body): body is MessageBody => hasString(body, "message"));
+const IMAGE_CATALOG = answerShape("image catalog", (body): body is ImageCatalogBody => hasList(body, "models"));
+const PROJECT_LIST = answerShape("project list", (body): body is ProjectListBody => hasList(body, "data"));
+const PROJECT = answerShape("project", (body): body is ProjectBody => hasString(body, "project_id"));
+const QUOTA = answerShape("quota", (body): body is StorageQuotaBody => hasData(body, (data) => typeof data.usedBytes === "number"));
+
+function storedFile(what: string): AnswerShape<StoredFileBody> {
+  return answerShape(what, (body): body is StoredFileBody => hasData(body, (data) => typeof data.id === "string"));
+}
+
+function imageResult(what: string): AnswerShape<ImageResultBody> {
+  return answerShape(what, (body): body is ImageResultBody => hasList(body, "data"));
+}
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -54,71 +87,48 @@ export class GwClient {
   }
 
   async listModels(options: CallOptions = {}): Promise<ModelList> {
-    const body = await this.transport.json<unknown>("/v1/models", options);
-    if (!isRecord(body) || !Array.isArray(body.data))
-      throw new GwApiError("unexpected /v1/models answer: no `data` list", 200, undefined, undefined, undefined, body);
-    return body as unknown as ModelList;
+    return this.transport.json("/v1/models", MODEL_LIST, options);
   }
 
   /** GET /v1/models/{id}: one model the key can call by name (`auto` included); a 404 GwApiError otherwise. */
   async retrieveModel(id: string, options: CallOptions = {}): Promise<ModelEntry> {
-    const body = await this.transport.json<unknown>(`/v1/models/${encodeURIComponent(id)}`, options);
-    if (!isRecord(body) || typeof body.id !== "string")
-      throw new GwApiError("unexpected /v1/models/{id} answer: no `id`", 200, undefined, undefined, undefined, body);
-    return body as unknown as ModelEntry;
+    return this.transport.json(`/v1/models/${encodeURIComponent(id)}`, MODEL_ENTRY, options);
   }
 
   async chatCompletion(body: ChatCompletionRequest, options: CallOptions = {}): Promise<ChatCompletion> {
-    const answer = await this.transport.json<unknown>("/v1/chat/completions", { ...options, json: { ...body, stream: false } });
-    if (!isRecord(answer) || !Array.isArray(answer.choices))
-      throw new GwApiError("unexpected chat completion answer: no `choices`", 200, undefined, undefined, undefined, answer);
-    return answer as unknown as ChatCompletion;
+    return this.transport.json("/v1/chat/completions", CHAT_COMPLETION, { ...options, json: { ...body, stream: false } });
   }
 
   /** Streamed completion: parsed chunks as they arrive, ending at `[DONE]`; an error event throws. */
   async *chatCompletionStream(body: ChatCompletionRequest, options: CallOptions = {}): AsyncGenerator<ChatCompletionChunk> {
     const events = this.transport.events("/v1/chat/completions", { ...options, json: { ...body, stream: true }, requireTerminator: true });
-    for await (const event of events) {
-      if (!isRecord(event) || !Array.isArray(event.choices))
-        throw new GwApiError("unexpected chat stream chunk: no `choices`", 200, undefined, undefined, undefined, event);
-      yield event as unknown as ChatCompletionChunk;
-    }
+    for await (const event of events) yield expectAnswer(event, CHAT_CHUNK);
   }
 
   /** POST /v1/storage/upload: the file as multipart field `file`, streamed from `source.open()`. */
   async uploadFile(source: UploadSource, options: CallOptions = {}): Promise<StoredFileBody> {
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-    if (/[\u0000-\u001f\u007f]/.test(source.contentType)) throw new GwApiError(`invalid Content-Type ${JSON.stringify(source.contentType)}`, 0);
-    const boundary = `gw-${crypto.randomUUID()}`;
-    const head = new TextEncoder().encode(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${formFilename(source.filename)}"; filename*=UTF-8''${rfc5987(source.filename)}\r\n` +
-        `Content-Type: ${source.contentType}\r\n\r\n`,
-    );
-    const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
-    const answer = await this.transport.sendStream("/v1/storage/upload", framed(head, source.open(), tail), {
+    if (hasControlCharacter(source.contentType)) throw new GwApiError(`invalid Content-Type ${JSON.stringify(source.contentType)}`, 0);
+    const upload = multipartUpload(source);
+    return this.transport.sendStream("/v1/storage/upload", upload.body, storedFile("upload"), {
       method: "POST",
-      headers: { "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + source.sizeBytes + tail.length) },
+      headers: { "content-type": upload.contentType, "content-length": String(upload.contentLength) },
       signal: options.signal,
     });
-    return storedFileBody(answer, "upload");
   }
 
   /** POST /v1/storage/presigned-upload: the record and a one-time upload link. */
   async presignUpload(file: PresignUploadRequest, options: CallOptions = {}): Promise<PresignedUploadBody> {
-    const answer = await this.transport.json<unknown>("/v1/storage/presigned-upload", { ...options, json: file });
-    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.uploadUrl !== "string") throw unexpectedAnswer("presigned upload", answer);
-    return answer as unknown as PresignedUploadBody;
+    return this.transport.json("/v1/storage/presigned-upload", PRESIGNED_UPLOAD, { ...options, json: file });
   }
 
   /** PUT the bytes to a presigned upload link (no API key: the link is the credential). */
   async putToUploadUrl(uploadUrl: string, source: UploadSource, options: CallOptions = {}): Promise<StoredFileBody> {
-    const answer = await this.transport.sendStream(uploadUrl, source.open(), {
+    return this.transport.sendStream(uploadUrl, source.open(), storedFile("presigned upload"), {
       method: "PUT",
       headers: { "content-type": source.contentType, "content-length": String(source.sizeBytes) },
       signal: options.signal,
       auth: false,
     });
-    return storedFileBody(answer, "presigned upload");
   }
 
   /** Presign (the record exists at once), then PUT the bytes to the signed link: the two-step upload. */
@@ -128,9 +138,7 @@ export class GwClient {
   }
 
   async listFiles(query: FileListQuery = {}, options: CallOptions = {}): Promise<FileListBody> {
-    const answer = await this.transport.json<unknown>("/v1/storage/files", { ...options, query });
-    if (!isRecord(answer) || !Array.isArray(answer.data) || !isRecord(answer.pagination)) throw unexpectedAnswer("file list", answer);
-    return answer as unknown as FileListBody;
+    return this.transport.json("/v1/storage/files", FILE_LIST, { ...options, query });
   }
 
   /** GET /v1/storage/files/:id, following its redirect to the signed link; the bytes stream. */
@@ -147,48 +155,34 @@ export class GwClient {
   }
 
   async fileUrl(id: string, options: CallOptions = {}): Promise<FileUrlBody> {
-    const answer = await namingFile(id, this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}/url`, options));
-    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.url !== "string") throw unexpectedAnswer("file url", answer);
-    return answer as unknown as FileUrlBody;
+    return namingFile(id, this.transport.json(`/v1/storage/files/${encodeURIComponent(id)}/url`, FILE_URL, options));
   }
 
   async deleteFile(id: string, options: CallOptions = {}): Promise<MessageBody> {
-    const answer = await namingFile(id, this.transport.json<unknown>(`/v1/storage/files/${encodeURIComponent(id)}`, { ...options, method: "DELETE" }));
-    if (!isRecord(answer) || typeof answer.message !== "string") throw unexpectedAnswer("delete", answer);
-    return answer as unknown as MessageBody;
+    return namingFile(id, this.transport.json(`/v1/storage/files/${encodeURIComponent(id)}`, DELETED, { ...options, method: "DELETE" }));
   }
 
   /** POST /v1/image/generations: the image result, pictures as base64. */
   async generateImages(body: ImageGenerationRequest, options: CallOptions = {}): Promise<ImageResultBody> {
-    const answer = await this.transport.json<unknown>("/v1/image/generations", { ...options, json: body });
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpectedAnswer("image generation", answer);
-    return answer as unknown as ImageResultBody;
+    return this.transport.json("/v1/image/generations", imageResult("image generation"), { ...options, json: body });
   }
 
   /** POST /v1/image/edits in its JSON form: the same image result as a generation. */
   async editImages(body: ImageEditRequest, options: CallOptions = {}): Promise<ImageResultBody> {
-    const answer = await this.transport.json<unknown>("/v1/image/edits", { ...options, json: body });
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpectedAnswer("image edit", answer);
-    return answer as unknown as ImageResultBody;
+    return this.transport.json("/v1/image/edits", imageResult("image edit"), { ...options, json: body });
   }
 
   /** GET /v1/public/image-models (no key needed). */
   async imageCatalog(options: CallOptions = {}): Promise<ImageCatalogBody> {
-    const answer = await this.transport.json<unknown>("/v1/public/image-models", { ...options, auth: false });
-    if (!isRecord(answer) || !Array.isArray(answer.models)) throw unexpectedAnswer("image catalog", answer);
-    return answer as unknown as ImageCatalogBody;
+    return this.transport.json("/v1/public/image-models", IMAGE_CATALOG, { ...options, auth: false });
   }
 
   async listProjects(options: CallOptions = {}): Promise<ProjectListBody> {
-    const answer = await this.transport.json<unknown>("/v1/projects", options);
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpectedAnswer("project list", answer);
-    return answer as unknown as ProjectListBody;
+    return this.transport.json("/v1/projects", PROJECT_LIST, options);
   }
 
   async createProject(name: string, options: CallOptions = {}): Promise<ProjectBody> {
-    const answer = await this.transport.json<unknown>("/v1/projects", { ...options, json: { name } });
-    if (!isRecord(answer) || typeof answer.project_id !== "string") throw unexpectedAnswer("project", answer);
-    return answer as unknown as ProjectBody;
+    return this.transport.json("/v1/projects", PROJECT, { ...options, json: { name } });
   }
 
   async storageQuota(options: CallOptions = {}): Promise<StorageQuotaBody> {
@@ -198,8 +192,7 @@ export class GwClient {
   /** GET /v1/storage/quota: the quota, and the per-file limit the gateway sends beside it. */
   async storageLimits(options: CallOptions = {}): Promise<StorageLimits> {
     const response = await this.transport.request("/v1/storage/quota", { ...options, headers: { accept: "application/json" } });
-    const answer = await readJsonBody(response, "quota");
-    if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.usedBytes !== "number") throw unexpectedAnswer("quota", answer);
+    const quota = expectAnswer(await readJsonBody(response, "quota"), QUOTA);
     const count = (header: string) => {
       const value = Number(response.headers.get(header) ?? Number.NaN);
       return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
@@ -209,7 +202,7 @@ export class GwClient {
     const limit = count(OPERATIONS_LIMIT_HEADER);
     const period = response.headers.get(OPERATIONS_PERIOD_HEADER);
     return {
-      quota: answer as unknown as StorageQuotaBody,
+      quota,
       maxFileBytes: maxFileBytes !== undefined && maxFileBytes > 0 ? maxFileBytes : undefined,
       operations: used !== undefined && limit !== undefined && period ? { used, limit, period } : undefined,
     };
@@ -240,11 +233,6 @@ async function readJsonBody(response: Response, what: string): Promise<unknown> 
   }
 }
 
-function storedFileBody(answer: unknown, what: string): StoredFileBody {
-  if (!isRecord(answer) || !isRecord(answer.data) || typeof answer.data.id !== "string") throw unexpectedAnswer(what, answer);
-  return answer as unknown as StoredFileBody;
-}
-
 function filenameOf(header: string | null): string | undefined {
   if (!header) return undefined;
   try {
@@ -253,11 +241,4 @@ function filenameOf(header: string | null): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The multipart framing around the file's bytes, in order, as they are read. */
-async function* framed(head: Uint8Array, body: AsyncIterable<Uint8Array>, tail: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield head;
-  yield* body;
-  yield tail;
 }

@@ -2,7 +2,9 @@
 // endpoints answer with (JSON, Server-Sent Events, binary). Endpoint methods live in GwClient.
 import { Readable } from "node:stream";
 import { request as undiciRequest } from "undici";
-import { errorFromBody, GwApiError, isRecord } from "./gw-api-error.js";
+import { isObject } from "../json/json-values.js";
+import { type AnswerShape, expectAnswer } from "./answer-shape.js";
+import { errorFromBody, GwApiError } from "./gw-api-error.js";
 import { readServerSentEvents } from "./server-sent-events.js";
 import { unreachableGatewayMessage } from "./unreachable-gateway.js";
 import { uploadDispatcher } from "./upload-connections.js";
@@ -98,9 +100,10 @@ export class HttpTransport {
     return response;
   }
 
-  async json<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  /** The JSON answer, checked against `shape` (a 200 that is not it is a GwApiError). */
+  async json<T>(path: string, shape: AnswerShape<T>, options: RequestOptions = {}): Promise<T> {
     const response = await this.request(path, { ...options, headers: { accept: "application/json", ...options.headers } });
-    return (await readJson(response)) as T;
+    return expectAnswer(await readJson(response), shape);
   }
 
   /** The JSON `data:` payload of each event; an `{error}` event is raised as GwApiError. */
@@ -124,7 +127,7 @@ export class HttpTransport {
       } catch {
         throw new GwApiError(`malformed event from the gateway: ${event.data.slice(0, 200)}`, response.status, undefined, undefined, requestId);
       }
-      if (isRecord(data) && (data.error !== undefined || data.type === "error")) {
+      if (isObject(data) && (data.error !== undefined || data.type === "error")) {
         throw (
           errorFromBody(data, response.status, requestId) ??
           new GwApiError("the gateway reported an error", response.status, undefined, undefined, requestId, data)
@@ -145,7 +148,7 @@ export class HttpTransport {
    * A gateway that refuses the upload before reading it is reported with its own message
    * (upload-connections.ts), not with the broken pipe its early close causes.
    */
-  async sendStream(target: string, body: AsyncIterable<Uint8Array>, options: StreamRequestOptions): Promise<unknown> {
+  async sendStream<T>(target: string, body: AsyncIterable<Uint8Array>, shape: AnswerShape<T>, options: StreamRequestOptions): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json", ...options.headers };
     if (options.auth !== false) {
       if (!this.apiKey) throw new GwApiError("no API key given", 0);
@@ -171,7 +174,7 @@ export class HttpTransport {
     }
     const response = new Response(await answer.body.text(), { status: answer.statusCode, headers: responseHeaders });
     if (!response.ok) throw await decodeError(response);
-    return readJson(response);
+    return expectAnswer(await readJson(response), shape);
   }
 
   async binary(path: string, options: RequestOptions = {}): Promise<BinaryResult> {

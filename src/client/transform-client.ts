@@ -1,7 +1,7 @@
 // The picture-transform endpoints for the client (upscaling, background removal), on GwClient's
 // transport: both answer the image result of generations.
 import type { BackgroundRemovalInput, ImageUpscaleInput } from "../gateway/images/image-transform-request.js";
-import { GwApiError, isRecord } from "./gw-api-error.js";
+import { answerShape, hasList } from "./answer-shape.js";
 import type { HttpTransport } from "./http-transport.js";
 import type { ImageResultBody } from "./image-types.js";
 
@@ -26,10 +26,7 @@ export class TransformClient {
   }
 
   private async send(path: string, body: BackgroundRemovalRequest | ImageUpscaleRequest, options: { signal?: AbortSignal }): Promise<ImageResultBody> {
-    const answer = await this.transport.json<unknown>(path, { ...options, json: body });
-    if (!isRecord(answer) || !Array.isArray(answer.data)) {
-      throw new GwApiError(`unexpected answer from ${path}`, 200, undefined, undefined, undefined, answer);
-    }
-    return answer as unknown as ImageResultBody;
+    const result = answerShape(path, (answer): answer is ImageResultBody => hasList(answer, "data"), `unexpected answer from ${path}`);
+    return this.transport.json(path, result, { ...options, json: body });
   }
 }

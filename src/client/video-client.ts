@@ -3,7 +3,9 @@
 // polled (waitForJob) until it ends; a succeeded job's `resultUrl` is a signed link that needs no
 // key, streamed by downloadClip.
 
-import { errorFromBody, GwApiError, isRecord, networkReason, unexpectedAnswer } from "./gw-api-error.js";
+import { setTimeout as pause } from "node:timers/promises";
+import { type AnswerShape, answerShape, hasList, hasString } from "./answer-shape.js";
+import { errorFromBody, GwApiError, networkReason } from "./gw-api-error.js";
 import type { HttpTransport } from "./http-transport.js";
 import {
   FINISHED_VIDEO_STATUSES,
@@ -31,6 +33,8 @@ export interface WaitOptions extends VideoCallOptions {
 export const MAX_POLL_RETRIES = 6;
 const MAX_RETRY_DELAY_SECONDS = 30;
 const JOBS_PATH = "/v1/video/jobs";
+const JOB_LIST = answerShape("video job list", (body): body is VideoJobListBody => hasList(body, "data"));
+const VIDEO_CATALOG = answerShape("video catalog", (body): body is VideoCatalogBody => hasList(body, "models"));
 
 export function isFinishedJob(job: Pick<VideoJobBody, "status">): boolean {
   return FINISHED_VIDEO_STATUSES.has(job.status);
@@ -45,32 +49,27 @@ export class VideoClient {
 
   /** POST /v1/video/generations: the queued job (id, status, model, queuedAt). */
   async generate(body: VideoGenerationRequest, options: VideoCallOptions = {}): Promise<VideoJobBody> {
-    const answer = await this.transport.json<unknown>("/v1/video/generations", { json: body, signal: options.signal });
-    return jobBody(answer, "video generation");
+    return this.transport.json("/v1/video/generations", jobShape("video generation"), { json: body, signal: options.signal });
   }
 
   /** GET /v1/video/jobs/{id}. */
   async job(id: string, options: VideoCallOptions = {}): Promise<VideoJobBody> {
-    return jobBody(await this.transport.json<unknown>(jobPath(id), { signal: options.signal }), "video job");
+    return this.transport.json(jobPath(id), jobShape("video job"), { signal: options.signal });
   }
 
   /** DELETE /v1/video/jobs/{id}: the cancelled job; a finished one is refused (409 video_job_finished). */
   async cancel(id: string, options: VideoCallOptions = {}): Promise<VideoJobBody> {
-    return jobBody(await this.transport.json<unknown>(jobPath(id), { method: "DELETE", signal: options.signal }), "video cancel");
+    return this.transport.json(jobPath(id), jobShape("video cancel"), { method: "DELETE", signal: options.signal });
   }
 
   /** GET /v1/video/jobs: the caller's recent jobs, newest first (limit 1 to 100, default 20). */
   async list(query: { limit?: number } = {}, options: VideoCallOptions = {}): Promise<VideoJobListBody> {
-    const answer = await this.transport.json<unknown>(JOBS_PATH, { signal: options.signal, query: { limit: query.limit } });
-    if (!isRecord(answer) || !Array.isArray(answer.data)) throw unexpectedAnswer("video job list", answer);
-    return answer as unknown as VideoJobListBody;
+    return this.transport.json(JOBS_PATH, JOB_LIST, { signal: options.signal, query: { limit: query.limit } });
   }
 
   /** GET /v1/public/video-models (no key needed). */
   async videoCatalog(options: VideoCallOptions = {}): Promise<VideoCatalogBody> {
-    const answer = await this.transport.json<unknown>("/v1/public/video-models", { signal: options.signal, auth: false });
-    if (!isRecord(answer) || !Array.isArray(answer.models)) throw unexpectedAnswer("video catalog", answer);
-    return answer as unknown as VideoCatalogBody;
+    return this.transport.json("/v1/public/video-models", VIDEO_CATALOG, { signal: options.signal, auth: false });
   }
 
   /**
@@ -147,9 +146,8 @@ function jobPath(id: string): string {
   return `${JOBS_PATH}/${encodeURIComponent(id)}`;
 }
 
-function jobBody(answer: unknown, what: string): VideoJobBody {
-  if (!isRecord(answer) || typeof answer.id !== "string" || typeof answer.status !== "string") throw unexpectedAnswer(what, answer);
-  return answer as unknown as VideoJobBody;
+function jobShape(what: string): AnswerShape<VideoJobBody> {
+  return answerShape(what, (body): body is VideoJobBody => hasString(body, "id") && hasString(body, "status"));
 }
 
 /** Worth polling again: the gateway unreachable (a restart), rate limited, or failing for now. */
@@ -159,17 +157,11 @@ function isPassing(error: GwApiError): boolean {
   return error.status === 429 || error.status >= 500;
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+/** Wait; an abort rejects with the signal's own reason, as the poll it interrupts does (not timers' AbortError). */
+async function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await pause(ms, undefined, { signal });
+  } catch (error) {
+    throw signal?.aborted ? signal.reason : error;
+  }
 }

@@ -2,7 +2,7 @@
 // image client stays one file per concern.
 import type { DescribeResult } from "../gateway/vision/describe-service.js";
 import type { DescribeRequestInput } from "../gateway/vision/vision-request.js";
-import { GwApiError, isRecord } from "./gw-api-error.js";
+import { answerShape, hasString } from "./answer-shape.js";
 import type { HttpTransport } from "./http-transport.js";
 
 /**
@@ -15,15 +15,13 @@ export type DescribeImageRequest = DescribeRequestInput;
 /** POST /v1/image/describe answers these at the top level. */
 export type DescribeImageBody = DescribeResult;
 
+const DESCRIPTION = answerShape("image description", (body): body is DescribeImageBody => hasString(body, "text"));
+
 export class VisionClient {
   constructor(private readonly transport: HttpTransport) {}
 
   /** POST /v1/image/describe. */
   async describeImage(body: DescribeImageRequest, options: { signal?: AbortSignal } = {}): Promise<DescribeImageBody> {
-    const answer = await this.transport.json<unknown>("/v1/image/describe", { ...options, json: body });
-    if (!isRecord(answer) || typeof answer.text !== "string") {
-      throw new GwApiError("unexpected image description answer from the gateway", 200, undefined, undefined, undefined, answer);
-    }
-    return answer as unknown as DescribeImageBody;
+    return this.transport.json("/v1/image/describe", DESCRIPTION, { ...options, json: body });
   }
 }

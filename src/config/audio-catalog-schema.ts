@@ -4,6 +4,7 @@
 // default-audio-models.ts; a config that lists `catalog.speech` or `catalog.transcription`
 // replaces that list as a whole.
 import { z } from "zod";
+import { catalogEntryFields, uniqueIds } from "./catalog-entry-fields.js";
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
@@ -17,21 +18,7 @@ export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 /** The formats that need time-bounded segments: a model yields all three or none. */
 export const SEGMENT_FORMATS: readonly TranscriptFormat[] = ["verbose_json", "srt", "vtt"];
 
-const modelId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*\/\S+$/, "an audio model id is <provider>/<model>");
-
-const commonFields = {
-  /** Public id, `<provider name>/<vendor model>` (`openai/whisper-1`). */
-  id: modelId,
-  /** The provider's name in `providers`. */
-  provider: z.string().min(1),
-  /** The vendor's model id, as sent upstream. */
-  model: z.string().min(1),
-  name: z.string().min(1),
-  /** What the model is and is not good at, shown in the public catalog. */
-  description: z.string().optional(),
-  /** Free plans reach it. */
-  freeTier: z.boolean().default(true),
-};
+const commonFields = catalogEntryFields("an audio model id is <provider>/<model>", true);
 
 export const speechModelSchema = z
   .object({
@@ -98,16 +85,6 @@ export const transcriptionModelSchema = z
       });
     }
   });
-
-function uniqueIds<Schema extends z.ZodType<{ id: string }>>(schema: Schema, kind: string) {
-  return z.array(schema).superRefine((models, context) => {
-    const seen = new Set<string>();
-    models.forEach((model, index) => {
-      if (seen.has(model.id)) context.addIssue({ code: "custom", path: [index, "id"], message: `the ${kind} model "${model.id}" is listed twice` });
-      seen.add(model.id);
-    });
-  });
-}
 
 export const speechModelListSchema = uniqueIds(speechModelSchema, "speech");
 export const transcriptionModelListSchema = uniqueIds(transcriptionModelSchema, "transcription");

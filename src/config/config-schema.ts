@@ -125,7 +125,7 @@ const routeUpstreamSchema = z
   })
   .strict();
 
-export const routeSchema = z
+const routeFields = z
   .object({
     prefix: z.string().min(1),
     provider: z.string().min(1).optional(),
@@ -135,10 +135,28 @@ export const routeSchema = z
     freeTier: z.boolean().default(false),
     upstreams: z.array(routeUpstreamSchema).min(1).optional(),
   })
-  .strict()
-  .refine((route) => Boolean(route.provider) !== Boolean(route.upstreams), {
-    message: "a route names either `provider` or `upstreams`, not both and not neither",
-  });
+  .strict();
+
+type RouteFields = z.output<typeof routeFields>;
+/** A route to one provider (`openai/` -> openai). */
+export type ProviderRoute = Omit<RouteFields, "provider" | "upstreams"> & { provider: string; upstreams?: undefined };
+/** A route among weighted upstreams (`auto`). */
+export type UpstreamsRoute = Omit<RouteFields, "provider" | "upstreams"> & { upstreams: RouteUpstream[]; provider?: undefined };
+export type RouteUpstream = z.output<typeof routeUpstreamSchema>;
+
+export function isProviderRoute(route: RouteFields): route is ProviderRoute {
+  return route.provider !== undefined && route.upstreams === undefined;
+}
+
+export function isUpstreamsRoute(route: RouteFields): route is UpstreamsRoute {
+  return route.upstreams !== undefined && route.provider === undefined;
+}
+
+// One object schema, so config/schema.json shows one route with every field (a transform would drop
+// the routes' default there); the refinement lets through only the two kinds the type names.
+export const routeSchema = routeFields.refine((route) => isProviderRoute(route) || isUpstreamsRoute(route), {
+  message: "a route names either `provider` or `upstreams`, not both and not neither",
+}) as unknown as z.ZodType<ProviderRoute | UpstreamsRoute, z.input<typeof routeFields>>;
 
 export const pricingSchema = z
   .object({
@@ -309,6 +327,7 @@ export const configSchema = z
     config.routes.forEach((route, index) => {
       const names = route.upstreams ? route.upstreams.map((upstream) => upstream.provider) : [route.provider];
       names.forEach((name) => {
+        // Runs after a route naming neither was refused (its refinement does not stop parsing): no second issue for it.
         if (name && !Object.hasOwn(config.providers, name)) {
           context.addIssue({ code: "custom", path: ["routes", index, route.upstreams ? "upstreams" : "provider"], message: `unknown provider "${name}"` });
         }

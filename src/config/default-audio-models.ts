@@ -8,6 +8,11 @@ import type { SpeechModelInput, TranscriptionModelInput } from "./audio-catalog-
 const OPENAI_TTS_VOICES = ["alloy", "ash", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer"];
 const OPENAI_GPT_TTS_VOICES = [...OPENAI_TTS_VOICES, "ballad", "verse", "marin", "cedar"];
 const MIB = 1024 * 1024;
+const OPENAI_TTS = { maxCharacters: 4096, voices: OPENAI_TTS_VOICES, defaultVoice: "alloy" };
+/** ElevenLabs' default voice (Rachel) and the speeds its API takes. */
+const ELEVENLABS = { defaultVoice: "21m00Tcm4TlvDq8ikWAM", speed: { min: 0.7, max: 1.2 } };
+/** GPT-4o transcription: no timestamps, so no segment formats. */
+const GPT_4O_TRANSCRIBE = { responseFormats: ["json", "text"], maxDurationSeconds: 1500, maxBytes: 25 * MIB } satisfies TranscriptionModelInput["constraints"];
 
 export const DEFAULT_SPEECH_MODEL_INPUTS: SpeechModelInput[] = [
   {
@@ -25,7 +30,7 @@ export const DEFAULT_SPEECH_MODEL_INPUTS: SpeechModelInput[] = [
     model: "tts-1",
     name: "OpenAI TTS",
     description: "Low-latency speech.",
-    constraints: { maxCharacters: 4096, voices: OPENAI_TTS_VOICES, defaultVoice: "alloy" },
+    constraints: OPENAI_TTS,
     pricing: { perCharacter: 15 },
   },
   {
@@ -35,7 +40,7 @@ export const DEFAULT_SPEECH_MODEL_INPUTS: SpeechModelInput[] = [
     name: "OpenAI TTS HD",
     description: "Higher-quality speech, slower than tts-1.",
     freeTier: false,
-    constraints: { maxCharacters: 4096, voices: OPENAI_TTS_VOICES, defaultVoice: "alloy" },
+    constraints: OPENAI_TTS,
     pricing: { perCharacter: 30 },
   },
   {
@@ -43,7 +48,7 @@ export const DEFAULT_SPEECH_MODEL_INPUTS: SpeechModelInput[] = [
     provider: "openai",
     model: "gpt-4o-mini-tts",
     name: "GPT-4o mini TTS",
-    constraints: { maxCharacters: 4096, voices: OPENAI_GPT_TTS_VOICES, defaultVoice: "alloy" },
+    constraints: { ...OPENAI_TTS, voices: OPENAI_GPT_TTS_VOICES },
     pricing: { perCharacter: 12 },
   },
   {
@@ -53,7 +58,7 @@ export const DEFAULT_SPEECH_MODEL_INPUTS: SpeechModelInput[] = [
     name: "ElevenLabs Multilingual v2",
     description: "ElevenLabs' most lifelike voices, 29 languages; the account's voices.",
     freeTier: false,
-    constraints: { maxCharacters: 10_000, defaultVoice: "21m00Tcm4TlvDq8ikWAM", speed: { min: 0.7, max: 1.2 } },
+    constraints: { maxCharacters: 10_000, ...ELEVENLABS },
     pricing: { perCharacter: 300 },
   },
   {
@@ -62,7 +67,7 @@ export const DEFAULT_SPEECH_MODEL_INPUTS: SpeechModelInput[] = [
     model: "eleven_flash_v2_5",
     name: "ElevenLabs Flash v2.5",
     description: "Fast, cheaper ElevenLabs speech, 32 languages; the account's voices.",
-    constraints: { maxCharacters: 40_000, defaultVoice: "21m00Tcm4TlvDq8ikWAM", speed: { min: 0.7, max: 1.2 } },
+    constraints: { maxCharacters: 40_000, ...ELEVENLABS },
     pricing: { perCharacter: 150 },
   },
 ];
@@ -84,7 +89,7 @@ export const DEFAULT_TRANSCRIPTION_MODEL_INPUTS: TranscriptionModelInput[] = [
     name: "GPT-4o Transcribe",
     description: "More accurate than Whisper; no timestamps, so json and text only.",
     freeTier: false,
-    constraints: { responseFormats: ["json", "text"], maxDurationSeconds: 1500, maxBytes: 25 * MIB },
+    constraints: GPT_4O_TRANSCRIBE,
     pricing: { perMinute: 6000 },
   },
   {
@@ -93,7 +98,7 @@ export const DEFAULT_TRANSCRIPTION_MODEL_INPUTS: TranscriptionModelInput[] = [
     model: "gpt-4o-mini-transcribe",
     name: "GPT-4o mini Transcribe",
     description: "Cheaper than GPT-4o Transcribe; no timestamps, so json and text only.",
-    constraints: { responseFormats: ["json", "text"], maxDurationSeconds: 1500, maxBytes: 25 * MIB },
+    constraints: GPT_4O_TRANSCRIBE,
     pricing: { perMinute: 3000 },
   },
   {

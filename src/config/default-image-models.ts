@@ -17,7 +17,7 @@
 //   conservative upscale 40, remove background 5 credits per picture.
 // Stability sizes pictures by aspect ratio itself: the sizes below are its nominal ~1 megapixel
 // sizes (Core draws nearer 1.5 megapixels); the real size is in the picture's bytes.
-import type { ImageModelInput } from "./catalog-schema.js";
+import type { ImageModelInput } from "./image-catalog-schema.js";
 
 // Stability's ratios that a request's aspect_ratio can name (image-request.ts): all but its 9:21.
 const SPEC_STABILITY_RATIOS = ["1:1", "21:9", "16:9", "3:2", "5:4", "4:5", "2:3", "9:16"];

@@ -5,6 +5,14 @@
 import type { VideoModelInput } from "./video-catalog-schema.js";
 
 const LANDSCAPE_AND_PORTRAIT_720 = { "16:9": "1280x720", "9:16": "720x1280" };
+/** Sora 2 and Sora 2 Pro take the same lengths and a first frame; Pro adds a larger size. */
+const SORA = {
+  referenceImage: "optional",
+  duration: { min: 4, max: 12, values: [4, 8, 12], default: 4 },
+  resolutions: { "720p": LANDSCAPE_AND_PORTRAIT_720 },
+  defaultResolution: "720p",
+  defaultRatio: "16:9",
+} satisfies VideoModelInput["constraints"];
 
 export const DEFAULT_VIDEO_MODEL_INPUTS: VideoModelInput[] = [
   {
@@ -65,13 +73,7 @@ export const DEFAULT_VIDEO_MODEL_INPUTS: VideoModelInput[] = [
     model: "sora-2",
     name: "Sora 2",
     description: "OpenAI's video model with sound; text to video, or from a first frame.",
-    constraints: {
-      referenceImage: "optional",
-      duration: { min: 4, max: 12, values: [4, 8, 12], default: 4 },
-      resolutions: { "720p": LANDSCAPE_AND_PORTRAIT_720 },
-      defaultResolution: "720p",
-      defaultRatio: "16:9",
-    },
+    constraints: SORA,
     pricing: { perSecond: { "720p": 100_000 } },
   },
   {
@@ -80,13 +82,7 @@ export const DEFAULT_VIDEO_MODEL_INPUTS: VideoModelInput[] = [
     model: "sora-2-pro",
     name: "Sora 2 Pro",
     description: "Higher-quality Sora, in 720p or 1792x1024.",
-    constraints: {
-      referenceImage: "optional",
-      duration: { min: 4, max: 12, values: [4, 8, 12], default: 4 },
-      resolutions: { "720p": LANDSCAPE_AND_PORTRAIT_720, "1024p": { "16:9": "1792x1024", "9:16": "1024x1792" } },
-      defaultResolution: "720p",
-      defaultRatio: "16:9",
-    },
+    constraints: { ...SORA, resolutions: { ...SORA.resolutions, "1024p": { "16:9": "1792x1024", "9:16": "1024x1792" } } },
     pricing: { perSecond: { "720p": 300_000, "1024p": 500_000 } },
   },
 ];

@@ -3,7 +3,7 @@
 // gateway/routing/route-resolver.ts does (kept here so the CLI can ask without the gateway):
 // a prefix route serves ids that start with its prefix (and are longer, unless the route pins a
 // `model`); an `auto` route's upstreams are the ids `<provider>/<model>` it answers with.
-import type { PlanLimits, RouteConfig } from "./config-schema.js";
+import { isProviderRoute, type PlanLimits, type ProviderRoute, type RouteConfig } from "./config-schema.js";
 import type { Config } from "./resolved-config.js";
 
 type RoutingConfig = Pick<Config, "routes" | "providers">;
@@ -36,8 +36,8 @@ export function autoUpstreamModelIds(config: RoutingConfig): string[] {
 }
 
 /** Prefix routes: they also serve model ids that have no models[] entry. */
-export function prefixRoutes(config: RoutingConfig): RouteConfig[] {
-  return config.routes.filter((route) => route.prefix !== "auto" && route.provider !== undefined);
+export function prefixRoutes(config: RoutingConfig): ProviderRoute[] {
+  return config.routes.filter((route): route is ProviderRoute => route.prefix !== "auto" && isProviderRoute(route));
 }
 
 function autoModelId(upstream: { provider: string; model: string }): string {

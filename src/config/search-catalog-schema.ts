@@ -2,29 +2,17 @@
 // provider and its price per answered search in credits. The built-in entries are below; a
 // config that lists `catalog.search` replaces them as a whole.
 import { z } from "zod";
+import { catalogEntryFields, uniqueIds } from "./catalog-entry-fields.js";
 
 export const searchModelSchema = z
   .object({
-    /** Public id, `<provider name>/<mode>` (`brave/web`). */
-    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*\/\S+$/, "a search model id is <provider>/<mode>"),
-    provider: z.string().min(1),
-    /** The vendor's mode, as the provider reads it. */
-    model: z.string().min(1),
-    name: z.string().min(1),
-    description: z.string().optional(),
-    freeTier: z.boolean().default(true),
+    ...catalogEntryFields("a search model id is <provider>/<mode>", true),
     /** Credits (micro-dollars) per answered search. */
     pricing: z.object({ perRequest: z.number().int().nonnegative() }).strict(),
   })
   .strict();
 
-export const searchModelListSchema = z.array(searchModelSchema).superRefine((models, context) => {
-  const seen = new Set<string>();
-  models.forEach((model, index) => {
-    if (seen.has(model.id)) context.addIssue({ code: "custom", path: [index, "id"], message: `the search model "${model.id}" is listed twice` });
-    seen.add(model.id);
-  });
-});
+export const searchModelListSchema = uniqueIds(searchModelSchema, "search");
 
 export type SearchModelInput = z.input<typeof searchModelSchema>;
 export type SearchModelEntry = z.output<typeof searchModelSchema>;

@@ -4,6 +4,7 @@
 // finished clip for each resolution. The built-in entries are in default-video-models.ts; a
 // config that lists `catalog.video` replaces them as a whole.
 import { z } from "zod";
+import { catalogEntryFields, uniqueIds } from "./catalog-entry-fields.js";
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
@@ -13,13 +14,7 @@ const tier = z.string().regex(/^[A-Za-z0-9]+$/, "a resolution is a word such as 
 
 export const videoModelSchema = z
   .object({
-    /** Public id, `<provider name>/<vendor model>` (`runway/gen4_turbo`). */
-    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*\/\S+$/, "a video model id is <provider>/<model>"),
-    provider: z.string().min(1),
-    model: z.string().min(1),
-    name: z.string().min(1),
-    description: z.string().optional(),
-    freeTier: z.boolean().default(false),
+    ...catalogEntryFields("a video model id is <provider>/<model>", false),
     constraints: z
       .object({
         /** none: text only; optional: a first frame may be sent; required: it must be. */
@@ -63,13 +58,7 @@ export const videoModelSchema = z
     for (const name of Object.keys(resolutions)) if (model.pricing.perSecond[name] === undefined) issue(["pricing", "perSecond", name], `no price for ${name}`);
   });
 
-export const videoModelListSchema = z.array(videoModelSchema).superRefine((models, context) => {
-  const seen = new Set<string>();
-  models.forEach((model, index) => {
-    if (seen.has(model.id)) context.addIssue({ code: "custom", path: [index, "id"], message: `the video model "${model.id}" is listed twice` });
-    seen.add(model.id);
-  });
-});
+export const videoModelListSchema = uniqueIds(videoModelSchema, "video");
 
 export type VideoModelInput = z.input<typeof videoModelSchema>;
 export type VideoModelEntry = z.output<typeof videoModelSchema>;

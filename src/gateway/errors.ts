@@ -1,4 +1,4 @@
-import type { Admission } from "./billing/rate-limiter.js";
+import type { Admission } from "./auth/rate-limiter.js";
 
 // One error class per API error code. Each knows its status, type and code; the server's
 // single error handler renders them into the envelopes of docs/decisions.md §2.
@@ -31,10 +31,19 @@ export abstract class GatewayError extends Error {
   }
 }
 
-export class InvalidApiKeyError extends GatewayError {
-  readonly status = 401;
-  readonly type = "authentication_error";
-  readonly code = "invalid_api_key";
+/**
+ * The base of an error class whose status, type and code never vary:
+ * `class LinkExpiredError extends apiError(410, "invalid_request_error", "link_expired") {}`.
+ */
+export function apiError(status: number, type: string, code: string) {
+  return class extends GatewayError {
+    readonly status = status;
+    readonly type = type;
+    readonly code = code;
+  };
+}
+
+export class InvalidApiKeyError extends apiError(401, "authentication_error", "invalid_api_key") {
   constructor(message = "Invalid API key. Send a valid gw key as `Authorization: Bearer <key>`.") {
     super(message);
   }
@@ -48,10 +57,7 @@ export class ExpiredApiKeyError extends InvalidApiKeyError {
 }
 
 /** A model outside the key's own patterns (`gw keys create --models`): refused before any upstream call. */
-export class KeyModelNotAllowedError extends GatewayError {
-  readonly status = 403;
-  readonly type = "permission_error";
-  readonly code = "model_not_allowed";
+export class KeyModelNotAllowedError extends apiError(403, "permission_error", "model_not_allowed") {
   constructor(model: string, patterns: readonly string[]) {
     super(`This API key may not use the model \`${model}\`; it may use: ${patterns.join(", ")}.`, { param: "model" });
   }
@@ -67,28 +73,13 @@ export class InvalidRequestError extends GatewayError {
   }
 }
 
-export class InvalidJsonError extends GatewayError {
-  readonly status = 400;
-  readonly type = "invalid_request_error";
-  readonly code = "invalid_json";
-}
+export class InvalidJsonError extends apiError(400, "invalid_request_error", "invalid_json") {}
 
-export class UnsupportedMediaTypeError extends GatewayError {
-  readonly status = 415;
-  readonly type = "invalid_request_error";
-  readonly code = "unsupported_media_type";
-}
+export class UnsupportedMediaTypeError extends apiError(415, "invalid_request_error", "unsupported_media_type") {}
 
-export class PayloadTooLargeError extends GatewayError {
-  readonly status = 413;
-  readonly type = "invalid_request_error";
-  readonly code = "payload_too_large";
-}
+export class PayloadTooLargeError extends apiError(413, "invalid_request_error", "payload_too_large") {}
 
-export class ModelNotFoundError extends GatewayError {
-  readonly status = 404;
-  readonly type = "invalid_request_error";
-  readonly code = "model_not_found";
+export class ModelNotFoundError extends apiError(404, "invalid_request_error", "model_not_found") {
   /** `message` words a case of its own (GET /v1/models/{id}: a model this key may not use). */
   constructor(model: string, message?: string) {
     super(
@@ -101,19 +92,13 @@ export class ModelNotFoundError extends GatewayError {
   }
 }
 
-export class ModelRequiresUpgradeError extends GatewayError {
-  readonly status = 403;
-  readonly type = "permission_error";
-  readonly code = "model_requires_upgrade";
+export class ModelRequiresUpgradeError extends apiError(403, "permission_error", "model_requires_upgrade") {
   constructor(model: string, plan: string) {
     super(`The model \`${model}\` is not available on the ${plan} plan; upgrade to use it.`, { param: "model" });
   }
 }
 
-export class InsufficientCreditsError extends GatewayError {
-  readonly status = 402;
-  readonly type = "insufficient_credits";
-  readonly code = "insufficient_credits";
+export class InsufficientCreditsError extends apiError(402, "insufficient_credits", "insufficient_credits") {
   /**
    * `why` replaces the generic "about N needed" when the gateway can say more (what would fit);
    * `limit` says which limit ran out (the plan's period or the key's budget).
@@ -123,10 +108,7 @@ export class InsufficientCreditsError extends GatewayError {
   }
 }
 
-export class RateLimitExceededError extends GatewayError {
-  readonly status = 429;
-  readonly type = "rate_limit_error";
-  readonly code = "rate_limit_exceeded";
+export class RateLimitExceededError extends apiError(429, "rate_limit_error", "rate_limit_exceeded") {
   constructor(
     limitPerMinute: number,
     retryAfterSeconds: number,
@@ -139,17 +121,9 @@ export class RateLimitExceededError extends GatewayError {
   }
 }
 
-export class RouteNotFoundError extends GatewayError {
-  readonly status = 404;
-  readonly type = "invalid_request_error";
-  readonly code = "not_found";
-}
+export class RouteNotFoundError extends apiError(404, "invalid_request_error", "not_found") {}
 
-export class MethodNotAllowedError extends GatewayError {
-  readonly status = 405;
-  readonly type = "invalid_request_error";
-  readonly code = "method_not_allowed";
-}
+export class MethodNotAllowedError extends apiError(405, "invalid_request_error", "method_not_allowed") {}
 
 /** Every upstream failed in a way that is not about a client-supplied value. */
 export class UpstreamUnavailableError extends GatewayError {
@@ -176,11 +150,7 @@ export class MalformedRequestError extends GatewayError {
   }
 }
 
-export class InternalError extends GatewayError {
-  readonly status = 500;
-  readonly type = "server_error";
-  readonly code = "internal_error";
-}
+export class InternalError extends apiError(500, "server_error", "internal_error") {}
 
 /** An upstream error about a value the gateway accepted: returned verbatim with the upstream's status. */
 export class UpstreamPassthroughError extends Error {
@@ -198,10 +168,7 @@ export class UpstreamPassthroughError extends Error {
 }
 
 /** A request over the caller's plan cap (images per call, resolution): rejected, never clamped, nothing billed. */
-export class PlanLimitExceededError extends GatewayError {
-  readonly status = 403;
-  readonly type = "permission_error";
-  readonly code = "plan_limit_exceeded";
+export class PlanLimitExceededError extends apiError(403, "permission_error", "plan_limit_exceeded") {
   constructor(message: string, options: { param?: string } = {}) {
     super(message, options);
   }
@@ -209,47 +176,25 @@ export class PlanLimitExceededError extends GatewayError {
 
 /** No provider is configured for a tool (image generation ...): an operator matter. */
 /** A video job that is not the caller's, or does not exist: the same answer for both. */
-export class VideoJobNotFoundError extends GatewayError {
-  readonly status = 404;
-  readonly type = "invalid_request_error";
-  readonly code = "video_job_not_found";
+export class VideoJobNotFoundError extends apiError(404, "invalid_request_error", "video_job_not_found") {
   constructor(id: string) {
     super(`No video job ${id} for this key's agent.`, { param: "id" });
   }
 }
 
 /** A change a video job can no longer take (cancelling a finished one). */
-export class VideoJobConflictError extends GatewayError {
-  readonly status = 409;
-  readonly type = "invalid_request_error";
-  readonly code = "video_job_finished";
-}
+export class VideoJobConflictError extends apiError(409, "invalid_request_error", "video_job_finished") {}
 
 /** No search provider is set up and allowlisted: 503, type server_error (docs/decisions.md §2). */
-export class SearchNotConfiguredError extends GatewayError {
-  readonly status = 503;
-  readonly type = "server_error";
-  readonly code = "search_not_configured";
-}
+export class SearchNotConfiguredError extends apiError(503, "server_error", "search_not_configured") {}
 
 /** A path the API no longer serves; the message names its replacement. */
-export class EndpointRemovedError extends GatewayError {
-  readonly status = 410;
-  readonly type = "invalid_request_error";
-  readonly code = "endpoint_removed";
-}
+export class EndpointRemovedError extends apiError(410, "invalid_request_error", "endpoint_removed") {}
 
-export class ProviderNotConfiguredError extends GatewayError {
-  readonly status = 503;
-  readonly type = "service_unavailable";
-  readonly code = "provider_not_configured";
-}
+export class ProviderNotConfiguredError extends apiError(503, "service_unavailable", "provider_not_configured") {}
 
 /** A local engine (ffprobe ...) is installed but too busy to answer: try again shortly, nothing is misconfigured. */
-export class EngineBusyError extends GatewayError {
-  readonly status = 503;
-  readonly type = "service_unavailable";
-  readonly code = "engine_busy";
+export class EngineBusyError extends apiError(503, "service_unavailable", "engine_busy") {
   constructor(message: string, options: { provider?: string } = {}) {
     super(message, options);
     this.headers = { "retry-after": "5" };
@@ -257,20 +202,14 @@ export class EngineBusyError extends GatewayError {
 }
 
 /** A library picture that is missing, not a picture, or another agent's: one answer for all. */
-export class AssetNotFoundError extends GatewayError {
-  readonly status = 404;
-  readonly type = "invalid_request_error";
-  readonly code = "asset_not_found";
+export class AssetNotFoundError extends apiError(404, "invalid_request_error", "asset_not_found") {
   constructor(param: string) {
     super(`No picture with this id in your library ('${param}').`, { param });
   }
 }
 
 /** GET /metrics from a client other than loopback without the right `server.metricsToken`. */
-export class MetricsTokenRequiredError extends GatewayError {
-  readonly status = 401;
-  readonly type = "authentication_error";
-  readonly code = "invalid_metrics_token";
+export class MetricsTokenRequiredError extends apiError(401, "authentication_error", "invalid_metrics_token") {
   constructor() {
     super("Metrics from this address need `Authorization: Bearer <server.metricsToken>`.");
     this.headers = { "www-authenticate": "Bearer" };
@@ -278,20 +217,14 @@ export class MetricsTokenRequiredError extends GatewayError {
 }
 
 /** GET /metrics from a client other than loopback when no `server.metricsToken` is set. */
-export class MetricsLoopbackOnlyError extends GatewayError {
-  readonly status = 403;
-  readonly type = "permission_error";
-  readonly code = "metrics_loopback_only";
+export class MetricsLoopbackOnlyError extends apiError(403, "permission_error", "metrics_loopback_only") {
   constructor() {
     super("Metrics are served on loopback only; set server.metricsToken to read them from elsewhere.");
   }
 }
 
 /** GET /ready when a readiness check fails; the message names the failing checks, nothing more. */
-export class NotReadyError extends GatewayError {
-  readonly status = 503;
-  readonly type = "service_unavailable";
-  readonly code = "not_ready";
+export class NotReadyError extends apiError(503, "service_unavailable", "not_ready") {
   constructor(readonly failing: string[]) {
     super(`Not ready: the ${failing.join(", ")} check${failing.length === 1 ? "" : "s"} failed.`);
   }

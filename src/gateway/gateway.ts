@@ -7,7 +7,7 @@ import type { PlanLimits } from "../config/config-schema.js";
 import { watchConfig } from "../config/config-watcher.js";
 import { loadConfigFile } from "../config/load-config.js";
 import type { HomePaths } from "../config/paths.js";
-import { type Config, canonicalPlanName } from "../config/resolved-config.js";
+import type { Config } from "../config/resolved-config.js";
 import { UnsetEnvWarnings } from "../config/unset-env-warnings.js";
 import { safeFetch } from "../net/safe-fetch.js";
 import { UpstreamHttp } from "../net/upstream-http.js";
@@ -18,16 +18,15 @@ import { UsageLog } from "../store/usage-log.js";
 import { VideoJobStore } from "../store/video-jobs.js";
 import { type PublicAudioCatalog, publicAudioCatalog } from "./audio/audio-catalog.js";
 import { SpeechService } from "./audio/speech-service.js";
+import { maxAudioUploadBytes } from "./audio/transcription-request.js";
 import { TranscriptionService } from "./audio/transcription-service.js";
 import { listVoices, type VoiceEntry } from "./audio/voice-catalog.js";
 import { type Caller, KeyAuthenticator } from "./auth/key-authenticator.js";
+import { type CallerPlan, PlanLookup } from "./auth/plan-lookup.js";
+import { type Admission, admitCaller, RateLimiter } from "./auth/rate-limiter.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
-import { type Admission, RateLimiter } from "./billing/rate-limiter.js";
-import type { CallObserver } from "./call-observer.js";
-import { ChatMetering } from "./chat/chat-metering.js";
 import { ChatService } from "./chat/chat-service.js";
 import { EmbeddingsService } from "./embeddings/embeddings-service.js";
-import { RateLimitExceededError } from "./errors.js";
 import type { PublicImageCatalog } from "./images/image-catalog.js";
 import { ImageDrawingService } from "./images/image-drawing-service.js";
 import { ImageLibrary } from "./images/image-library.js";
@@ -39,7 +38,10 @@ import { createProviders } from "./provider-set.js";
 import { CircuitBreakers } from "./routing/circuit-breaker.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
 import { SearchService } from "./search/search-service.js";
+import type { ServiceContext } from "./service-context.js";
 import { StorageService } from "./storage/storage-service.js";
+import type { CallObserver } from "./upstream-calls/call-observer.js";
+import { ChatMetering } from "./upstream-calls/chat-metering.js";
 import { type PublicVideoModel, publicVideoCatalog } from "./video/video-models.js";
 import { VideoPoller } from "./video/video-poller.js";
 import { VideoService } from "./video/video-service.js";
@@ -88,6 +90,8 @@ export class Gateway {
   readonly videoPoller: VideoPoller;
   /** Web search across the configured search providers, in order. */
   readonly search: SearchService;
+  /** Which plan a caller, or an agent, is on now. */
+  readonly plans: PlanLookup;
   /** The video jobs' records (the metrics count them by state). */
   readonly videoJobs: VideoJobStore;
   private currentConfig: Config;
@@ -131,101 +135,42 @@ export class Gateway {
       if (state === "closed") logger.info(line);
       else logger.warn(line);
     }, options.clock);
-    const attempted = options.observer && ((requestId: string, provider: string) => options.observer!.attempted(requestId, provider));
-    const attemptEnded = options.observer?.attemptEnded?.bind(options.observer);
-    const metering = new ChatMetering({
+    const plans = new PlanLookup(
+      () => this.currentConfig,
+      () => store.data.agents,
+    );
+    this.plans = plans;
+    this.projects = new ProjectStore(path.join(paths.dataDir, "projects"));
+    this.imageLibrary = new ImageLibrary(storage, this.projects);
+    const shared: ServiceContext = {
       config: () => this.currentConfig,
       providers: () => this.currentProviders,
       ledger: this.ledger,
-      latency: this.latency,
+      usage: usageLog,
+      plans,
+      storage,
+      library: this.imageLibrary,
+      fetchUrl: this.fetchUrl,
       breakers: this.breakers,
+      latency: this.latency,
+      now: options.now ?? Date.now,
       warn: (message) => logger.warn(message),
-      attempted,
-      attemptEnded,
-      tokensUsed: (keyPrefix, tokens) => this.rateLimiter.spendTokens(keyPrefix, tokens),
-    });
+      observer: options.observer,
+    };
+    const metering = new ChatMetering(shared, (keyPrefix, tokens) => this.rateLimiter.spendTokens(keyPrefix, tokens));
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
     this.embeddings = new EmbeddingsService(metering);
-    this.describer = new DescribeService({ config: () => this.currentConfig, chat: this.chat, fetchUrl: this.fetchUrl, ledger: this.ledger });
-    this.ocr = new OcrService({ config: () => this.currentConfig, ledger: this.ledger, fetchUrl: this.fetchUrl });
-    this.projects = new ProjectStore(path.join(paths.dataDir, "projects"));
-    this.imageLibrary = new ImageLibrary(storage, this.projects);
-    this.images = new ImageDrawingService({
-      config: () => this.currentConfig,
-      providers: () => this.currentProviders,
-      ledger: this.ledger,
-      library: this.imageLibrary,
-      fetchUrl: this.fetchUrl,
-      warn: (message: string) => logger.warn(message),
-      attempted,
-      attemptEnded,
-      chat: this.chat,
-    });
-    this.imageTransforms = new ImageTransformService({
-      config: () => this.currentConfig,
-      providers: () => this.currentProviders,
-      ledger: this.ledger,
-      library: this.imageLibrary,
-      fetchUrl: this.fetchUrl,
-      warn: (message: string) => logger.warn(message),
-      attempted,
-      attemptEnded,
-    });
-    this.transcription = new TranscriptionService({
-      config: () => this.currentConfig,
-      providers: () => this.currentProviders,
-      ledger: this.ledger,
-      fetchUrl: this.fetchUrl,
-      maxUploadBytes: () => this.maxAudioUploadBytes(),
-      warn: (message: string) => logger.warn(message),
-      attempted,
-      attemptEnded,
-    });
-    this.speech = new SpeechService({
-      config: () => this.currentConfig,
-      providers: () => this.currentProviders,
-      ledger: this.ledger,
-      library: this.imageLibrary,
-      warn: (message: string) => logger.warn(message),
-      attempted,
-      attemptEnded,
-    });
-    const now = options.now ?? Date.now;
-    this.search = new SearchService({
-      config: () => this.currentConfig,
-      providers: () => this.currentProviders,
-      ledger: this.ledger,
-      now,
-      warn: (message) => logger.warn(message),
-      attempted,
-    });
-    const videoJobs = VideoJobStore.open(path.join(paths.dataDir, "video-jobs"));
-    this.videoJobs = videoJobs;
-    this.video = new VideoService({
-      config: () => this.currentConfig,
-      providers: () => this.currentProviders,
-      ledger: this.ledger,
-      store: videoJobs,
-      storage,
-      library: this.imageLibrary,
-      fetchUrl: this.fetchUrl,
-      now,
-      warn: (message) => logger.warn(message),
-    });
-    this.videoPoller = new VideoPoller({
-      config: () => this.currentConfig,
-      providers: () => this.currentProviders,
-      store: videoJobs,
-      service: this.video,
-      storage,
-      ledger: this.ledger,
-      fetchUrl: this.fetchUrl,
-      usageDir: paths.usageDir,
-      planOf: (agentId) => this.planOfAgent(agentId),
-      now,
-      warn: (message) => logger.warn(message),
-    });
+    this.describer = new DescribeService(shared, this.chat);
+    this.ocr = new OcrService(shared);
+    this.images = new ImageDrawingService(shared, this.chat);
+    this.imageTransforms = new ImageTransformService(shared);
+    this.transcription = new TranscriptionService(shared);
+    this.speech = new SpeechService(shared);
+    this.search = new SearchService(shared);
+    this.videoJobs = VideoJobStore.open(path.join(paths.dataDir, "video-jobs"));
+    this.video = new VideoService(shared, this.videoJobs);
+    this.videoPoller = new VideoPoller(shared, this.videoJobs, this.video);
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */
@@ -297,34 +242,18 @@ export class Gateway {
     return publicVideoCatalog({ config: this.currentConfig, providers: this.currentProviders });
   }
 
-  /** An agent's plan limits now, by its id (a video job finishing after its request is gone). */
-  planOfAgent(agentId: string): PlanLimits {
-    const agent = this.store.data.agents.find((candidate) => candidate.id === agentId);
-    const name = canonicalPlanName(this.currentConfig, agent?.plan ?? "free") ?? "free";
-    return this.currentConfig.resolvedPlans[name]!;
-  }
-
   /** The largest audio upload: a multipart file as large as a stored file (storage.maxFileBytes). */
   maxAudioUploadBytes(): number {
-    return this.currentConfig.storage.maxFileBytes;
+    return maxAudioUploadBytes(this.currentConfig);
   }
 
-  planOf(caller: Caller): { name: string; limits: PlanLimits } {
-    const name = canonicalPlanName(this.currentConfig, caller.agent.plan) ?? "free";
-    return { name, limits: this.currentConfig.resolvedPlans[name]! };
+  planOf(caller: Caller): CallerPlan {
+    return this.plans.of(caller);
   }
 
-  /**
-   * Count one request against the key's requests per minute (the plan's, or the key's own when
-   * lower) and check its tokens per minute: 429 with Retry-After when over. The state is what
-   * the x-ratelimit-* headers report.
-   */
+  /** Count one request against the caller's key (auth/rate-limiter.ts): 429 with Retry-After when over. */
   takeRateLimit(caller: Caller, plan: PlanLimits): Admission {
-    const requestsPerMinute = Math.min(plan.requestsPerMinute, caller.key.rpm ?? Number.POSITIVE_INFINITY);
-    const admission = this.rateLimiter.admit(caller.key.prefix, requestsPerMinute, caller.key.tpm);
-    if (admission.refusedBy === "tokens") throw new RateLimitExceededError(caller.key.tpm!, admission.retryAfterSeconds, admission);
-    if (admission.refusedBy === "requests") throw new RateLimitExceededError(requestsPerMinute, admission.retryAfterSeconds, admission);
-    return admission;
+    return admitCaller(this.rateLimiter, caller, plan);
   }
 
   async close(): Promise<void> {

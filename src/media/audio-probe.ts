@@ -68,18 +68,21 @@ interface ContainerKind {
   mediaType: string;
 }
 
+const OGG: ContainerKind = { container: "ogg", demuxer: "ogg", extension: "ogg", mediaType: "audio/ogg" };
+const M4A: ContainerKind = { container: "mp4", demuxer: "mov", extension: "m4a", mediaType: "audio/mp4" };
+
 // file-type's extension -> what we accept it as. Everything else is refused before ffprobe runs.
 const ACCEPTED: Record<string, ContainerKind> = {
   mp3: { container: "mp3", demuxer: "mp3", extension: "mp3", mediaType: "audio/mpeg" },
   wav: { container: "wav", demuxer: "wav", extension: "wav", mediaType: "audio/wav" },
-  ogg: { container: "ogg", demuxer: "ogg", extension: "ogg", mediaType: "audio/ogg" },
-  opus: { container: "ogg", demuxer: "ogg", extension: "ogg", mediaType: "audio/ogg" },
-  oga: { container: "ogg", demuxer: "ogg", extension: "ogg", mediaType: "audio/ogg" },
+  ogg: OGG,
+  opus: OGG,
+  oga: OGG,
   flac: { container: "flac", demuxer: "flac", extension: "flac", mediaType: "audio/flac" },
-  m4a: { container: "mp4", demuxer: "mov", extension: "m4a", mediaType: "audio/mp4" },
-  m4b: { container: "mp4", demuxer: "mov", extension: "m4a", mediaType: "audio/mp4" },
+  m4a: M4A,
+  m4b: M4A,
   // A video/mp4 or webm is taken for its audio stream (a screen recording, a browser's MediaRecorder).
-  mp4: { container: "mp4", demuxer: "mov", extension: "mp4", mediaType: "audio/mp4" },
+  mp4: { ...M4A, extension: "mp4" },
   webm: { container: "webm", demuxer: "webm", extension: "webm", mediaType: "audio/webm" },
   aac: { container: "aac", demuxer: "aac", extension: "aac", mediaType: "audio/aac" },
   aif: { container: "aiff", demuxer: "aiff", extension: "aiff", mediaType: "audio/aiff" },

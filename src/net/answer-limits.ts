@@ -2,6 +2,7 @@
 // (`upstream.maxAnswerBytes`), and an answer that passes it fails in words that name the cap, the
 // setting and the provider.
 import type { AnswerCaps } from "../config/config-schema.js";
+import { exactSize } from "../text/byte-sizes.js";
 import { UpstreamNetworkError } from "./upstream-errors.js";
 
 /**
@@ -32,7 +33,7 @@ export function announcedTooLarge(provider: string, kind: keyof AnswerCaps, caps
   return new UpstreamNetworkError(
     provider,
     "answer_too_large",
-    `${provider} announced an answer of ${sizeInWords(length)}, over ${capInWords(kind, caps[kind])}`,
+    `${provider} announced an answer of ${exactSize(length)}, over ${capInWords(kind, caps[kind])}`,
   );
 }
 
@@ -44,19 +45,5 @@ export function unreadErrorBody(provider: string, status: number, caps: AnswerCa
 
 function capInWords(kind: keyof AnswerCaps, maxBytes: number): string {
   const what = kind === "error" ? "error bodies" : `${kind} answers`;
-  return `the ${sizeInWords(maxBytes)} cap on ${what} (upstream.maxAnswerBytes.${kind})`;
+  return `the ${exactSize(maxBytes)} cap on ${what} (upstream.maxAnswerBytes.${kind})`;
 }
-
-/** 33554432 -> "32 MB", 1536 -> "1.5 KB", 1000 -> "1000 bytes": binary units, as the caps are set. */
-export function sizeInWords(bytes: number): string {
-  for (const [unit, size] of UNITS) {
-    if (bytes >= size && (bytes * 10) % size === 0) return `${bytes / size} ${unit}`;
-  }
-  return `${bytes} bytes`;
-}
-
-const UNITS: Array<[string, number]> = [
-  ["GB", 1024 ** 3],
-  ["MB", 1024 ** 2],
-  ["KB", 1024],
-];

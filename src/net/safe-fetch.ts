@@ -159,32 +159,16 @@ async function streamCapped(
   signal: AbortSignal,
   sink: NodeJS.WritableStream,
 ): Promise<void> {
-  const tooLarge = (): FetchFailedError => new FetchFailedError("too_large", `the resource is larger than the ${maxBytes}-byte limit`);
-  const declared = Number(headerValue(headers["content-length"]));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    discard(body);
-    throw tooLarge();
-  }
-  let total = 0;
-  const writing = (async () => {
-    for await (const chunk of body) {
-      const piece: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-      total += piece.length;
-      if (total > maxBytes) {
-        discard(body);
-        throw tooLarge();
-      }
-      if (!sink.write(piece)) await once(sink as unknown as EventEmitter, "drain");
-    }
-    await new Promise<void>((resolve, reject) => {
+  await eachCappedPiece(body, headers, maxBytes, signal, async (piece) => {
+    if (!sink.write(piece)) await once(sink as unknown as EventEmitter, "drain");
+  });
+  await untilAborted(
+    new Promise<void>((resolve, reject) => {
       (sink as unknown as EventEmitter).once("error", reject);
       sink.end(() => resolve());
-    });
-  })();
-  await untilAborted(writing, signal).catch((error: unknown) => {
-    discard(body);
-    throw error;
-  });
+    }),
+    signal,
+  );
 }
 
 async function readCapped(
@@ -193,13 +177,33 @@ async function readCapped(
   maxBytes: number,
   signal: AbortSignal,
 ): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  await eachCappedPiece(body, headers, maxBytes, signal, (piece) => {
+    chunks.push(piece);
+    total += piece.length;
+  });
+  return Buffer.concat(chunks, total);
+}
+
+/**
+ * Hands each piece of the body to `take` as it arrives, at most maxBytes in all: a larger declared
+ * length is refused before reading, a body that grows past it the moment it does. An abort or a
+ * failure drops the body.
+ */
+async function eachCappedPiece(
+  body: Dispatcher.ResponseData["body"],
+  headers: Dispatcher.ResponseData["headers"],
+  maxBytes: number,
+  signal: AbortSignal,
+  take: (piece: Buffer) => void | Promise<void>,
+): Promise<void> {
   const tooLarge = (): FetchFailedError => new FetchFailedError("too_large", `the resource is larger than the ${maxBytes}-byte limit`);
   const declared = Number(headerValue(headers["content-length"]));
   if (Number.isFinite(declared) && declared > maxBytes) {
     discard(body);
     throw tooLarge();
   }
-  const chunks: Buffer[] = [];
   let total = 0;
   const reading = (async () => {
     for await (const chunk of body) {
@@ -209,14 +213,13 @@ async function readCapped(
         discard(body);
         throw tooLarge();
       }
-      chunks.push(piece);
+      await take(piece);
     }
   })();
   await untilAborted(reading, signal).catch((error: unknown) => {
     discard(body);
     throw error;
   });
-  return Buffer.concat(chunks, total);
 }
 
 /** Drop a body we will not read; its connection goes with the client. */

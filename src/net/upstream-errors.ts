@@ -3,25 +3,40 @@
 // from these whether to retry, fall back to the next route, or pass the answer through. Providers
 // re-export them (provider-errors.ts), so the upstream client never imports a provider module.
 
-/**
- * The upstream answered with a non-2xx status. `body` is its raw text, or for vendors whose wire
- * format is not OpenAI's, the OpenAI error envelope built from it; `vendorBody` then keeps the
- * vendor's own body (for endpoints that speak that vendor's format).
- */
+export interface UpstreamHttpErrorFields {
+  provider: string;
+  status: number;
+  /** Its raw text, or for vendors whose wire format is not OpenAI's, the OpenAI error envelope built from it. */
+  body: string;
+  contentType: string;
+  /** Milliseconds the upstream asked us to wait (Retry-After / retry-after-ms), if any. */
+  retryAfterMs?: number;
+  /** The vendor's own body, when `body` is the envelope built from it (for endpoints that speak that vendor's format). */
+  vendorBody?: string;
+  /** What was asked of the upstream (its path without the query), to say what it lacks. */
+  request?: { method: string; path: string };
+}
+
+/** The upstream answered with a non-2xx status. */
 export class UpstreamHttpError extends Error {
-  constructor(
-    readonly provider: string,
-    readonly status: number,
-    readonly body: string,
-    readonly contentType: string,
-    /** Milliseconds the upstream asked us to wait (Retry-After / retry-after-ms), if any. */
-    readonly retryAfterMs: number | undefined,
-    readonly vendorBody?: string,
-    /** What was asked of the upstream (its path without the query), to say what it lacks. */
-    readonly request?: { method: string; path: string },
-  ) {
-    super(`${provider} answered HTTP ${status}`);
+  readonly provider: string;
+  readonly status: number;
+  readonly body: string;
+  readonly contentType: string;
+  readonly retryAfterMs: number | undefined;
+  readonly vendorBody: string | undefined;
+  readonly request: { method: string; path: string } | undefined;
+
+  constructor(fields: UpstreamHttpErrorFields) {
+    super(`${fields.provider} answered HTTP ${fields.status}`);
     this.name = "UpstreamHttpError";
+    this.provider = fields.provider;
+    this.status = fields.status;
+    this.body = fields.body;
+    this.contentType = fields.contentType;
+    this.retryAfterMs = fields.retryAfterMs;
+    this.vendorBody = fields.vendorBody;
+    this.request = fields.request;
   }
 }
 
@@ -56,4 +71,13 @@ export class UpstreamNetworkError extends Error {
 /** The failures that are the upstream being too slow: a request that only met these is 504. */
 export function isTimeoutFailure(failure: NetworkFailure): boolean {
   return failure === "connect_timeout" || failure === "first_byte_timeout" || failure === "idle_timeout" || failure === "total_timeout";
+}
+
+/**
+ * A status worth asking again, the same upstream or the next: rate limited (429), timed out
+ * (408), a conflict that a vendor's lock on concurrent requests answers (409), or the upstream
+ * failing (5xx). The one rule for chat attempts, tool calls and the video poller.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 408 || status === 409 || status >= 500;
 }

@@ -111,15 +111,14 @@ export class UpstreamHttp {
       throw call.failure ?? toNetworkError(provider, error, upstream.signal);
     }
     const contentType = text === undefined ? "application/json" : passthroughContentType(headerValue(response.headers["content-type"]), redact);
-    throw new UpstreamHttpError(
+    throw new UpstreamHttpError({
       provider,
-      response.statusCode,
-      text === undefined ? unreadErrorBody(provider, response.statusCode, settings.maxAnswerBytes) : redact(text),
+      status: response.statusCode,
+      body: text === undefined ? unreadErrorBody(provider, response.statusCode, settings.maxAnswerBytes) : redact(text),
       contentType,
-      retryAfterMs(response.headers),
-      undefined,
-      { method: upstream.method ?? "POST", path: redact(upstream.target.path.split("?")[0]!) },
-    );
+      retryAfterMs: retryAfterMs(response.headers),
+      request: { method: upstream.method ?? "POST", path: redact(upstream.target.path.split("?")[0] ?? "") },
+    });
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,10 @@
 // What the gateway relies on in an upstream's chat answer. A 200 whose body is null, a number,
 // an array, an object without choices or one nested too deep to write back out is the upstream's fault: reported as an invalid
 // response, which the gateway retries and falls back from like a 5xx (never a 500 of its own).
+
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../json/json-nesting.js";
+import { isObject } from "../json/json-values.js";
 import type { ChatCompletion } from "./chat-types.js";
-import { MAX_JSON_DEPTH, nestingDepthExceeds } from "./json-nesting.js";
-import { isObject } from "./openai-message-parts.js";
 import { UpstreamNetworkError } from "./provider-errors.js";
 
 export function requireChatCompletion(provider: string, body: unknown): ChatCompletion {

@@ -1,5 +1,7 @@
 // A multipart/form-data body built in memory (image uploads are a few MB at most and already in
 // memory), sent through the one upstream client as bytes with its boundary in the content type.
+// Not undici's FormData: its bytes only come out asynchronously through a Response, with a
+// boundary it picks, while this one is synchronous and its boundary can be fixed.
 import { randomBytes } from "node:crypto";
 
 export type MultipartPart = { name: string; value: string } | { name: string; filename: string; contentType: string; bytes: Uint8Array };

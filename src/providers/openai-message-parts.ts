@@ -1,13 +1,8 @@
 // Reading the parts of an OpenAI chat request that converters to other vendors forward loosely
 // (content parts, tool calls). Shared by the vendor folders; it depends on no vendor.
-import { MAX_JSON_DEPTH, nestingDepthExceeds } from "./json-nesting.js";
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../json/json-nesting.js";
+import { isObject, type Json } from "../json/json-values.js";
 import { UnsupportedContentError } from "./provider-errors.js";
-
-export type Json = Record<string, unknown>;
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Content as a list of parts: a string becomes one text part. */
 export function contentParts(content: unknown): Json[] {
@@ -58,4 +53,29 @@ export function parseToolArguments(value: unknown, param: string): Json {
   }
   if (!isObject(parsed)) throw new UnsupportedContentError("Tool call arguments must be a JSON object.", param);
   return parsed;
+}
+
+/** An OpenAI function tool as the vendors' converters read it. */
+export interface FunctionTool {
+  name: string;
+  description?: string;
+  parameters?: Json;
+}
+
+/** `tools[]`'s functions; anything but a named function tool is refused, saying `vendor` takes none. Undefined for no tools. */
+export function functionToolsOf(tools: unknown, vendor: string): FunctionTool[] | undefined {
+  if (!Array.isArray(tools) || tools.length === 0) return undefined;
+  return tools.map((tool, index) => {
+    const fn = isObject(tool) && tool.type === "function" && isObject(tool.function) ? tool.function : undefined;
+    if (!fn || typeof fn.name !== "string") throw new UnsupportedContentError(`Only function tools are supported by ${vendor}.`, `tools[${index}]`);
+    const converted: FunctionTool = { name: fn.name };
+    if (typeof fn.description === "string") converted.description = fn.description;
+    if (isObject(fn.parameters)) converted.parameters = fn.parameters;
+    return converted;
+  });
+}
+
+/** The function a `tool_choice` object names (`{type: "function", function: {name}}`), else undefined. */
+export function namedToolChoice(choice: unknown): string | undefined {
+  return isObject(choice) && isObject(choice.function) && typeof choice.function.name === "string" ? choice.function.name : undefined;
 }

@@ -1,11 +1,18 @@
 // Vendor-neutral failures a provider reports. The gateway decides from them whether to retry,
 // fall back to the next route, or pass the upstream's answer through verbatim.
 
-// The upstream client's failures are the providers' too: they live beside the client (src/net)
-// so that it never imports a provider module.
+// The upstream client's failures are the providers' too: they are defined beside the client
+// (src/net) so that it never imports a provider module, and re-exported here so that providers,
+// the gateway and the tests name every upstream failure from this one module.
 import { UpstreamHttpError } from "../net/upstream-errors.js";
 
-export { isTimeoutFailure, type NetworkFailure, UpstreamHttpError, UpstreamNetworkError } from "../net/upstream-errors.js";
+export {
+  isRetryableStatus,
+  isTimeoutFailure,
+  type NetworkFailure,
+  UpstreamHttpError,
+  UpstreamNetworkError,
+} from "../net/upstream-errors.js";
 
 /**
  * The request holds something this vendor cannot take (n > 1 for Anthropic, a picture URL that may
@@ -61,5 +68,13 @@ export function withOpenAIEnvelope(error: UpstreamHttpError, envelope: OpenAIErr
     error: { message: envelope.message, type: envelope.type ?? openaiErrorType(status), param: envelope.param ?? null, code: envelope.code },
   });
   const retryAfterMs = error.retryAfterMs ?? options.retryAfterMs ?? (status === 429 ? options.rateLimitPauseMs : undefined);
-  return new UpstreamHttpError(error.provider, status, body, "application/json", retryAfterMs, error.body, error.request);
+  return new UpstreamHttpError({
+    provider: error.provider,
+    status,
+    body,
+    contentType: "application/json",
+    retryAfterMs,
+    vendorBody: error.body,
+    request: error.request,
+  });
 }

@@ -1,10 +1,7 @@
 // What the search adapters share: vendor text as plain text (Brave's <strong> highlights and HTML
-// entities in titles and snippets), a vendor's date kept as it is, and a vendor call's upstream
-// request (GET or POST JSON through context.http with the provider's headers and redaction).
+// entities in titles and snippets), a vendor's date kept as it is, and a vendor's result as a hit.
 
-import type { UpstreamResponse } from "../net/upstream-http.js";
-import type { ProviderContext } from "./provider.js";
-import { UpstreamHttpError } from "./provider-errors.js";
+import type { SearchHit } from "./search-types.js";
 
 const NAMED_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", hellip: "…", mdash: "—", ndash: "–" };
 
@@ -27,50 +24,18 @@ function decodeEntities(text: string): string {
   });
 }
 
-/** A non-empty string as it is; anything else (null, a number, "") as absent. */
-export function presentString(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value : undefined;
+/** The fields of a vendor's result, each a present string or absent. */
+export interface VendorResult {
+  url?: string;
+  title?: string;
+  snippet?: string;
+  published?: string;
 }
 
-export interface SearchCall {
-  method: "GET" | "POST";
-  /** The origin and the path with its query. */
-  target: { origin: string; path: string };
-  headers: Record<string, string>;
-  /** Sent as JSON. */
-  json?: unknown;
-  signal: AbortSignal;
-  /** The vendor's error body -> the OpenAI envelope. */
-  mapError: (error: UpstreamHttpError) => UpstreamHttpError;
-}
-
-export async function sendSearch(context: ProviderContext, call: SearchCall): Promise<UpstreamResponse> {
-  const headers: Record<string, string> = { ...context.config.headers, accept: "application/json", ...call.headers };
-  if (call.json !== undefined) headers["content-type"] = "application/json";
-  try {
-    return await context.http.send(
-      {
-        provider: context.name,
-        target: call.target,
-        method: call.method,
-        headers,
-        body: call.json === undefined ? undefined : JSON.stringify(call.json),
-        signal: call.signal,
-        answer: "search",
-        redact: context.redact,
-      },
-      context.upstream,
-    );
-  } catch (error) {
-    throw error instanceof UpstreamHttpError ? call.mapError(error) : error;
-  }
-}
-
-/** The body as JSON, or undefined when it is not. */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+/** A result as a hit: none without a URL; a missing title is the URL; title and snippet as plain text. */
+export function searchHit({ url, title, snippet, published }: VendorResult): SearchHit | undefined {
+  if (!url) return undefined;
+  const hit: SearchHit = { title: plainText(title ?? url), url, snippet: plainText(snippet ?? "") };
+  if (published) hit.published = published;
+  return hit;
 }

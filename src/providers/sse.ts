@@ -9,10 +9,7 @@
 import { StringDecoder } from "node:string_decoder";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { type Redact, redactNothing } from "../net/secret-redaction.js";
-import { toNetworkError, type UpstreamResponse } from "../net/upstream-http.js";
-import { isObject } from "./openai-message-parts.js";
-import type { ProviderContext } from "./provider.js";
-import { UpstreamNetworkError } from "./provider-errors.js";
+import { toNetworkError } from "../net/upstream-http.js";
 
 const BYTE_ORDER_MARK = "\uFEFF";
 
@@ -47,44 +44,23 @@ export async function* readServerSentEventBatches(body: AsyncIterable<Uint8Array
 }
 
 /**
- * A cheap shape test for an event's JSON payload, for relays that forward events without parsing
- * them: a line that cannot be a JSON object (garbage, a truncated event) is skipped, not relayed
- * to a client that would fail to parse it, and the good events read with it are kept.
+ * A vendor's stream converted batch by batch: `convert` turns each event into what it stands for
+ * (none for a line it skips) or throws the vendor's in-stream error; a failed read is a network
+ * error. What ends the stream early (a missing terminator) is the caller's to check after it.
  */
-export function looksLikeJsonObject(data: string): boolean {
-  const end = data.length - 1;
-  return end > 0 && data.charCodeAt(0) === OPEN_BRACE && data.charCodeAt(end) === CLOSE_BRACE;
-}
-
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-
-/** The start of an upstream line for a log message (already redacted by the reader). */
-export function preview(data: string): string {
-  return JSON.stringify(data.length > 80 ? `${data.slice(0, 80)}...` : data);
-}
-
-/** An event's payload as an object, or undefined when it is not JSON or not an object. */
-export function parseJsonObject(data: string): Record<string, unknown> | undefined {
+export async function* convertEventBatches<T>(
+  provider: string,
+  body: AsyncIterable<Uint8Array>,
+  redact: Redact,
+  signal: AbortSignal,
+  convert: (message: EventSourceMessage) => T[],
+): AsyncGenerator<T[]> {
   try {
-    const value: unknown = JSON.parse(data);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A whole JSON answer (read within its size cap: upstream-body.ts), redacted before it is parsed; not JSON is the upstream's fault. */
-export async function readRedactedJson(context: Pick<ProviderContext, "name" | "redact">, response: UpstreamResponse, signal: AbortSignal): Promise<unknown> {
-  let text: string;
-  try {
-    text = await response.body.text();
+    for await (const batch of readServerSentEventBatches(body, redact)) {
+      const converted = batch.flatMap(convert);
+      if (converted.length > 0) yield converted;
+    }
   } catch (error) {
-    throw toNetworkError(context.name, error, signal);
-  }
-  try {
-    return JSON.parse(context.redact(text));
-  } catch {
-    throw new UpstreamNetworkError(context.name, "invalid_response", "the body is not JSON");
+    throw toNetworkError(provider, error, signal);
   }
 }

@@ -5,8 +5,8 @@
 // what the gateway reports, feed the server's metrics (metrics.ts), also when access lines are off.
 import type { H3Event } from "h3";
 import type { Caller } from "../gateway/auth/key-authenticator.js";
-import type { CallObserver } from "../gateway/call-observer.js";
-import type { AttemptOutcome, FailureCause } from "../gateway/chat/attempt-outcome.js";
+import type { AttemptOutcome, FailureCause } from "../gateway/upstream-calls/attempt-outcome.js";
+import type { CallObserver } from "../gateway/upstream-calls/call-observer.js";
 import type { UsageRow } from "../store/usage-log.js";
 import { routeLabel, type ServerMetrics } from "./metrics.js";
 import { callerOf, nodeResponseOf } from "./request-context.js";

@@ -9,8 +9,8 @@ import type { ServerResponse } from "node:http";
 import type { H3Event } from "h3";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { AgentPlanNames } from "../gateway/agent-plan-names.js";
-import type { AttemptOutcome, FailureCause } from "../gateway/chat/attempt-outcome.js";
 import type { Gateway } from "../gateway/gateway.js";
+import type { AttemptOutcome, FailureCause } from "../gateway/upstream-calls/attempt-outcome.js";
 import type { UsageRow } from "../store/usage-log.js";
 import type { VideoJobStatus } from "../store/video-jobs.js";
 import { SeriesCounter, SeriesHistogram } from "./metric-series.js";
@@ -36,60 +36,40 @@ export class ServerMetrics {
   private modelLabels: ModelLabels | null = null;
   private planNames: AgentPlanNames | null = null;
 
-  private readonly requests = new SeriesCounter({
-    name: "gw_http_requests_total",
-    help: "HTTP requests by method, endpoint (route template) and status; 499 when the client went away first",
-    labelNames: ["method", "route", "status"],
-    registry: this.registry,
-  });
-  private readonly requestSeconds = new SeriesHistogram(
-    {
-      name: "gw_http_request_duration_seconds",
-      help: "Time from a request's arrival to its response's end (a stream's last frame), by method and endpoint",
-      labelNames: ["method", "route"],
-      registry: this.registry,
-    },
-    LATENCY_BUCKETS,
+  private readonly requests = this.counter(
+    "gw_http_requests_total",
+    "HTTP requests by method, endpoint (route template) and status; 499 when the client went away first",
+    ["method", "route", "status"],
   );
-  private readonly attempts = new SeriesCounter({
-    name: "gw_upstream_attempts_total",
-    help: "Upstream attempts begun, by provider (retries and fallbacks each count)",
-    labelNames: ["provider"],
-    registry: this.registry,
-  });
-  private readonly attemptSeconds = new SeriesHistogram(
-    {
-      name: "gw_upstream_attempt_duration_seconds",
-      help: "Time of one upstream attempt until its answer began (or it failed), by provider and outcome (ok, upstream_error, failed, abandoned)",
-      labelNames: ["provider", "outcome"],
-      registry: this.registry,
-    },
-    LATENCY_BUCKETS,
+  private readonly requestSeconds = this.latencyHistogram(
+    "gw_http_request_duration_seconds",
+    "Time from a request's arrival to its response's end (a stream's last frame), by method and endpoint",
+    ["method", "route"],
   );
-  private readonly failures = new SeriesCounter({
-    name: "gw_upstream_failures_total",
-    help: "Failed upstream attempts by provider and cause (connect, connect_timeout, first_byte_timeout, idle_timeout, total_timeout, connection_lost, invalid_response, answer_too_large, http_429, http_5xx, http_4xx, upstream_auth, no_endpoint, other)",
-    labelNames: ["provider", "cause"],
-    registry: this.registry,
-  });
-  private readonly tokens = new SeriesCounter({
-    name: "gw_tokens_total",
-    help: "Tokens billed, by model, plan and type (the usage row's unit without _tokens: prompt, completion, cached, cache_write, input)",
-    labelNames: ["model", "plan", "type"],
-    registry: this.registry,
-  });
-  private readonly credits = new SeriesCounter({
-    name: "gw_credits_total",
-    help: "Credits billed, by model and plan",
-    labelNames: ["model", "plan"],
-    registry: this.registry,
-  });
-  private readonly overage = new SeriesCounter({
-    name: "gw_billing_overage_credits_total",
-    help: "Credits an upstream's usage came to beyond what its calls held, not billed (the usage rows' overage), by provider",
-    labelNames: ["provider"],
-    registry: this.registry,
-  });
+  private readonly attempts = this.counter("gw_upstream_attempts_total", "Upstream attempts begun, by provider (retries and fallbacks each count)", [
+    "provider",
+  ]);
+  private readonly attemptSeconds = this.latencyHistogram(
+    "gw_upstream_attempt_duration_seconds",
+    "Time of one upstream attempt until its answer began (or it failed), by provider and outcome (ok, upstream_error, failed, abandoned)",
+    ["provider", "outcome"],
+  );
+  private readonly failures = this.counter(
+    "gw_upstream_failures_total",
+    "Failed upstream attempts by provider and cause (connect, connect_timeout, first_byte_timeout, idle_timeout, total_timeout, connection_lost, invalid_response, answer_too_large, http_429, http_5xx, http_4xx, upstream_auth, no_endpoint, other)",
+    ["provider", "cause"],
+  );
+  private readonly tokens = this.counter(
+    "gw_tokens_total",
+    "Tokens billed, by model, plan and type (the usage row's unit without _tokens: prompt, completion, cached, cache_write, input)",
+    ["model", "plan", "type"],
+  );
+  private readonly credits = this.counter("gw_credits_total", "Credits billed, by model and plan", ["model", "plan"]);
+  private readonly overage = this.counter(
+    "gw_billing_overage_credits_total",
+    "Credits an upstream's usage came to beyond what its calls held, not billed (the usage rows' overage), by provider",
+    ["provider"],
+  );
   private readonly usageWriteSeconds = new Histogram({
     name: "gw_usage_log_write_duration_seconds",
     help: "Time of one group write of usage rows to the usage log",
@@ -105,23 +85,11 @@ export class ServerMetrics {
   constructor() {
     processRegistry(); // started now, so the first scrape already has the event loop's and GC's history
     const open = this.open;
-    new Gauge({
-      name: "gw_http_requests_in_flight",
-      help: "Requests whose response has not closed yet",
-      registers: [this.registry],
-      collect() {
-        this.set(open.size);
-      },
-    });
-    new Gauge({
-      name: "gw_http_open_streams",
-      help: "Responses streaming their body now (headers sent, body not finished): SSE streams, downloads",
-      registers: [this.registry],
-      collect() {
-        let streaming = 0;
-        for (const response of open) if (response.headersSent && !response.writableEnded) streaming += 1;
-        this.set(streaming);
-      },
+    this.gauge("gw_http_requests_in_flight", "Requests whose response has not closed yet", () => open.size);
+    this.gauge("gw_http_open_streams", "Responses streaming their body now (headers sent, body not finished): SSE streams, downloads", () => {
+      let streaming = 0;
+      for (const response of open) if (response.headersSent && !response.writableEnded) streaming += 1;
+      return streaming;
     });
   }
 
@@ -146,22 +114,8 @@ export class ServerMetrics {
         }
       },
     });
-    new Gauge({
-      name: "gw_storage_files",
-      help: "Stored files over every agent (uploads announced and not yet received included)",
-      registers: [this.registry],
-      collect() {
-        this.set(gateway.storage.totals().files);
-      },
-    });
-    new Gauge({
-      name: "gw_storage_bytes",
-      help: "Bytes of the stored files over every agent",
-      registers: [this.registry],
-      collect() {
-        this.set(gateway.storage.totals().bytes);
-      },
-    });
+    this.gauge("gw_storage_files", "Stored files over every agent (uploads announced and not yet received included)", () => gateway.storage.totals().files);
+    this.gauge("gw_storage_bytes", "Bytes of the stored files over every agent", () => gateway.storage.totals().bytes);
     new Gauge({
       name: "gw_video_jobs",
       help: "Video jobs kept by the gateway, by state",
@@ -198,11 +152,30 @@ export class ServerMetrics {
     const plan = this.planNames?.nameOf(row.agent) ?? "free";
     this.credits.inc(row.credits, model, plan);
     if (row.overage !== undefined && row.overage > 0) this.overage.inc(row.overage, row.provider);
-    for (const unit in row.units) {
+    for (const [unit, count] of Object.entries(row.units)) {
       const type = tokenType(unit);
-      const count = row.units[unit]!;
       if (type !== null && count >= 0) this.tokens.inc(count, model, plan, type);
     }
+  }
+
+  private counter(name: string, help: string, labelNames: readonly string[]): SeriesCounter {
+    return new SeriesCounter({ name, help, labelNames, registry: this.registry });
+  }
+
+  private latencyHistogram(name: string, help: string, labelNames: readonly string[]): SeriesHistogram {
+    return new SeriesHistogram({ name, help, labelNames, registry: this.registry }, LATENCY_BUCKETS);
+  }
+
+  /** A gauge without labels whose value is read when scraped. */
+  private gauge(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   /** The text exposition: this server's metrics and the process's (CPU, memory, event loop, GC). */

@@ -4,7 +4,8 @@
 import type { IncomingMessage } from "node:http";
 import type { H3Event } from "h3";
 import { InvalidJsonError, MalformedRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../gateway/errors.js";
-import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../providers/json-nesting.js";
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../json/json-nesting.js";
+import { exactSize } from "../text/byte-sizes.js";
 import { nodeRequestOf } from "./request-context.js";
 
 export async function readJsonObject(event: H3Event, maxBytes: number): Promise<Record<string, unknown>> {
@@ -91,13 +92,5 @@ function readNodeBody(request: IncomingMessage, maxBytes: number): Promise<strin
 }
 
 function tooLarge(maxBytes: number): PayloadTooLargeError {
-  return new PayloadTooLargeError(`The request body is larger than the ${formatLimit(maxBytes)} limit.`);
-}
-
-/** 25 MB, 64 KB, 512 bytes: the limit as set, never rounded to 0. */
-export function formatLimit(bytes: number): string {
-  const MB = 1024 * 1024;
-  if (bytes >= MB && bytes % (MB / 10) === 0) return `${bytes / MB} MB`;
-  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
-  return `${bytes} bytes`;
+  return new PayloadTooLargeError(`The request body is larger than the ${exactSize(maxBytes)} limit.`);
 }

@@ -2,12 +2,12 @@
 // kept in the home (<home>/tls, the key mode 0600), so its fingerprint stays the same from one
 // start to the next and a client can pin or trust it. A new one is made only when there is none
 // usable: missing, unreadable, expired, or not naming the --host asked for (docs/decisions.md §13).
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { isIP } from "node:net";
 import os from "node:os";
-import path from "node:path";
 import { generate } from "selfsigned";
 import type { HomePaths } from "../config/paths.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
 import { parseTlsPair, readTlsPair, type TlsPair } from "./tls-pair.js";
 
 export type TlsPaths = Pick<HomePaths, "tlsDir" | "tlsCert" | "tlsKey">;
@@ -59,8 +59,8 @@ export async function selfSignedPair(paths: TlsPaths, host: string, now: Date): 
   mkdirSync(paths.tlsDir, { recursive: true, mode: 0o700 });
   // The key first: a crash between the two leaves a pair that does not match, which the next
   // start detects and replaces.
-  writeReplacing(paths.tlsKey, pems.private, 0o600);
-  writeReplacing(paths.tlsCert, pems.cert, 0o644);
+  writeFileAtomic(paths.tlsKey, pems.private, 0o600);
+  writeFileAtomic(paths.tlsCert, pems.cert, 0o644);
   return { pair, madeBecause: reason };
 }
 
@@ -125,11 +125,4 @@ function isDnsName(name: string): boolean {
 /** `0:0:0:0:0:0:0:1` and `::1` are one address. */
 function canonicalIp(ip: string): string {
   return isIP(ip) === 6 ? new URL(`http://[${ip}]`).hostname.slice(1, -1) : ip;
-}
-
-/** Write then rename, so a reader never sees half a file. */
-function writeReplacing(file: string, text: string, mode: number): void {
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  writeFileSync(temporary, text, { mode });
-  renameSync(temporary, file);
 }

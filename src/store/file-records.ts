@@ -6,9 +6,9 @@
 // unlink, and no lock is needed because only the server writes records and ids are unique.
 // The directory is read once at start to build the in-memory index (lists, used bytes); nothing
 // scans it per request. Only ids the gateway generated ever become file names.
-import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { writeFileAtomically } from "./atomic-write.js";
 import { StoreError } from "./store-error.js";
 
 /**
@@ -69,22 +69,7 @@ export class FileRecordStore {
 
   /** Create or replace a record atomically; resolves once it is on disk. */
   async save(record: FileRecord): Promise<void> {
-    const file = this.fileOf(record);
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-    const handle = await fs.open(temporary, "wx", 0o600);
-    try {
-      try {
-        await handle.writeFile(`${JSON.stringify(record)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await fs.rename(temporary, file);
-    } catch (error) {
-      await fs.rm(temporary, { force: true });
-      throw error;
-    }
+    await writeFileAtomically(this.fileOf(record), `${JSON.stringify(record)}\n`);
   }
 
   async remove(record: Pick<FileRecord, "agentId" | "id">): Promise<void> {

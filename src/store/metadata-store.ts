@@ -117,18 +117,17 @@ export class MetadataStore {
         else this.db.data = emptyMetadata();
         const results = batch.map((mutation) => {
           try {
-            return { ok: true as const, value: mutation.apply(this.db.data) };
+            return { mutation, ok: true as const, value: mutation.apply(this.db.data) };
           } catch (error) {
-            return { ok: false as const, error };
+            return { mutation, ok: false as const, error };
           }
         });
         await this.db.write();
         this.lastSeen = fileSignature(this.file);
-        batch.forEach((mutation, index) => {
-          const result = results[index]!;
-          if (result.ok) mutation.resolve(result.value);
-          else mutation.reject(result.error);
-        });
+        for (const result of results) {
+          if (result.ok) result.mutation.resolve(result.value);
+          else result.mutation.reject(result.error);
+        }
       });
       for (const listener of this.listeners) listener();
     } catch (error) {

@@ -83,9 +83,10 @@ function applyLimits(record: KeyRecord, limits: KeyLimits): void {
 /** The one live key a prefix (or id) names; refuses none and an ambiguous prefix. */
 function liveKey(data: MetadataData, prefixOrId: string): KeyRecord {
   const live = data.keys.filter((key) => key.revokedAt === null && (key.prefix.startsWith(prefixOrId) || key.id === prefixOrId));
-  if (live.length === 0) throw new ProvisioningError(`no active key matches "${prefixOrId}"`);
+  const [key] = live;
+  if (key === undefined) throw new ProvisioningError(`no active key matches "${prefixOrId}"`);
   if (live.length > 1) throw new ProvisioningError(`"${prefixOrId}" matches ${live.length} keys; give more of the prefix`);
-  return live[0]!;
+  return key;
 }
 
 /** Register an existing key (a migration, or the benchmark's fixed key). Only its hash is kept. */

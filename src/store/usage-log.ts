@@ -47,7 +47,21 @@ export interface PeriodRows {
   warnings: string[];
 }
 
-export class UsageLog {
+/**
+ * The usage log as billing reads and writes it: rows appended, credits totalled per agent and
+ * key. This process's log files implement it (UsageLog); instances sharing their agents' balances
+ * share the totals through another implementation.
+ */
+export interface UsageRecords {
+  append(row: UsageRow): Promise<void>;
+  creditsUsed(agentId: string, period: string): number;
+  keyCreditsUsed(keyPrefix: string, period: string): number;
+  keyCreditsLifetime(keyPrefix: string, period: string): number;
+  /** Whether a row named in advance was written in one of these periods (a job recovered after a restart asks). */
+  hasRow(rowId: string, periods: readonly string[]): boolean;
+}
+
+export class UsageLog implements UsageRecords {
   /**
    * Rows skipped when the log was opened because their credits or agent are invalid, one message
    * each naming file and line: the gateway logs them. They are never counted in a balance.
@@ -202,6 +216,11 @@ export class UsageLog {
     if (this.earlierMonths.period !== period) this.earlierMonths = { period, months: UsageLog.periods(this.directory).filter((month) => month < period) };
     for (const month of this.history.totals(this.earlierMonths.months)) credits += month.get(keyPrefix) ?? 0;
     return credits;
+  }
+
+  /** Read from the files: only a job recovered after a restart asks, never the request path. */
+  hasRow(rowId: string, periods: readonly string[]): boolean {
+    return periods.some((period) => UsageLog.readRows(this.directory, period).some((row) => row.id === rowId));
   }
 
   private sumMonthByKey(period: string): KeyTotals {

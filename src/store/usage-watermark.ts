@@ -11,6 +11,7 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import path from "node:path";
+import { isObject as isRecord } from "../json/json-values.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { StoreError } from "./store-error.js";
 import { usageLogFile } from "./usage-files.js";
@@ -70,10 +71,6 @@ function parseMarks(data: unknown): PeriodMarks | null {
 
 export function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function serialize(marks: PeriodMarks): string {
@@ -199,7 +196,10 @@ export class UsageWatermark {
     this.lastSnapshotAt = now;
     let settled: string | undefined;
     let settledAt = 0;
-    while (this.snapshots.length > 0 && this.snapshots[0]!.at <= now - this.settleMs) ({ at: settledAt, text: settled } = this.snapshots.shift()!);
+    for (let oldest = this.snapshots[0]; oldest !== undefined && oldest.at <= now - this.settleMs; oldest = this.snapshots[0]) {
+      this.snapshots.shift();
+      ({ at: settledAt, text: settled } = oldest);
+    }
     if (settled !== undefined && settled !== this.savedText) {
       // A save still under way: this one waits for the next tick.
       if (this.saving) this.snapshots.unshift({ at: settledAt, text: settled });

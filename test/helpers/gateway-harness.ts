@@ -2,8 +2,7 @@
 // through the same provisioning code the CLI uses. In-process (fast) or as a `gw serve`
 // subprocess (when the test is about the process itself).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { initHome } from "../../src/config/init-home.js";
@@ -14,15 +13,17 @@ import { type RunningServer, startServer } from "../../src/server/start-server.j
 import { MetadataStore } from "../../src/store/metadata-store.js";
 import { createKey } from "../../src/store/provisioning.js";
 import type { KeyLimits } from "../../src/store/records.js";
+import { eventually } from "./eventually.js";
+import { tempDir } from "./temp-dirs.js";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 export const gwBin = path.join(projectRoot, "bin/run.js");
 
 export type RawConfig = Record<string, any>;
 
-/** A home whose only provider is an OpenAI-compatible fake, routed by prefix `fake/`. */
+/** A home whose only provider is an OpenAI-compatible fake, routed by prefix `fake/` (removed when the test process ends). */
 export async function makeHome(edit?: (config: RawConfig) => void): Promise<string> {
-  const home = mkdtempSync(path.join(os.tmpdir(), "gw-test-"));
+  const home = tempDir("gw-test-");
   await initHome(home);
   const file = homePaths(home).config;
   const config = JSON.parse(readFileSync(file, "utf8")) as RawConfig;
@@ -74,12 +75,8 @@ export const quietLogger: ServerLogger & { lines: string[]; accessRecords: Acces
 
 /** The access record of a request (quietLogger's), once its response has closed. */
 export async function accessOf(requestId: string): Promise<AccessRecord> {
-  for (let waited = 0; waited < 2000; waited += 10) {
-    const record = quietLogger.accessRecords.find((entry) => entry.requestId === requestId);
-    if (record) return record;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`no access record for ${requestId}`);
+  const record = await eventually(() => quietLogger.accessRecords.find((entry) => entry.requestId === requestId), `the access record of ${requestId}`);
+  return record!;
 }
 
 export interface TestGateway extends RunningServer {

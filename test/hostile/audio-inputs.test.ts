@@ -126,6 +126,8 @@ test.serial("an HLS playlist named .mp3 is 400 invalid_audio and the segment's s
   const id3 = Buffer.concat([Buffer.from([0x49, 0x44, 0x33, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]), Buffer.from(playlist())]);
   await refusedBeforeUpstream(t, () => upload(id3, "stream.mp3"), 400, "invalid_audio", "file");
   await refusedBeforeUpstream(t, () => postJson({ mediaBase64: Buffer.from(playlist()).toString("base64") }), 400, "invalid_audio", "mediaBase64");
+  // Proving a connection does NOT come: ffprobe was done before each answer; a short pause lets a
+  // connection it opened be accepted and counted.
   await new Promise((resolve) => setTimeout(resolve, 200));
   t.is(trapConnections, 0);
 });

@@ -13,6 +13,7 @@ import { CreditLedger } from "../../src/gateway/billing/credit-ledger.js";
 import { periodOf, UsageLog, type UsageRow } from "../../src/store/usage-log.js";
 import { type FakeGemini, startFakeGemini } from "../fakes/gemini.js";
 import { addKey, gw, json, quietLogger } from "../helpers/gateway-harness.js";
+import { tempDir, tempSubdir } from "../helpers/temp-dirs.js";
 import { capsOf, type MeteredGateway, startMeteredGateway } from "./_metered-gateway.js";
 
 let metered: MeteredGateway;
@@ -333,10 +334,7 @@ test.serial("Anthropic and Gemini over-reporting, through chat and messages (nat
 });
 
 test("the ledger caps every settlement at what was held (every endpoint settles through it)", async (t) => {
-  const { mkdtempSync } = await import("node:fs");
-  const os = await import("node:os");
-  const path = await import("node:path");
-  const log = UsageLog.open(mkdtempSync(path.join(os.tmpdir(), "gw-ledger-bounds-")));
+  const log = UsageLog.open(tempSubdir("gw-ledger-bounds-", "usage"));
   const recorded: UsageRow[] = [];
   const warnings: string[] = [];
   const ledger = new CreditLedger(
@@ -411,13 +409,11 @@ test.serial("rows with overage count as the gateway counts them after a restart 
   const [row] = rowsOf("kept-overage");
   t.true(row!.overage! > 9000, JSON.stringify(row));
 
-  const { mkdtempSync } = await import("node:fs");
-  const os = await import("node:os");
   const path = await import("node:path");
-  const archive = path.join(mkdtempSync(path.join(os.tmpdir(), "gw-overage-backup-")), "home.tar.gz");
+  const archive = path.join(tempDir("gw-overage-backup-"), "home.tar.gz");
   const backup = await gw(["backup", "--home", metered.home, "-o", archive]);
   t.is(backup.code, 0, backup.stderr);
-  const target = path.join(mkdtempSync(path.join(os.tmpdir(), "gw-overage-restore-")), "home");
+  const target = path.join(tempDir("gw-overage-restore-"), "home");
   const restore = await gw(["restore", archive, "--home", target]);
   t.is(restore.code, 0, restore.stderr);
   const report = await gw(["usage", "--agent", "kept-overage", "--json", "--home", target]);

@@ -67,7 +67,7 @@ test("temp files of uploads cut off by SIGKILL are removed by the very next star
   const allWriting = await eventually(() => {
     const files = partialFiles(home);
     return files.length === UPLOADS && files.every((file) => file.bytes >= 2 * MB);
-  }, 20_000);
+  }, "every upload writing its temp file");
   t.true(allWriting, JSON.stringify(partialFiles(home)));
   serve.child.kill("SIGKILL");
   await serve.exited;

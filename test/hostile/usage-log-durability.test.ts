@@ -2,8 +2,7 @@
 // number), and usage logs that were deleted or cut short, which must not reset every balance to
 // the full allowance. The high-water mark (data/usage-watermark.json) is what remembers them.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import test from "ava";
 import { homePaths } from "../../src/config/paths.js";
@@ -11,7 +10,9 @@ import { startServer } from "../../src/server/start-server.js";
 import { StoreError } from "../../src/store/store-error.js";
 import { periodOf, UsageLog, type UsageRow } from "../../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
+import { eventually } from "../helpers/eventually.js";
 import { addKey, gw, json, makeHome, spawnServe } from "../helpers/gateway-harness.js";
+import { tempDir } from "../helpers/temp-dirs.js";
 
 const now = new Date();
 const period = periodOf(now);
@@ -34,7 +35,7 @@ const lines = (...rows: UsageRow[]) => rows.map((each) => `${JSON.stringify(each
 
 /** A data directory laid out as in a gw home: data/usage/ and data/usage-watermark.json beside it. */
 function dataDirectory() {
-  const dataDir = path.join(mkdtempSync(path.join(tmpdir(), "gw-durable-")), "data");
+  const dataDir = path.join(tempDir("gw-durable-"), "data");
   const usageDir = path.join(dataDir, "usage");
   mkdirSync(usageDir, { recursive: true });
   return { usageDir, mark: path.join(dataDir, "usage-watermark.json"), log: (name = period) => path.join(usageDir, `${name}.jsonl`) };
@@ -234,15 +235,17 @@ test("a corrupt mark refuses to open and says so", async (t) => {
 test("while running, the mark claims rows only once they have settled; a clean close saves the exact mark", async (t) => {
   const { usageDir, mark } = dataDirectory();
   const logFile = path.join(usageDir, `${period}.jsonl`);
-  // A settle time of 300 ms stands for the minute a running server waits.
-  const log = UsageLog.open(usageDir, now, undefined, { markSettleMs: 300 });
+  // A settle time of 2 s stands for the minute a running server waits (long beside the pause below,
+  // so a slow machine cannot make the row settle before we look).
+  const log = UsageLog.open(usageDir, now, undefined, { markSettleMs: 2000 });
   const before = readFileSync(mark, "utf8");
   await log.append(row("a", 10));
   t.is(readFileSync(mark, "utf8"), before, "an acknowledged row did not wait for the mark");
+  // Proving a save does NOT come early: the mark's first snapshot is taken at once after the write;
+  // a short pause gives a wrong early save the time to land.
   await new Promise((resolve) => setTimeout(resolve, 150));
   t.is(readMark(mark).periods[period], undefined, "not yet settled: a power cut now could still take the row from the log");
-  const deadline = Date.now() + 3000;
-  while (Date.now() < deadline && readMark(mark).periods[period] === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+  await eventually(() => readMark(mark).periods[period] !== undefined, "the mark to claim the settled row");
   t.deepEqual(readMark(mark).periods[period], { rows: 1, credits: 10, bytes: sizeOf(logFile) }, "settled, and saved without close");
 
   // A row written just before a clean close is in the mark at once.
@@ -256,7 +259,9 @@ test("a running server's mark lags by the settle time, so a log that lost its la
   const logFile = path.join(usageDir, `${period}.jsonl`);
   const log = UsageLog.open(usageDir, now, undefined, { markSettleMs: 60_000 });
   await log.append(row("a", 10));
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // Proving the mark does NOT claim the row: its first snapshot is taken at once after the write
+  // (the next only after the settle time); a short pause gives a wrong save the time to land.
+  await new Promise((resolve) => setTimeout(resolve, 200));
   // The process dies without close, and the machine with it: the log's last row never reached the disk.
   const written = readFileSync(logFile, "utf8");
   writeFileSync(logFile, "");

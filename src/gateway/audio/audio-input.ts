@@ -8,6 +8,7 @@ import { InvalidImageError } from "../../media/image-error.js";
 import { bytesFromBase64, bytesFromDataUrl } from "../../media/image-source.js";
 import type { FetchedResource } from "../../net/safe-fetch.js";
 import { FetchFailedError } from "../../net/safe-fetch-errors.js";
+import { roundedSize } from "../../text/byte-sizes.js";
 import { EngineBusyError, InvalidRequestError, PayloadTooLargeError, ProviderNotConfiguredError } from "../errors.js";
 import { pictureError, type UrlFetcher } from "../media/picture-input.js";
 import type { AudioSource } from "./transcription-request.js";
@@ -71,17 +72,8 @@ async function bytesOf(source: AudioSource, options: { maxBytes: number; fetch: 
 }
 
 function tooLarge(param: string, maxBytes: number, size?: number): PayloadTooLargeError {
-  const sent = size === undefined ? "" : ` (${formatSize(size)} was sent)`;
-  return new PayloadTooLargeError(`The audio in '${param}' is larger than the ${formatSize(maxBytes)} this model takes${sent}.`, { param });
-}
-
-/** `25 MB`, `2.5 MB`; under a megabyte in KB (`49 KB`), so a small limit never reads `0 MB`. */
-export function formatSize(bytes: number): string {
-  const megabytes = bytes / (1024 * 1024);
-  if (megabytes >= 1) return `${megabytes >= 10 ? Math.round(megabytes) : Math.round(megabytes * 10) / 10} MB`;
-  const kilobytes = bytes / 1024;
-  if (kilobytes >= 1) return `${kilobytes >= 10 ? Math.round(kilobytes) : Math.round(kilobytes * 10) / 10} KB`;
-  return `${bytes} bytes`;
+  const sent = size === undefined ? "" : ` (${roundedSize(size)} was sent)`;
+  return new PayloadTooLargeError(`The audio in '${param}' is larger than the ${roundedSize(maxBytes)} this model takes${sent}.`, { param });
 }
 
 function audioError(error: unknown, param: string): unknown {

@@ -9,47 +9,33 @@
 import { type AudioModelEntry, type AudioToolName, findAudioModel } from "../../config/audio-model-lookup.js";
 import type { PlanLimits } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
-import type { Provider } from "../../providers/provider.js";
-import { InvalidRequestError, ModelRequiresUpgradeError, ProviderNotConfiguredError } from "../errors.js";
+import { allowedModelIds, chooseOfferedModel, type ModelsView, offeredModels, providerServes, type ToolModels } from "../models/tool-allowlist.js";
 
 export type { AudioToolName } from "../../config/audio-model-lookup.js";
 
-export interface AudioModelsView {
-  config: Config;
-  providers: ReadonlyMap<string, Provider>;
-}
+export type AudioModelsView = ModelsView;
 
 const TOOL_LABELS: Record<AudioToolName, string> = { speech: "Speech synthesis", transcription: "Transcription" };
 
-/** The ids the operator allowed for a tool (the default counts as allowed). */
-export function allowedAudioModelIds(config: Pick<Config, "tools">, tool: AudioToolName): string[] {
-  const entry = config.tools[tool];
-  if (!entry) return [];
-  const ids = [...entry.allow];
-  if (entry.default !== null && !ids.includes(entry.default)) ids.unshift(entry.default);
-  return ids;
-}
-
-/** Its provider is configured and has the capability. */
-export function audioModelServed(view: AudioModelsView, tool: AudioToolName, model: { provider: string }): boolean {
-  if (view.config.providers[model.provider] === undefined) return false;
-  const provider = view.providers.get(model.provider);
-  return tool === "speech" ? provider?.speech !== undefined : provider?.transcription !== undefined;
+/** The tool's catalog models, served when their provider is configured and has the capability. */
+function audioModels<Tool extends AudioToolName>(view: AudioModelsView, tool: Tool): ToolModels<AudioModelEntry<Tool>> {
+  return {
+    tool,
+    find: (id) => findAudioModel(view.config, tool, id),
+    served: (model) => providerServes(view, model.provider, tool),
+  };
 }
 
 /** Allowlisted, found in the catalog and served (engine readiness aside), in allowlist order. */
 export function offeredAudioModels<Tool extends AudioToolName>(view: AudioModelsView, tool: Tool): AudioModelEntry<Tool>[] {
-  return allowedAudioModelIds(view.config, tool)
-    .map((id) => findAudioModel(view.config, tool, id))
-    .filter((model): model is AudioModelEntry<Tool> => model !== undefined && audioModelServed(view, tool, model));
+  return offeredModels(view.config, audioModels(view, tool));
 }
 
 /** A bare vendor id (no `/`) as the one allowlisted catalog model with that vendor id, else as sent. */
 export function resolveAudioAlias(config: Config, tool: AudioToolName, requested: string | undefined): string | undefined {
   if (requested === undefined || requested.includes("/")) return requested;
-  const allowed = allowedAudioModelIds(config, tool);
-  const matches = allowed.filter((id) => findAudioModel(config, tool, id)?.model === requested);
-  return matches.length === 1 ? matches[0]! : requested;
+  const matches = allowedModelIds(config, tool).filter((id) => findAudioModel(config, tool, id)?.model === requested);
+  return matches.length === 1 ? matches[0] : requested;
 }
 
 export function chooseAudioModel<Tool extends AudioToolName>(
@@ -58,24 +44,6 @@ export function chooseAudioModel<Tool extends AudioToolName>(
   requested: string | undefined,
   context: { plan: PlanLimits; planName: string },
 ): AudioModelEntry<Tool> {
-  const offered = offeredAudioModels(view, tool);
-  if (offered.length === 0) {
-    throw new ProviderNotConfiguredError(
-      `${TOOL_LABELS[tool]} is not configured on this gateway: no capable provider is set up and allowlisted in tools.${tool} (gw tools enable ${tool} MODEL).`,
-    );
-  }
-  const allowed = allowedAudioModelIds(view.config, tool);
-  const id = resolveAudioAlias(view.config, tool, requested) ?? view.config.tools[tool]?.default ?? offered[0]!.id;
-  const model = findAudioModel(view.config, tool, id);
-  if (!allowed.includes(id) || !model) {
-    throw new InvalidRequestError(
-      `The ${tool} model \`${id}\` is not allowed here; allowed: ${offered.map((entry) => entry.id).join(", ")}. GET /v1/public/audio-models lists them.`,
-      { param: "model", code: "model_not_allowed" },
-    );
-  }
-  if (!audioModelServed(view, tool, model)) {
-    throw new ProviderNotConfiguredError(`The ${tool} model \`${id}\` needs the provider \`${model.provider}\`, which is not configured.`);
-  }
-  if (context.plan.freeTierOnly && !model.freeTier) throw new ModelRequiresUpgradeError(id, context.planName);
-  return model;
+  const choice = { ...audioModels(view, tool), label: TOOL_LABELS[tool], noun: tool, catalogPath: "/v1/public/audio-models" };
+  return chooseOfferedModel(view.config, choice, resolveAudioAlias(view.config, tool, requested), context);
 }

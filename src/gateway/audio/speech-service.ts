@@ -9,17 +9,13 @@ import type { SpeechModelEntry } from "../../config/audio-catalog-schema.js";
 import { convertAudio, measureAudio, SPEECH_MEDIA_TYPES } from "../../media/audio-convert.js";
 import type { SpeechAudio, SpeechFormat } from "../../providers/audio-types.js";
 import { InvalidRequestError, ProviderNotConfiguredError } from "../errors.js";
-import type { ImageLibrary } from "../images/image-library.js";
-import { callToolProvider, releasingOnError, requireCredits, type ToolCallContext, type ToolCallDependencies } from "../tool-provider-call.js";
+import type { ServiceContext } from "../service-context.js";
+import { callToolProvider, releasingOnError, requireCredits, type ToolCallContext } from "../upstream-calls/tool-provider-call.js";
 import { withAudioEngine } from "./audio-engine-errors.js";
 import { type AudioModelsView, chooseAudioModel } from "./audio-models.js";
 import { characterCount, speechCredits } from "./audio-price.js";
 import { checkSpeed, type SpeechBody } from "./speech-request.js";
 import { speechModelReady, voicesOf } from "./voice-catalog.js";
-
-export interface SpeechDependencies extends ToolCallDependencies {
-  library: ImageLibrary;
-}
 
 export interface SpeechOutcome {
   audio: Buffer;
@@ -38,7 +34,7 @@ export interface SpeechOutcome {
 const VOICES_SHOWN = 12;
 
 export class SpeechService {
-  constructor(private readonly dependencies: SpeechDependencies) {}
+  constructor(private readonly shared: ServiceContext) {}
 
   async synthesize(body: SpeechBody, context: ToolCallContext): Promise<SpeechOutcome> {
     const view = this.view();
@@ -62,22 +58,22 @@ export class SpeechService {
     }
     const voice = await this.checkVoice(view, model, body.voice, context.signal);
     const credits = speechCredits(model, characters);
-    requireCredits(this.dependencies.ledger, context, credits);
-    const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id });
+    requireCredits(this.shared.ledger, context, credits);
+    const lineage = await this.shared.library.lineage(context.caller.agent.id, { projectId: body.project_id });
 
-    const { result, reservation } = await callToolProvider<SpeechAudio>(this.dependencies, model, context, {
+    const { result, reservation } = await callToolProvider(this.shared, model, context, {
       estimate: credits,
-      supports: (provider) => provider.speech !== undefined,
-      run: (provider) =>
+      capability: (provider) => provider.speech,
+      run: (speech): Promise<SpeechAudio> =>
         withAudioEngine(
           model.provider,
-          () => provider.speech!.synthesize({ model: model.model, input: body.input, voice, speed, format: body.format }, { signal: context.signal }),
-          this.dependencies.warn,
+          () => speech.synthesize({ model: model.model, input: body.input, voice, speed, format: body.format }, { signal: context.signal }),
+          this.shared.warn,
         ),
       cut: { endpoint: "audio.speech", units: { characters } },
     });
     // Converted and measured before billing: audio that cannot be read is the vendor's fault.
-    const { audio, durationMs } = await releasingOnError(this.dependencies.ledger, reservation, () =>
+    const { audio, durationMs } = await releasingOnError(this.shared.ledger, reservation, () =>
       withAudioEngine(
         model.provider,
         async () => {
@@ -86,10 +82,10 @@ export class SpeechService {
           const measured = await measureAudio(produced, body.format, sampleRate);
           return { audio: produced, durationMs: measured.durationMs };
         },
-        this.dependencies.warn,
+        this.shared.warn,
       ),
     );
-    await this.dependencies.ledger.settle(reservation, {
+    await this.shared.ledger.settle(reservation, {
       agent: context.caller.agent.id,
       keyPrefix: context.caller.key.prefix,
       endpoint: "audio.speech",
@@ -111,7 +107,7 @@ export class SpeechService {
     };
     if (result.upstreamRequestId) outcome.upstreamRequestId = result.upstreamRequestId;
     const extension = body.format === "opus" ? "ogg" : body.format;
-    const kept = await this.dependencies.library.keep(
+    const kept = await this.shared.library.keep(
       context,
       { filename: `speech-${context.requestId}.${extension}`, contentType: SPEECH_MEDIA_TYPES[body.format], bytes: audio },
       { ...lineage, model: model.id, prompt: body.input },
@@ -135,6 +131,6 @@ export class SpeechService {
   }
 
   private view(): AudioModelsView {
-    return { config: this.dependencies.config(), providers: this.dependencies.providers() };
+    return { config: this.shared.config(), providers: this.shared.providers() };
   }
 }

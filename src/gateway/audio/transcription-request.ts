@@ -4,6 +4,7 @@
 // five (json by default); `model` is checked against the allowlist by the service.
 import { z } from "zod";
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from "../../config/audio-catalog-schema.js";
+import type { Config } from "../../config/resolved-config.js";
 import { InvalidRequestError } from "../errors.js";
 import { parseWithSchema } from "../request-schema.js";
 
@@ -42,6 +43,11 @@ export const transcriptionJsonSchema = transcriptionFieldsSchema
     mediaBase64: z.string().min(1).optional(),
   })
   .strict();
+
+/** The largest audio upload the gateway takes (multipart file or JSON base64): as large as a stored file (storage.maxFileBytes). */
+export function maxAudioUploadBytes(config: Pick<Config, "storage">): number {
+  return config.storage.maxFileBytes;
+}
 
 export function parseTranscriptionJson(json: Record<string, unknown>): TranscriptionBody {
   if ("file" in json)

@@ -7,19 +7,13 @@
 import { needsSegments, type TranscriptionModelEntry } from "../../config/audio-catalog-schema.js";
 import type { Transcript } from "../../providers/audio-types.js";
 import { InvalidRequestError, UpstreamUnavailableError } from "../errors.js";
-import type { UrlFetcher } from "../media/picture-input.js";
-import { callToolProvider, releasingOnError, requireCredits, type ToolCallContext, type ToolCallDependencies } from "../tool-provider-call.js";
+import type { ServiceContext } from "../service-context.js";
+import { callToolProvider, releasingOnError, requireCredits, type ToolCallContext } from "../upstream-calls/tool-provider-call.js";
 import { readAudio } from "./audio-input.js";
 import { type AudioModelsView, chooseAudioModel } from "./audio-models.js";
 import { billedSeconds, transcriptionCredits } from "./audio-price.js";
 import { type RenderedTranscript, renderTranscript } from "./transcript-render.js";
-import type { TranscriptionBody } from "./transcription-request.js";
-
-export interface TranscriptionDependencies extends ToolCallDependencies {
-  fetchUrl: UrlFetcher;
-  /** The largest upload the gateway itself takes (the multipart and JSON body limits). */
-  maxUploadBytes: () => number;
-}
+import { maxAudioUploadBytes, type TranscriptionBody } from "./transcription-request.js";
 
 export interface TranscriptionOutcome {
   rendered: RenderedTranscript;
@@ -33,7 +27,7 @@ export interface TranscriptionOutcome {
 }
 
 export class TranscriptionService {
-  constructor(private readonly dependencies: TranscriptionDependencies) {}
+  constructor(private readonly shared: ServiceContext) {}
 
   async transcribe(body: TranscriptionBody, context: ToolCallContext): Promise<TranscriptionOutcome> {
     const model = chooseAudioModel(this.view(), "transcription", body.model, context);
@@ -45,10 +39,10 @@ export class TranscriptionService {
       );
     }
     // The cheapest refusal first: not even one second can be paid for.
-    requireCredits(this.dependencies.ledger, context, transcriptionCredits(model, 1));
+    requireCredits(this.shared.ledger, context, transcriptionCredits(model, 1));
 
-    const maxBytes = Math.min(model.constraints.maxBytes, this.dependencies.maxUploadBytes());
-    const audio = await readAudio(body.source, { maxBytes, fetch: this.dependencies.fetchUrl, signal: context.signal });
+    const maxBytes = Math.min(model.constraints.maxBytes, maxAudioUploadBytes(this.shared.config()));
+    const audio = await readAudio(body.source, { maxBytes, fetch: this.shared.fetchUrl, signal: context.signal });
     const seconds = audio.probed.durationSeconds;
     if (seconds > model.constraints.maxDurationSeconds) {
       throw new InvalidRequestError(
@@ -59,11 +53,11 @@ export class TranscriptionService {
 
     const credits = transcriptionCredits(model, seconds);
     const segments = needsSegments(format);
-    const { result, reservation } = await callToolProvider<Transcript>(this.dependencies, model, context, {
+    const { result, reservation } = await callToolProvider(this.shared, model, context, {
       estimate: credits,
-      supports: (provider) => provider.transcription !== undefined,
-      run: (provider) =>
-        provider.transcription!.transcribe(
+      capability: (provider) => provider.transcription,
+      run: (transcription): Promise<Transcript> =>
+        transcription.transcribe(
           {
             model: model.model,
             audio: { bytes: audio.bytes, filename: audio.filename, mediaType: audio.probed.mediaType },
@@ -74,7 +68,7 @@ export class TranscriptionService {
         ),
       cut: { endpoint: "audio.transcriptions", units: { seconds: billedSeconds(seconds) } },
     });
-    const rendered = await releasingOnError(this.dependencies.ledger, reservation, async () => {
+    const rendered = await releasingOnError(this.shared.ledger, reservation, async () => {
       if (segments && result.segments === undefined && result.text.trim() !== "") throw noSegments(model);
       return renderTranscript(
         format,
@@ -86,7 +80,7 @@ export class TranscriptionService {
         },
       );
     });
-    await this.dependencies.ledger.settle(reservation, {
+    await this.shared.ledger.settle(reservation, {
       agent: context.caller.agent.id,
       keyPrefix: context.caller.key.prefix,
       endpoint: "audio.transcriptions",
@@ -102,7 +96,7 @@ export class TranscriptionService {
   }
 
   private view(): AudioModelsView {
-    return { config: this.dependencies.config(), providers: this.dependencies.providers() };
+    return { config: this.shared.config(), providers: this.shared.providers() };
   }
 }
 

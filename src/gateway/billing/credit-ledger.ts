@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { PlanLimits } from "../../config/config-schema.js";
 import type { KeyBudget } from "../../store/records.js";
-import { periodOf, type UsageLog, type UsageRow } from "../../store/usage-log.js";
+import { periodOf, type UsageRecords, type UsageRow } from "../../store/usage-log.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import { InsufficientCreditsError } from "../errors.js";
 
@@ -43,9 +43,11 @@ export interface SettleOptions {
 export class CreditLedger {
   private readonly reserved = new Map<string, number>();
   private readonly reservedByKey = new Map<string, number>();
+  /** Reservations that outlive their request (a running video job's), by name. */
+  private readonly kept = new Map<string, Reservation>();
 
   constructor(
-    private readonly log: UsageLog,
+    private readonly log: UsageRecords,
     private readonly now: () => Date = () => new Date(),
     /** Told of every row once it is written (the access log). */
     private readonly onRecorded?: (row: UsageRow) => void,
@@ -134,6 +136,25 @@ export class CreditLedger {
     const budget = caller.key.budget;
     if (limit === "plan" || !budget) return "this period on the agent's plan";
     return budget.period === "total" ? `of this key's lifetime budget of ${budget.credits}` : `this month of this key's budget of ${budget.credits} a month`;
+  }
+
+  /**
+   * Keep a reservation under a name (a video job's id) after its request has ended: whatever
+   * finishes the job later (the poller, after a restart too) finds it with `keptFor`.
+   */
+  keep(name: string, reservation: Reservation): void {
+    this.kept.set(name, reservation);
+  }
+
+  keptFor(name: string): Reservation | undefined {
+    return this.kept.get(name);
+  }
+
+  /** Release a kept reservation (if it is not settled yet) and forget its name. */
+  releaseKept(name: string): void {
+    const reservation = this.kept.get(name);
+    if (reservation) this.release(reservation);
+    this.kept.delete(name);
   }
 
   release(reservation: Reservation): void {

@@ -1,20 +1,29 @@
 // POST /v1/chat/completions, as the domain sees it:
 // route -> plan gate -> credit reservation -> upstream attempts -> settle usage -> respond.
-import type { ChatChunk, ChatCompletion, ChatRequest, ChatStreamEvent, ChatUsage } from "../../providers/chat-types.js";
+import type { ChatCapability, ChatChunk, ChatCompletion, ChatRequest, ChatStreamEvent, ChatUsage } from "../../providers/chat-types.js";
 import { requestedOutputCap, withoutOutputCaps } from "../../providers/max-tokens.js";
+import type { Provider } from "../../providers/provider.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureChatPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage } from "../billing/token-usage.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
-import { AnswerSizeWatch } from "./answer-size-watch.js";
-import { type ChatCallContext, type ChatMetering, estimatedChatUsage, heldChatUnits, type MeteredCall, type RelayedText, textSize } from "./chat-metering.js";
+import { AnswerSizeWatch } from "../upstream-calls/answer-size-watch.js";
+import {
+  type ChatCallContext,
+  type ChatMetering,
+  estimatedChatUsage,
+  heldChatUnits,
+  type MeteredCall,
+  type RelayedText,
+  textSize,
+} from "../upstream-calls/chat-metering.js";
+import type { AttemptTarget } from "../upstream-calls/upstream-attempts.js";
 import type { ChatRequestBody } from "./chat-request.js";
 import { withoutGatewayControlFields } from "./gateway-control-fields.js";
 import { StreamRelay } from "./stream-relay.js";
-import { type AttemptTarget, attemptInOrder } from "./upstream-attempts.js";
 
-export type { ChatCallContext } from "./chat-metering.js";
+export type { ChatCallContext } from "../upstream-calls/chat-metering.js";
 
 /** The POST /v1/chat/completions answer: the upstream's completion, renamed to the public model. */
 export type ChatCompletionBody = ChatCompletion;
@@ -37,69 +46,58 @@ export interface StreamingChat {
   filledMaxTokens?: number;
 }
 
-const supportsChat = (provider: { chat?: unknown }) => provider.chat !== undefined;
+const supportsChat = (provider: Provider) => provider.chat !== undefined;
+
+/** The chat capability of a provider the attempts chose (they pick only providers that support chat; messages falls back to it). */
+export function chatOf(provider: Provider): ChatCapability {
+  if (!provider.chat) throw new Error(`provider ${provider.name} has no chat capability`);
+  return provider.chat;
+}
 
 export class ChatService {
   constructor(private readonly metering: ChatMetering) {}
 
   async complete(request: ChatRequestBody, context: ChatCallContext): Promise<CompletedChat> {
     const call = this.metering.begin(request.model, callSize(request), context);
-    const size = new AnswerSizeWatch();
-    try {
-      const { result, target } = await attemptInOrder(
-        this.metering.attempts(call, context, supportsChat),
-        size.watch(({ candidate, provider, firstByteTimeoutMs, deadline }) =>
-          provider.chat!.complete(upstreamRequest(request, candidate), {
-            signal: context.signal,
-            firstByteTimeoutMs,
-            deadline,
-            maxOutputTokens: this.metering.outputCap(call, candidate),
-          }),
-        ),
-      );
-      this.metering.answered(call, target);
-      const body = result.body;
-      body.model = target.candidate.publicModel;
-      const usage = readChatUsage(body.usage);
-      // Measured only when needed: billing reads the text when the upstream's usage does not hold.
-      const relayed = "counts" in usage ? NOTHING_RELAYED : textSize(completionText(body));
-      // The client sees what was billed: the upstream's usage, or the estimate when it had none that holds.
-      if (!("counts" in usage)) body.usage = estimatedChatUsage(call, target, relayed);
-      await this.metering.settle(call, context, target, usage, relayed);
-      return { body, upstreamRequestId: result.upstreamRequestId, filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate) };
-    } catch (error) {
-      await this.metering.failed(call, context, size, heldChatUnits);
-      throw error;
-    }
+    return this.metering.run(call, context, {
+      supports: supportsChat,
+      heldUnits: heldChatUnits,
+      attempt: (attempt) => chatOf(attempt.provider).complete(upstreamRequest(request, attempt.candidate), this.metering.callOptions(call, attempt, context)),
+      answered: async (result, target) => {
+        const body = result.body;
+        body.model = target.candidate.publicModel;
+        const usage = readChatUsage(body.usage);
+        // Measured only when needed: billing reads the text when the upstream's usage does not hold.
+        const relayed = "counts" in usage ? NOTHING_RELAYED : textSize(completionText(body));
+        // The client sees what was billed: the upstream's usage, or the estimate when it had none that holds.
+        if (!("counts" in usage)) body.usage = estimatedChatUsage(call, target, relayed);
+        await this.metering.settle(call, context, target, usage, relayed);
+        return { body, upstreamRequestId: result.upstreamRequestId, filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate) };
+      },
+    });
   }
 
   async stream(request: ChatRequestBody, context: ChatCallContext): Promise<StreamingChat> {
     const call = this.metering.begin(request.model, callSize(request), context);
-    const size = new AnswerSizeWatch();
-    try {
+    return this.metering.run(call, context, {
+      supports: supportsChat,
+      heldUnits: heldChatUnits,
       // The first batch is awaited inside the attempt: until it arrives nothing has reached the
       // client, so a failure before it can still be retried or sent to the next route.
-      const { result, target } = await attemptInOrder(
-        this.metering.attempts(call, context, supportsChat),
-        size.watch(async ({ candidate, provider, firstByteTimeoutMs, deadline }) => {
-          const options = { signal: context.signal, firstByteTimeoutMs, deadline, maxOutputTokens: this.metering.outputCap(call, candidate) };
-          const response = await provider.chat!.stream(upstreamRequest(request, candidate), options);
-          const iterator = response.chunks[Symbol.asyncIterator]();
-          const first = await iterator.next();
-          if (first.done) throw new UpstreamNetworkError(candidate.provider, "invalid_response", "the stream ended before any chunk");
-          return { iterator, first: first.value, upstreamRequestId: response.upstreamRequestId };
-        }),
-      );
-      this.metering.answered(call, target);
-      return {
+      attempt: async (attempt) => {
+        const { candidate } = attempt;
+        const response = await chatOf(attempt.provider).stream(upstreamRequest(request, candidate), this.metering.callOptions(call, attempt, context));
+        const iterator = response.chunks[Symbol.asyncIterator]();
+        const first = await iterator.next();
+        if (first.done) throw new UpstreamNetworkError(candidate.provider, "invalid_response", "the stream ended before any chunk");
+        return { iterator, first: first.value, upstreamRequestId: response.upstreamRequestId };
+      },
+      answered: async (result, target) => ({
         chunks: this.relay(result.first, result.iterator, context, target, call),
         upstreamRequestId: result.upstreamRequestId,
         filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate),
-      };
-    } catch (error) {
-      await this.metering.failed(call, context, size, heldChatUnits);
-      throw error;
-    }
+      }),
+    });
   }
 
   /**

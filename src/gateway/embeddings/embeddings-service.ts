@@ -8,11 +8,10 @@ import type { EmbeddingRequest, EmbeddingVector } from "../../providers/embeddin
 import { base64ToFloats, floatsToBase64 } from "../../providers/embedding-vectors.js";
 import type { Provider } from "../../providers/provider.js";
 import { readEmbeddingUsage } from "../billing/token-usage.js";
-import { AnswerSizeWatch } from "../chat/answer-size-watch.js";
-import type { ChatCallContext, ChatMetering } from "../chat/chat-metering.js";
-import { type AttemptTarget, attemptInOrder } from "../chat/upstream-attempts.js";
 import { InvalidRequestError } from "../errors.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
+import type { ChatCallContext, ChatMetering } from "../upstream-calls/chat-metering.js";
+import type { AttemptTarget } from "../upstream-calls/upstream-attempts.js";
 import { type EmbeddingInputSize, measureEmbeddingInput } from "./embedding-input-size.js";
 import { planEmbeddingReservation } from "./embedding-reservation.js";
 import type { EmbeddingsRequestBody, EmbeddingsResponseBody } from "./embeddings-request.js";
@@ -36,31 +35,29 @@ export class EmbeddingsService {
     const call = this.metering.beginWith(request.model, context, (config, candidates, remaining, limit) =>
       planEmbeddingReservation(config, candidates, size, remaining, limit),
     );
-    const answerSize = new AnswerSizeWatch();
-    try {
-      const { result, target } = await attemptInOrder(
-        this.metering.attempts(call, context, supportsEmbeddings),
-        answerSize.watch(({ candidate, provider, firstByteTimeoutMs, deadline }) =>
-          provider.embeddings!.embed(upstreamRequest(request, candidate), { signal: context.signal, firstByteTimeoutMs, deadline }),
-        ),
-      );
-      this.metering.answered(call, target);
-      const inputTokens = this.billedTokens(result.usage, size, target, context);
-      const credits = call.budgets.get(target.candidate)!.creditsFor(inputTokens);
-      await this.metering.record(call, context, target, { input_tokens: inputTokens }, credits);
-      const body: EmbeddingsResponseBody = {
-        object: "list",
-        data: result.vectors.map((vector, index) => ({ object: "embedding", index, embedding: encoded(vector, request.encoding_format) })),
-        model: target.candidate.publicModel,
-        // The caller sees what was billed.
-        usage: { prompt_tokens: inputTokens, total_tokens: inputTokens },
-      };
-      return { body, upstreamRequestId: result.upstreamRequestId };
-    } catch (error) {
+    return this.metering.run(call, context, {
+      supports: supportsEmbeddings,
       // An answer over the size cap is billed what was held: the inputs' token bound.
-      await this.metering.failed(call, context, answerSize, () => ({ input_tokens: size.tokenBound }));
-      throw error;
-    }
+      heldUnits: () => ({ input_tokens: size.tokenBound }),
+      attempt: ({ candidate, provider, firstByteTimeoutMs, deadline }) => {
+        if (!provider.embeddings) throw new Error(`provider ${provider.name} has no embeddings capability`);
+        return provider.embeddings.embed(upstreamRequest(request, candidate), { signal: context.signal, firstByteTimeoutMs, deadline });
+      },
+      answered: async (result, target) => {
+        const inputTokens = this.billedTokens(result.usage, size, target, context);
+        const budget = call.budgets.get(target.candidate);
+        if (!budget) throw new Error(`no reservation for route candidate ${target.candidate.provider}/${target.candidate.upstreamModel}`);
+        await this.metering.record(call, context, target, { input_tokens: inputTokens }, budget.creditsFor(inputTokens));
+        const body: EmbeddingsResponseBody = {
+          object: "list",
+          data: result.vectors.map((vector, index) => ({ object: "embedding", index, embedding: encoded(vector, request.encoding_format) })),
+          model: target.candidate.publicModel,
+          // The caller sees what was billed.
+          usage: { prompt_tokens: inputTokens, total_tokens: inputTokens },
+        };
+        return { body, upstreamRequestId: result.upstreamRequestId };
+      },
+    });
   }
 
   /**
@@ -72,9 +69,7 @@ export class EmbeddingsService {
     if ("counts" in reading && reading.counts.input <= size.tokenBound) return reading.counts.input;
     if (!("missing" in reading)) {
       const why = "invalid" in reading ? reading.invalid : `prompt_tokens ${reading.counts.input} is more than the inputs can hold (${size.tokenBound})`;
-      this.metering.dependencies.warn(
-        `${target.candidate.provider} reported invalid usage for request ${context.requestId} (${why}); billed the gateway's estimate`,
-      );
+      this.metering.invalidUsage(context, target, why);
     }
     return size.tokenEstimate;
   }

@@ -1,10 +1,12 @@
 // Reading the image catalog of the config: finding a model, its default role, and the public
 // catalog (GET /v1/public/image-models) without provider internals.
 
-import type { CatalogConfig, ImageConstraints, ImageModelEntry, ImageOperation, ImagePricing, ImageResolution } from "../../config/catalog-schema.js";
+import type { CatalogConfig } from "../../config/catalog-schema.js";
 import type { PlanLimits } from "../../config/config-schema.js";
+import type { ImageConstraints, ImageModelEntry, ImageOperation, ImagePricing, ImageResolution } from "../../config/image-catalog-schema.js";
 
-export { type CatalogConfig, DEFAULT_IMAGE_MODELS, type ImageModelEntry } from "../../config/catalog-schema.js";
+export { type CatalogConfig, DEFAULT_IMAGE_MODELS } from "../../config/catalog-schema.js";
+export type { ImageModelEntry } from "../../config/image-catalog-schema.js";
 export { type ImagePriceRequest, imagePriceCredits, imageReservationCredits } from "./image-price.js";
 export { type ImageSizeRequest, type ResolvedImageSize, resolveImageSize } from "./image-size.js";
 

@@ -2,8 +2,9 @@
 // and turned into what to ask the provider for: only what the model does natively, with what the
 // gateway converts afterwards (format, compression) noted beside it. Plan caps are 403 and
 // nothing is billed (docs/decisions.md §2: reject, never clamp).
-import type { ImageModelEntry, ImageResolution } from "../../config/catalog-schema.js";
-import { IMAGE_RESOLUTIONS } from "../../config/catalog-schema.js";
+import type { ImageModelEntry, ImageResolution } from "../../config/image-catalog-schema.js";
+import { IMAGE_RESOLUTIONS } from "../../config/image-catalog-schema.js";
+import { nearestShape } from "../../providers/aspect-ratios.js";
 import type { ImageGenerateRequest, ImageOutputFormat } from "../../providers/image-types.js";
 import { InvalidRequestError, PlanLimitExceededError } from "../errors.js";
 import { resolveImageSize } from "./image-catalog.js";
@@ -135,14 +136,7 @@ function nearestAspectRatio(model: ImageModelEntry, shape: { width: number; heig
   const constraints = model.constraints;
   const tier = constraints.defaultResolution ?? (Object.keys(constraints.resolutions)[0] as ImageResolution | undefined);
   const drawable = tier ? Object.keys(constraints.resolutions[tier] ?? {}) : constraints.aspectRatios;
-  const target = Math.log(shape.width / shape.height);
-  let best: { ratio: string; distance: number } | undefined;
-  for (const ratio of drawable) {
-    const [w, h] = ratio.split(":").map(Number) as [number, number];
-    const distance = Math.abs(Math.log(w / h) - target);
-    if (!best || distance < best.distance) best = { ratio, distance };
-  }
-  return best?.ratio;
+  return nearestShape(drawable, ":", shape.width, shape.height);
 }
 
 function tierIndex(resolution: ImageResolution): number {

@@ -4,30 +4,24 @@
 // model's provider with retries, convert to the asked format with sharp, store each picture in
 // the caller's library (a full storage still returns the picture, without asset_id) and settle
 // one usage row, refusals included.
-import type { ImageModelEntry } from "../../config/catalog-schema.js";
+import type { ImageModelEntry } from "../../config/image-catalog-schema.js";
 import { inImageFormat, vendorReadable } from "../../media/image-encode.js";
 import type { ImageInput } from "../../media/image-input.js";
 import type { GeneratedImage, ImageInputPart, ImageOutputFormat, ImageResult, ImageRole } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
 import type { ChatService } from "../chat/chat-service.js";
 import { InvalidRequestError } from "../errors.js";
-import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/picture-input.js";
-import { callToolProvider, releasingOnError, requireCredits, type ToolCallDependencies } from "../tool-provider-call.js";
+import { MAX_PICTURE_PIXELS, readPicture } from "../media/picture-input.js";
+import type { ServiceContext } from "../service-context.js";
+import { callToolProvider, releasingOnError, requireCredits } from "../upstream-calls/tool-provider-call.js";
 import { defaultImageRole, imagePriceCredits, imageReservationCredits } from "./image-catalog.js";
 import { type DrawPlan, planDrawing } from "./image-draw-plan.js";
 import type { EditImageSource, ImageEditBody } from "./image-edit-request.js";
-import type { ImageLibrary, Lineage, ProducedPicture } from "./image-library.js";
+import type { Lineage, ProducedPicture } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
 import type { ImageGenerationBody } from "./image-request.js";
-import { type ImageCallContext, type ImageOutcome, imageOutcome } from "./image-results.js";
-import { enhancedPromptHeader, enhancePrompt } from "./prompt-enhancer.js";
-
-export interface ImageDrawingDependencies extends ToolCallDependencies {
-  library: ImageLibrary;
-  fetchUrl: UrlFetcher;
-  /** For enhance_prompt: the chat router, billed like any chat call. */
-  chat?: ChatService;
-}
+import { headerSafe, type ImageCallContext, type ImageOutcome, imageOutcome } from "./image-results.js";
+import { enhancePrompt } from "./prompt-enhancer.js";
 
 interface Drawing {
   model: ImageModelEntry;
@@ -37,22 +31,26 @@ interface Drawing {
   prompt: string;
   endpoint: "image.generations" | "image.edits";
   enhanced?: string;
-  supports: (provider: Provider) => boolean;
-  call: (provider: Provider) => Promise<ImageResult>;
+  /** The provider's call for this drawing, with the request; none when it cannot draw it. */
+  call: (provider: Provider) => (() => Promise<ImageResult>) | undefined;
 }
 
 export class ImageDrawingService {
-  constructor(private readonly dependencies: ImageDrawingDependencies) {}
+  constructor(
+    private readonly shared: ServiceContext,
+    /** For enhance_prompt: the chat router, billed like any chat call. */
+    private readonly chat?: ChatService,
+  ) {}
 
   async generate(body: ImageGenerationBody, context: ImageCallContext): Promise<ImageOutcome> {
     const started = performance.now();
     const model = chooseImageModel(this.view(), "generate", body.model, context);
     const plan = planDrawing(model, body, context);
-    const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id });
+    const lineage = await this.shared.library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id });
     // After every check (an invalid request costs nothing), before the picture's reservation.
     const enhanced =
-      body.enhance_prompt && this.dependencies.chat
-        ? await enhancePrompt(this.dependencies.chat, this.dependencies.config(), body.prompt, { ...context, endpoint: "image.enhance" })
+      body.enhance_prompt && this.chat
+        ? await enhancePrompt(this.chat, this.shared.config(), body.prompt, { ...context, endpoint: "image.enhance" })
         : undefined;
     if (enhanced) plan.request.prompt = enhanced;
     const request = plan.request;
@@ -62,8 +60,10 @@ export class ImageDrawingService {
       lineage,
       prompt: body.prompt,
       endpoint: "image.generations",
-      supports: (provider) => provider.images?.generate !== undefined,
-      call: (provider) => provider.images!.generate!(request, { signal: context.signal }),
+      call: (provider) => {
+        const generate = provider.images?.generate?.bind(provider.images);
+        return generate && (() => generate(request, { signal: context.signal }));
+      },
     };
     if (enhanced) drawing.enhanced = enhanced;
     return this.draw(drawing, body.quality, context, started);
@@ -76,7 +76,7 @@ export class ImageDrawingService {
     // Cheap checks (values, plan caps, credits) before any picture is downloaded or read.
     const preliminary = planDrawing(model, body, context);
     requireCredits(
-      this.dependencies.ledger,
+      this.shared.ledger,
       context,
       imageReservationCredits(model, { n: preliminary.request.n, width: preliminary.width, height: preliminary.height, quality: body.quality }),
     );
@@ -84,7 +84,7 @@ export class ImageDrawingService {
     const plan = planDrawing(model, body, context, { inputShape: inputs[0]! });
     // An edit of a library picture joins its lineage unless the caller names another parent.
     const firstAsset = inputs.find((input) => input.assetId !== undefined)?.assetId;
-    const lineage = await this.dependencies.library.lineage(context.caller.agent.id, {
+    const lineage = await this.shared.library.lineage(context.caller.agent.id, {
       projectId: body.project_id,
       parentAssetId: body.parent_asset_id ?? firstAsset,
     });
@@ -99,8 +99,10 @@ export class ImageDrawingService {
         lineage,
         prompt: body.prompt,
         endpoint: "image.edits",
-        supports: (provider) => provider.images?.edit !== undefined,
-        call: (provider) => provider.images!.edit!(request, { signal: context.signal }),
+        call: (provider) => {
+          const edit = provider.images?.edit?.bind(provider.images);
+          return edit && (() => edit(request, { signal: context.signal }));
+        },
       },
       body.quality,
       context,
@@ -110,12 +112,12 @@ export class ImageDrawingService {
 
   private async draw(drawing: Drawing, quality: string | undefined, context: ImageCallContext, started: number): Promise<ImageOutcome> {
     const { model, plan } = drawing;
-    const { ledger, library } = this.dependencies;
+    const { ledger, library } = this.shared;
     const estimate = imageReservationCredits(model, { n: plan.request.n, width: plan.width, height: plan.height, quality });
-    const { result, upstreamMs, reservation } = await callToolProvider(this.dependencies, model, context, {
+    const { result, upstreamMs, reservation } = await callToolProvider(this.shared, model, context, {
       estimate,
-      supports: drawing.supports,
-      run: drawing.call,
+      capability: drawing.call,
+      run: (call) => call(),
       cut: { endpoint: drawing.endpoint, units: { images: plan.request.n } },
     });
 
@@ -147,7 +149,7 @@ export class ImageDrawingService {
     const outcome = imageOutcome({ requestId: context.requestId, model: model.id, stored, result, started, upstreamMs });
     if (drawing.enhanced) {
       outcome.body.enhanced_prompt = drawing.enhanced;
-      outcome.enhancedPromptHeader = enhancedPromptHeader(drawing.enhanced);
+      outcome.enhancedPromptHeader = headerSafe(drawing.enhanced);
     }
     return outcome;
   }
@@ -156,9 +158,9 @@ export class ImageDrawingService {
   private readInputs(sources: readonly EditImageSource[], context: ImageCallContext): Promise<Array<ImageInput & { assetId?: string }>> {
     return Promise.all(
       sources.map((source) => {
-        if (source.kind === "asset") return this.dependencies.library.readPicture(context.caller.agent.id, source.assetId, source.param);
+        if (source.kind === "asset") return this.shared.library.readPicture(context.caller.agent.id, source.assetId, source.param);
         return readPicture(source.kind === "text" ? source.value : source.bytes, {
-          fetch: this.dependencies.fetchUrl,
+          fetch: this.shared.fetchUrl,
           param: source.param,
           signal: context.signal,
         });
@@ -167,7 +169,7 @@ export class ImageDrawingService {
   }
 
   private view() {
-    return { config: this.dependencies.config(), providers: this.dependencies.providers() };
+    return { config: this.shared.config(), providers: this.shared.providers() };
   }
 }
 

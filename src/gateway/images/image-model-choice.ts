@@ -3,10 +3,11 @@
 // provider_not_configured; upscale and background removal have no default model and answer this
 // until an operator enables one), not allowlisted (400 model_not_allowed), its provider gone
 // (503), an operation the model does not do (400), a free plan on a paid model (403).
-import type { ImageModelEntry, ImageOperation } from "../../config/catalog-schema.js";
+import type { ImageModelEntry, ImageOperation } from "../../config/image-catalog-schema.js";
 import { InvalidRequestError, ModelRequiresUpgradeError, ProviderNotConfiguredError } from "../errors.js";
+import { allowedModelIds } from "../models/tool-allowlist.js";
 import { findImageModel } from "./image-catalog.js";
-import { allowedImageModelIds, type ImageModelsView, imageModelServed, toolOfOperation } from "./image-models.js";
+import { type ImageModelsView, imageModelServed, toolOfOperation } from "./image-models.js";
 import type { ImageCallContext } from "./image-results.js";
 
 const OPERATION_NAMES: Record<ImageOperation, string> = {
@@ -30,7 +31,7 @@ export function chooseImageModel(
   context: Pick<ImageCallContext, "plan" | "planName">,
 ): ImageModelEntry {
   const toolName = toolOfOperation(operation);
-  const allowed = allowedImageModelIds(view.config, toolName);
+  const allowed = allowedModelIds(view.config, toolName);
   const served = allowed.filter((id) => {
     const entry = findImageModel(view.config.catalog, id);
     return entry?.operations.includes(operation) && imageModelServed(view, entry);

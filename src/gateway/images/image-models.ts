@@ -3,15 +3,11 @@
 // default counts as allowed) and served by a configured provider that has the image capability.
 // The public catalog, the styles list and the endpoints all read this.
 
-import type { ImageModelEntry, ImageOperation } from "../../config/catalog-schema.js";
-import type { Config } from "../../config/resolved-config.js";
-import type { Provider } from "../../providers/provider.js";
+import type { ImageModelEntry, ImageOperation } from "../../config/image-catalog-schema.js";
+import { allowedModelIds, type ModelsView, providerServes } from "../models/tool-allowlist.js";
 import { type PublicImageCatalog, publicImageCatalog } from "./image-catalog.js";
 
-export interface ImageModelsView {
-  config: Config;
-  providers: ReadonlyMap<string, Provider>;
-}
+export type ImageModelsView = ModelsView;
 
 export type ImageToolName = "image" | "upscale" | "background";
 
@@ -20,24 +16,14 @@ export function toolOfOperation(operation: ImageOperation): ImageToolName {
   return operation === "generate" || operation === "edit" ? "image" : operation;
 }
 
-/** The ids the operator allowed for a tool (the default counts as allowed). */
-export function allowedImageModelIds(config: Pick<Config, "tools">, toolName: ImageToolName = "image"): string[] {
-  const tool = config.tools[toolName];
-  if (!tool) return [];
-  const ids = [...tool.allow];
-  if (tool.default !== null && !ids.includes(tool.default)) ids.unshift(tool.default);
-  return ids;
-}
-
 /** Its provider is configured and offers images. */
 export function imageModelServed(view: ImageModelsView, model: ImageModelEntry): boolean {
-  return view.config.providers[model.provider] !== undefined && view.providers.get(model.provider)?.images !== undefined;
+  return providerServes(view, model.provider, "images");
 }
 
 /** Allowlisted for one of its operations and served, in catalog order. */
 export function offeredImageModels(view: ImageModelsView): ImageModelEntry[] {
-  const allowed = (model: ImageModelEntry) =>
-    model.operations.some((operation) => allowedImageModelIds(view.config, toolOfOperation(operation)).includes(model.id));
+  const allowed = (model: ImageModelEntry) => model.operations.some((operation) => allowedModelIds(view.config, toolOfOperation(operation)).includes(model.id));
   return view.config.catalog.image.filter((model) => allowed(model) && imageModelServed(view, model));
 }
 

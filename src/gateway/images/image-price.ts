@@ -3,7 +3,7 @@
 // n and size multiply the price. Rounded up to whole credits. A call is reserved at the dearest
 // quality the model may pick when it picks (`auto`), and billed at the one it says it drew
 // (docs/decisions.md §5).
-import type { ImageModelEntry } from "../../config/catalog-schema.js";
+import type { ImageModelEntry } from "../../config/image-catalog-schema.js";
 
 export interface ImagePriceRequest {
   /** Pictures produced (or asked for, when reserving before the call). */

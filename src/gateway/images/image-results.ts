@@ -1,7 +1,7 @@
 // What every image endpoint (generations, edits, upscale, background removal) is called with and
 // answers: the image result body `{id, created, model, data, timing}`, plus what the route turns into response headers.
 import type { ImageResult } from "../../providers/image-types.js";
-import type { ToolCallContext } from "../tool-provider-call.js";
+import type { ToolCallContext } from "../upstream-calls/tool-provider-call.js";
 
 export type ImageCallContext = ToolCallContext;
 

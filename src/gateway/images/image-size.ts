@@ -1,7 +1,7 @@
 // The pixel size a generation or edit asks for, from the catalog: `size` when the model takes
 // explicit sizes (it must be one it draws), else the aspect ratio and resolution tier (each
 // defaulting to the model's). The tier comes back too, for the plan's resolution cap.
-import type { ImageModelEntry, ImageResolution } from "../../config/catalog-schema.js";
+import type { ImageModelEntry, ImageResolution } from "../../config/image-catalog-schema.js";
 
 export interface ImageSizeRequest {
   aspectRatio?: string;

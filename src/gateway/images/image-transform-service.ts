@@ -5,24 +5,19 @@
 // run the model's provider, convert to the asked format (webp by default, as on every image
 // endpoint), store the result in the caller's library with its lineage and settle one usage
 // row, counted in pictures like generations.
-import type { ImageModelEntry } from "../../config/catalog-schema.js";
+import type { ImageModelEntry } from "../../config/image-catalog-schema.js";
 import { inImageFormat, vendorReadable } from "../../media/image-encode.js";
 import type { ImageInput } from "../../media/image-input.js";
 import type { ImageCallOptions, ImageResult, ImageTransformRequest } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
 import { InvalidRequestError } from "../errors.js";
-import { MAX_PICTURE_PIXELS, readPicture, type UrlFetcher } from "../media/picture-input.js";
-import { callToolProvider, releasingOnError, requireCredits, type ToolCallDependencies } from "../tool-provider-call.js";
+import { MAX_PICTURE_PIXELS, readPicture } from "../media/picture-input.js";
+import type { ServiceContext } from "../service-context.js";
+import { callToolProvider, releasingOnError, requireCredits } from "../upstream-calls/tool-provider-call.js";
 import { imagePriceCredits } from "./image-catalog.js";
-import type { ImageLibrary } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
 import { type ImageCallContext, type ImageOutcome, imageOutcome } from "./image-results.js";
 import type { ImageTransformBody, TransformFormat } from "./image-transform-request.js";
-
-export interface ImageTransformDependencies extends ToolCallDependencies {
-  library: ImageLibrary;
-  fetchUrl: UrlFetcher;
-}
 
 /** Every image endpoint answers webp unless output_format says otherwise. */
 const DEFAULT_FORMAT: TransformFormat = "webp";
@@ -30,8 +25,8 @@ const DEFAULT_FORMAT: TransformFormat = "webp";
 interface Transform {
   operation: "upscale" | "background";
   endpoint: "image.upscale" | "image.background-removal";
-  supports(provider: Provider): boolean;
-  run(provider: Provider, request: ImageTransformRequest, options: ImageCallOptions): Promise<ImageResult>;
+  /** The provider's transform, bound to it; none when it has not this one. */
+  method(provider: Provider): ((request: ImageTransformRequest, options: ImageCallOptions) => Promise<ImageResult>) | undefined;
   /** Kept with the stored picture where a generation keeps its prompt. */
   describe(body: ImageTransformBody): string;
 }
@@ -39,21 +34,19 @@ interface Transform {
 const UPSCALE: Transform = {
   operation: "upscale",
   endpoint: "image.upscale",
-  supports: (provider) => provider.images?.upscale !== undefined,
-  run: (provider, request, options) => provider.images!.upscale!(request, options),
+  method: (provider) => provider.images?.upscale?.bind(provider.images),
   describe: (body) => (body.scale === undefined ? "upscale" : `upscale x${body.scale}`),
 };
 
 const BACKGROUND_REMOVAL: Transform = {
   operation: "background",
   endpoint: "image.background-removal",
-  supports: (provider) => provider.images?.removeBackground !== undefined,
-  run: (provider, request, options) => provider.images!.removeBackground!(request, options),
+  method: (provider) => provider.images?.removeBackground?.bind(provider.images),
   describe: () => "background removal",
 };
 
 export class ImageTransformService {
-  constructor(private readonly dependencies: ImageTransformDependencies) {}
+  constructor(private readonly shared: ServiceContext) {}
 
   upscale(body: ImageTransformBody, context: ImageCallContext): Promise<ImageOutcome> {
     return this.transform(UPSCALE, body, context);
@@ -65,8 +58,8 @@ export class ImageTransformService {
 
   private async transform(transform: Transform, body: ImageTransformBody, context: ImageCallContext): Promise<ImageOutcome> {
     const started = performance.now();
-    const { ledger, library } = this.dependencies;
-    const model = chooseImageModel({ config: this.dependencies.config(), providers: this.dependencies.providers() }, transform.operation, body.model, context);
+    const { ledger, library } = this.shared;
+    const model = chooseImageModel({ config: this.shared.config(), providers: this.shared.providers() }, transform.operation, body.model, context);
     if (transform.operation === "upscale") checkScale(model, body.scale);
     const format = body.output_format ?? DEFAULT_FORMAT;
     // The parent is checked (404) before any picture is downloaded.
@@ -80,10 +73,10 @@ export class ImageTransformService {
     // A format the model does not produce is asked of sharp afterwards, not of the vendor.
     if (model.constraints.transformFormats.includes(format)) request.outputFormat = format;
     const estimate = imagePriceCredits(model, { n: 1, ...outputSize(model, input, body.scale) });
-    const { result, upstreamMs, reservation } = await callToolProvider(this.dependencies, model, context, {
+    const { result, upstreamMs, reservation } = await callToolProvider(this.shared, model, context, {
       estimate,
-      supports: transform.supports,
-      run: (provider) => transform.run(provider, request, { signal: context.signal }),
+      capability: transform.method,
+      run: (method) => method(request, { signal: context.signal }),
       cut: { endpoint: transform.endpoint, units: { images: 1 } },
     });
 
@@ -108,8 +101,8 @@ export class ImageTransformService {
 
   /** `image` when sent (a URL, data: URL or base64), else the library picture parent_asset_id names. */
   private readInput(body: ImageTransformBody, context: ImageCallContext): Promise<ImageInput> {
-    if (body.image !== undefined) return readPicture(body.image, { fetch: this.dependencies.fetchUrl, param: "image", signal: context.signal });
-    return this.dependencies.library.readPicture(context.caller.agent.id, body.parent_asset_id!, "parent_asset_id");
+    if (body.image !== undefined) return readPicture(body.image, { fetch: this.shared.fetchUrl, param: "image", signal: context.signal });
+    return this.shared.library.readPicture(context.caller.agent.id, body.parent_asset_id!, "parent_asset_id");
   }
 }
 

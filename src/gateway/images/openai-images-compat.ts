@@ -8,8 +8,8 @@
 // - OpenAI answers png unless told otherwise, so the alias does too (/v1/image/* defaults to webp).
 // Everything else is the /v1/image/* endpoint's: the same parameters, errors, billing and storage.
 import type { Config } from "../../config/resolved-config.js";
+import { allowedModelIds } from "../models/tool-allowlist.js";
 import { findImageModel } from "./image-catalog.js";
-import { allowedImageModelIds } from "./image-models.js";
 
 const QUALITY_WORDS: Record<string, string> = { standard: "medium", hd: "high" };
 
@@ -17,7 +17,7 @@ const QUALITY_WORDS: Record<string, string> = { standard: "medium", hd: "high" }
 export function fromOpenAIImagesFields(config: Config, get: (name: string) => unknown, set: (name: string, value: string) => void): void {
   const model = get("model");
   if (typeof model === "string" && !model.includes("/")) {
-    const matches = allowedImageModelIds(config, "image").filter((id) => findImageModel(config.catalog, id)?.model === model);
+    const matches = allowedModelIds(config, "image").filter((id) => findImageModel(config.catalog, id)?.model === model);
     if (matches.length === 1) set("model", matches[0]!);
   }
   const quality = get("quality");

@@ -33,12 +33,3 @@ export async function enhancePrompt(chat: ChatService, config: Config, prompt: s
     return undefined;
   }
 }
-
-/** For the X-Service-Enhanced-Prompt header: printable ASCII, one line, at most 512 characters. */
-export function enhancedPromptHeader(text: string): string {
-  return text
-    .replace(/[^\x20-\x7e]/g, " ")
-    .replace(/\s+/g, " ")
-    .trim()
-    .slice(0, 512);
-}

@@ -1,6 +1,8 @@
 // OpenAI chat.completion.chunk objects -> the native Anthropic event sequence (Anthropic, Streaming Messages:
 // https://platform.claude.com/docs/en/build-with-claude/streaming): message_start, then per content block content_block_start, deltas,
 // content_block_stop, and at the end message_delta (stop_reason, usage) and message_stop.
+
+import { isObject } from "../../json/json-values.js";
 import type { ChatChunk, ChatUsage } from "../../providers/chat-types.js";
 import { convertChatUsage, mapFinishReasonToStopReason, messageId } from "./convert-chat-to-messages.js";
 import type { MessagesJson, MessagesStreamEvent, StopReason } from "./messages-types.js";
@@ -135,8 +137,4 @@ export function messagesErrorType(status: number): string {
 /** The `error` event that ends a native stream which failed after it started. */
 export function messagesErrorEvent(type: string, message: string): MessagesStreamEvent {
   return { event: "error", data: { type: "error", error: { type, message } } };
-}
-
-function isObject(value: unknown): value is MessagesJson {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

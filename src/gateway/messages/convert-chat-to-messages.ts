@@ -1,7 +1,8 @@
 // OpenAI chat.completion -> Anthropic Messages response, for the messages endpoint. Pure.
 
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../../json/json-nesting.js";
+import { isObject } from "../../json/json-values.js";
 import type { ChatCompletion, ChatUsage } from "../../providers/chat-types.js";
-import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../../providers/json-nesting.js";
 import type { MessagesJson, MessagesOutputBlock, MessagesResponse, MessagesUsage, StopReason } from "./messages-types.js";
 
 export interface ChatToMessagesOptions {
@@ -81,8 +82,4 @@ function parseInput(value: unknown): MessagesJson {
   } catch {
     return {};
   }
-}
-
-function isObject(value: unknown): value is MessagesJson {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

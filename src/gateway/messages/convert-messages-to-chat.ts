@@ -2,6 +2,8 @@
 // front of any chat upstream. Pure. Dropped on purpose: metadata, thinking, service_tier,
 // cache_control marks, and top_k (OpenAI servers refuse the unknown parameter). max_tokens is not
 // converted: the provider writes the cap reserved for in the field it reads (ChatCallOptions).
+
+import { isObject } from "../../json/json-values.js";
 import type { ChatRequest } from "../../providers/chat-types.js";
 import { UnsupportedContentError } from "../../providers/provider-errors.js";
 import type { MessagesInputBlock, MessagesJson, MessagesMessage, MessagesRequest, MessagesTool, UncappedMessagesRequest } from "./messages-types.js";
@@ -129,8 +131,4 @@ function convertToolChoice(choice: NonNullable<MessagesRequest["tool_choice"]>):
 
 function asBlocks(value: unknown): MessagesInputBlock[] {
   return Array.isArray(value) ? value.filter((item): item is MessagesInputBlock => isObject(item) && typeof item.type === "string") : [];
-}
-
-function isObject(value: unknown): value is MessagesJson {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

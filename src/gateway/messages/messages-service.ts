@@ -2,21 +2,31 @@
 // To a provider that speaks the Messages API natively the request goes through untouched (model
 // id aside) and the answer comes back untouched; to any other chat provider it is converted to
 // a chat completion and back, streams included.
-import type { ChatChunk, ChatStreamEvent, JsonObject } from "../../providers/chat-types.js";
+
+import { parseJsonObject } from "../../json/json-values.js";
+import type { ChatCapability, ChatChunk, ChatStreamEvent, JsonObject } from "../../providers/chat-types.js";
 import { withoutOutputCaps } from "../../providers/max-tokens.js";
-import type { NativeMessagesEvent } from "../../providers/messages-types.js";
+import type { MessagesCapability, NativeMessagesEvent } from "../../providers/messages-types.js";
 import type { Provider } from "../../providers/provider.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
-import { parseJsonObject } from "../../providers/sse.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureMessagesPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage, readMessagesUsage, type UsageReading } from "../billing/token-usage.js";
-import { AnswerSizeWatch } from "../chat/answer-size-watch.js";
-import { type ChatCallContext, type ChatMetering, estimatedChatUsage, heldChatUnits, type MeteredCall, textSize } from "../chat/chat-metering.js";
+import { chatOf } from "../chat/chat-service.js";
 import { withoutGatewayControlFields } from "../chat/gateway-control-fields.js";
-import { type AttemptTarget, attemptInOrder } from "../chat/upstream-attempts.js";
 import { GatewayError } from "../errors.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
+import { AnswerSizeWatch } from "../upstream-calls/answer-size-watch.js";
+import {
+  type ChatAttemptOptions,
+  type ChatCallContext,
+  type ChatMetering,
+  estimatedChatUsage,
+  heldChatUnits,
+  type MeteredCall,
+  textSize,
+} from "../upstream-calls/chat-metering.js";
+import type { AttemptTarget } from "../upstream-calls/upstream-attempts.js";
 import { ChatStreamToMessagesEvents, messagesErrorEvent, messagesErrorType } from "./chat-stream-to-messages-events.js";
 import { convertChatToMessages, convertChatUsage } from "./convert-chat-to-messages.js";
 import { convertMessagesToChat } from "./convert-messages-to-chat.js";
@@ -43,69 +53,75 @@ export class MessagesService {
   constructor(private readonly metering: ChatMetering) {}
 
   async create(request: MessagesRequest, context: ChatCallContext, headers: Record<string, string>): Promise<MessagesResult> {
-    const call = this.metering.begin(request.model, callSize(request), context);
-    const size = new AnswerSizeWatch();
-    try {
-      const { result, target } = await attemptInOrder(
-        this.metering.attempts(call, context, supportsMessages),
-        size.watch(async ({ candidate, provider, firstByteTimeoutMs, deadline }) => {
-          const upstream = upstreamRequest(request, candidate);
-          // The cap reserved for, in the field the provider reads (its maxTokensField for OpenAI-compatible ones).
-          const options = { signal: context.signal, firstByteTimeoutMs, deadline, maxOutputTokens: this.metering.outputCap(call, candidate) };
-          if (provider.messages) {
-            const answer = await provider.messages.create(upstream, { ...options, headers });
-            return { ...answer, usage: readMessagesUsage(answer.body.usage) };
-          }
-          const answer = await provider.chat!.complete({ ...convertMessagesToChat(upstream), stream: false }, options);
-          const body = convertChatToMessages(answer.body, { model: candidate.publicModel }) as unknown as JsonObject;
-          return { body, upstreamRequestId: answer.upstreamRequestId, usage: readChatUsage(answer.body.usage) };
-        }),
-      );
-      this.metering.answered(call, target);
-      result.body.model = target.candidate.publicModel;
-      const relayed = textSize(JSON.stringify(result.body.content ?? ""));
-      // The client sees what was billed: the upstream's usage, or the estimate when it had none that holds.
-      if (!("counts" in result.usage)) result.body.usage = convertChatUsage(estimatedChatUsage(call, target, relayed));
-      await this.metering.settle(call, context, target, result.usage, relayed);
-      return { body: result.body, upstreamRequestId: result.upstreamRequestId };
-    } catch (error) {
-      await this.metering.failed(call, context, size, heldChatUnits);
-      throw error;
-    }
+    return this.call(request, context, {
+      native: async (messages, upstream, options) => {
+        const answer = await messages.create(upstream, { ...options, headers });
+        return { ...answer, usage: readMessagesUsage(answer.body.usage) };
+      },
+      converted: async (chat, upstream, options, candidate) => {
+        const answer = await chat.complete({ ...convertMessagesToChat(upstream), stream: false }, options);
+        const body = convertChatToMessages(answer.body, { model: candidate.publicModel }) as unknown as JsonObject;
+        return { body, upstreamRequestId: answer.upstreamRequestId, usage: readChatUsage(answer.body.usage) };
+      },
+      answered: async (result, target, call) => {
+        result.body.model = target.candidate.publicModel;
+        const relayed = textSize(JSON.stringify(result.body.content ?? ""));
+        // The client sees what was billed: the upstream's usage, or the estimate when it had none that holds.
+        if (!("counts" in result.usage)) result.body.usage = convertChatUsage(estimatedChatUsage(call, target, relayed));
+        await this.metering.settle(call, context, target, result.usage, relayed);
+        return { body: result.body, upstreamRequestId: result.upstreamRequestId };
+      },
+    });
   }
 
   async stream(request: MessagesRequest, context: ChatCallContext, headers: Record<string, string>): Promise<MessagesStream> {
+    return this.call(request, context, {
+      native: async (messages, upstream, options, candidate) => {
+        const response = await messages.stream(upstream, { ...options, headers });
+        const rest = response.events[Symbol.asyncIterator]();
+        return { source: { kind: "native", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
+      },
+      converted: async (chat, upstream, options, candidate) => {
+        const response = await chat.stream({ ...convertMessagesToChat(upstream), stream: true }, options);
+        const rest = response.chunks[Symbol.asyncIterator]();
+        return { source: { kind: "chat", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
+      },
+      answered: async (result, target, call) => {
+        const events =
+          result.source.kind === "native"
+            ? this.relayNative(result.source.first, result.source.rest, context, target, call)
+            : this.relayConverted(result.source.first, result.source.rest, context, target, call);
+        return { events, upstreamRequestId: result.upstreamRequestId };
+      },
+    });
+  }
+
+  /**
+   * One metered call: a provider with the messages capability gets the request natively, any
+   * other chat provider gets it converted; either way with the output cap reserved for (written
+   * in the field the provider reads: its maxTokensField for OpenAI-compatible ones).
+   */
+  private call<Result, Answer>(
+    request: MessagesRequest,
+    context: ChatCallContext,
+    how: {
+      native: (messages: MessagesCapability, upstream: UncappedMessagesRequest, options: ChatAttemptOptions, candidate: RouteCandidate) => Promise<Result>;
+      converted: (chat: ChatCapability, upstream: UncappedMessagesRequest, options: ChatAttemptOptions, candidate: RouteCandidate) => Promise<Result>;
+      answered: (result: Result, target: AttemptTarget, call: MeteredCall) => Promise<Answer>;
+    },
+  ): Promise<Answer> {
     const call = this.metering.begin(request.model, callSize(request), context);
-    const size = new AnswerSizeWatch();
-    try {
-      const { result, target } = await attemptInOrder(
-        this.metering.attempts(call, context, supportsMessages),
-        size.watch(async ({ candidate, provider, firstByteTimeoutMs, deadline }) => {
-          const upstream = upstreamRequest(request, candidate);
-          const options = { signal: context.signal, firstByteTimeoutMs, deadline, maxOutputTokens: this.metering.outputCap(call, candidate) };
-          if (provider.messages) {
-            const response = await provider.messages.stream(upstream, { ...options, headers });
-            const rest = response.events[Symbol.asyncIterator]();
-            return {
-              source: { kind: "native", ...(await firstBatch(rest, candidate.provider)), rest } as Source,
-              upstreamRequestId: response.upstreamRequestId,
-            };
-          }
-          const response = await provider.chat!.stream({ ...convertMessagesToChat(upstream), stream: true }, options);
-          const rest = response.chunks[Symbol.asyncIterator]();
-          return { source: { kind: "chat", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
-        }),
-      );
-      this.metering.answered(call, target);
-      const events =
-        result.source.kind === "native"
-          ? this.relayNative(result.source.first, result.source.rest, context, target, call)
-          : this.relayConverted(result.source.first, result.source.rest, context, target, call);
-      return { events, upstreamRequestId: result.upstreamRequestId };
-    } catch (error) {
-      await this.metering.failed(call, context, size, heldChatUnits);
-      throw error;
-    }
+    return this.metering.run(call, context, {
+      supports: supportsMessages,
+      heldUnits: heldChatUnits,
+      attempt: (attempt) => {
+        const { candidate, provider } = attempt;
+        const upstream = upstreamRequest(request, candidate);
+        const options = this.metering.callOptions(call, attempt, context);
+        return provider.messages ? how.native(provider.messages, upstream, options, candidate) : how.converted(chatOf(provider), upstream, options, candidate);
+      },
+      answered: (result, target) => how.answered(result, target, call),
+    });
   }
 
   /** Native events pass through; message_start gets the public model; usage is read for billing. */

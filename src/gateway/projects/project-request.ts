@@ -1,4 +1,5 @@
 // POST /v1/projects body: `{name}`, a non-empty string of at most 100 characters (trimmed).
+import { hasControlCharacter } from "../../text/control-characters.js";
 import { InvalidRequestError } from "../errors.js";
 
 /** A project as GET and POST /v1/projects answer it: the stored record (store/project-records.ts), sent as it is. */
@@ -14,7 +15,6 @@ export function parseProjectCreate(body: Record<string, unknown>): { name: strin
   if (trimmed.length === 0) throw new InvalidRequestError("Invalid 'name': the name is empty.", { param: "name" });
   if (trimmed.length > MAX_PROJECT_NAME_LENGTH)
     throw new InvalidRequestError(`Invalid 'name': at most ${MAX_PROJECT_NAME_LENGTH} characters.`, { param: "name" });
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw new InvalidRequestError("Invalid 'name': control characters are not allowed.", { param: "name" });
+  if (hasControlCharacter(trimmed)) throw new InvalidRequestError("Invalid 'name': control characters are not allowed.", { param: "name" });
   return { name: trimmed };
 }

@@ -2,7 +2,7 @@
 // prefix, highest priority first (then longest prefix); `auto` picks among its upstreams by
 // weight (or, for low-latency plans, the fastest recently). Plan gates apply here.
 
-import type { PlanLimits, RouteConfig } from "../../config/config-schema.js";
+import { isProviderRoute, isUpstreamsRoute, type PlanLimits, type ProviderRoute, type RouteConfig, type UpstreamsRoute } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
 import { ModelNotFoundError, ModelRequiresUpgradeError } from "../errors.js";
 import type { LatencyTracker } from "./latency-tracker.js";
@@ -28,14 +28,14 @@ export function resolveRoutes(config: Pick<Config, "routes">, model: string, opt
 
 function resolvePrefixed(routes: RouteConfig[], model: string, options: ResolveOptions): RouteCandidate[] {
   const matching = routes
-    .filter((route) => route.prefix !== "auto" && route.provider && model.startsWith(route.prefix))
+    .filter((route): route is ProviderRoute => route.prefix !== "auto" && isProviderRoute(route) && model.startsWith(route.prefix))
     .filter((route) => route.model || model.length > route.prefix.length)
     .sort((a, b) => b.priority - a.priority || b.prefix.length - a.prefix.length);
   if (matching.length === 0) throw new ModelNotFoundError(model);
   const allowed = options.plan.freeTierOnly ? matching.filter((route) => route.freeTier) : matching;
   if (allowed.length === 0) throw new ModelRequiresUpgradeError(model, options.planName);
   const candidates = allowed.map((route) => ({
-    provider: route.provider!,
+    provider: route.provider,
     upstreamModel: route.model ?? model.slice(route.prefix.length),
     publicModel: model,
     priority: route.priority,
@@ -48,17 +48,19 @@ function resolvePrefixed(routes: RouteConfig[], model: string, options: ResolveO
 }
 
 function resolveAuto(routes: RouteConfig[], options: ResolveOptions): RouteCandidate[] {
-  const autoRoutes = routes.filter((route) => route.prefix === "auto" && route.upstreams).sort((a, b) => b.priority - a.priority);
+  const autoRoutes = routes
+    .filter((route): route is UpstreamsRoute => route.prefix === "auto" && isUpstreamsRoute(route))
+    .sort((a, b) => b.priority - a.priority);
   if (autoRoutes.length === 0) throw new ModelNotFoundError("auto");
   const allowed = options.plan.freeTierOnly ? autoRoutes.filter((route) => route.freeTier) : autoRoutes;
   if (allowed.length === 0) throw new ModelRequiresUpgradeError("auto", options.planName);
   const candidates: RouteCandidate[] = [];
+  const latency = options.plan.lowLatencyRouting ? options.latency : undefined;
   for (const route of allowed) {
-    const upstreams = [...route.upstreams!];
-    const ordered =
-      options.plan.lowLatencyRouting && options.latency
-        ? upstreams.sort((a, b) => options.latency!.estimate(a.provider, a.model) - options.latency!.estimate(b.provider, b.model))
-        : weightedOrder(upstreams, options.random ?? Math.random);
+    const upstreams = [...route.upstreams];
+    const ordered = latency
+      ? upstreams.sort((a, b) => latency.estimate(a.provider, a.model) - latency.estimate(b.provider, b.model))
+      : weightedOrder(upstreams, options.random ?? Math.random);
     for (const upstream of ordered) {
       candidates.push({ provider: upstream.provider, upstreamModel: upstream.model, publicModel: `${upstream.provider}/${upstream.model}` });
     }

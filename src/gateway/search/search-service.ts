@@ -7,16 +7,15 @@
 // key. An answer over its size cap ends the search there (502 naming the cap: the vendor answered).
 // The first answer is billed at its provider's price (one usage row) and returned with dates as YYYY-MM-DD.
 import { z } from "zod";
-import type { Config } from "../../config/resolved-config.js";
 import type { SearchModelEntry } from "../../config/search-catalog-schema.js";
-import type { Provider } from "../../providers/provider.js";
 import { isTimeoutFailure, UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { SearchAnswer } from "../../providers/search-types.js";
-import type { CreditLedger } from "../billing/credit-ledger.js";
-import { answerTooLarge } from "../chat/upstream-attempts.js";
 import { ModelRequiresUpgradeError, SearchNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
+import { allowedModelIdsDefaultFirst, providerServes } from "../models/tool-allowlist.js";
 import { parseWithSchema } from "../request-schema.js";
-import type { ToolCallContext } from "../tool-provider-call.js";
+import { modelsView, type ServiceContext } from "../service-context.js";
+import type { ToolCallContext } from "../upstream-calls/tool-provider-call.js";
+import { answerTooLarge } from "../upstream-calls/upstream-attempts.js";
 import { normalizePublishedDate } from "./published-date.js";
 
 export const MAX_QUERY_LENGTH = 500;
@@ -48,25 +47,16 @@ export interface SearchResponseBody {
   data: { query: string; provider: string; results: SearchResultItem[] };
 }
 
-export interface SearchServiceDependencies {
-  config: () => Config;
-  providers: () => ReadonlyMap<string, Provider>;
-  ledger: CreditLedger;
-  now: () => number;
-  warn: (message: string) => void;
-  attempted?: (requestId: string, provider: string) => void;
-}
-
 export class SearchService {
-  constructor(private readonly dependencies: SearchServiceDependencies) {}
+  constructor(private readonly shared: ServiceContext) {}
 
   async search(body: SearchBody, context: ToolCallContext): Promise<{ body: SearchResponseBody; upstreamRequestId?: string }> {
     const candidates = this.candidates(context);
     const price = Math.max(...candidates.map((model) => model.pricing.perRequest));
-    const reservation = this.dependencies.ledger.reserve(context, price);
+    const reservation = this.shared.ledger.reserve(context, price);
     // The answering provider is billed its own price: one row, `search`, units {requests, results}.
     const bill = (model: SearchModelEntry, results: number) =>
-      this.dependencies.ledger.settle(reservation, {
+      this.shared.ledger.settle(reservation, {
         agent: context.caller.agent.id,
         keyPrefix: context.caller.key.prefix,
         endpoint: "search",
@@ -79,18 +69,24 @@ export class SearchService {
     const failures: string[] = [];
     let timeoutsOnly = true;
     for (const model of candidates) {
-      const provider = this.dependencies.providers().get(model.provider)!.search!;
-      this.dependencies.attempted?.(context.requestId, model.provider);
+      const search = this.shared.providers().get(model.provider)?.search;
+      if (!search) {
+        // Its provider left with a config reload since the candidates were chosen.
+        failures.push(`${model.provider}: not configured for this capability`);
+        timeoutsOnly = false;
+        continue;
+      }
+      this.shared.observer?.attempted(context.requestId, model.provider);
       let answer: SearchAnswer;
       try {
-        answer = await provider.search({ model: model.model, query: body.query, maxResults: body.max_results }, { signal: context.signal });
+        answer = await search.search({ model: model.model, query: body.query, maxResults: body.max_results }, { signal: context.signal });
       } catch (error) {
         if (context.signal.aborted) {
-          this.dependencies.ledger.release(reservation);
+          this.shared.ledger.release(reservation);
           throw error;
         }
         const cause = causeOf(error);
-        this.dependencies.warn(`${context.requestId} search provider failed: provider ${model.provider}: ${cause}`);
+        this.shared.warn(`${context.requestId} search provider failed: provider ${model.provider}: ${cause}`);
         if (error instanceof UpstreamNetworkError && error.failure === "answer_too_large") {
           // The vendor answered (more than any search needs): billed its price, like an answer (docs/decisions.md §9).
           await bill(model, 0);
@@ -108,7 +104,7 @@ export class SearchService {
       if (answer.upstreamRequestId) outcome.upstreamRequestId = answer.upstreamRequestId;
       return outcome;
     }
-    this.dependencies.ledger.release(reservation);
+    this.shared.ledger.release(reservation);
     throw new UpstreamUnavailableError("No search provider could answer this search.", {
       status: timeoutsOnly ? 504 : 502,
       code: timeoutsOnly ? "upstream_timeout" : "upstream_unavailable",
@@ -118,28 +114,24 @@ export class SearchService {
 
   /** The allowlisted search models with a configured search provider, in allowlist order (the default first). */
   private candidates(context: ToolCallContext): SearchModelEntry[] {
-    const config = this.dependencies.config();
-    const tool = config.tools.search;
-    const ids = tool ? [...(tool.default !== null ? [tool.default] : []), ...tool.allow.filter((id) => id !== tool.default)] : [];
-    const served = ids
-      .map((id) => config.catalog.search.find((model) => model.id === id))
-      .filter(
-        (model): model is SearchModelEntry =>
-          model !== undefined && config.providers[model.provider] !== undefined && this.dependencies.providers().get(model.provider)?.search !== undefined,
-      );
-    if (served.length === 0) {
+    const view = modelsView(this.shared);
+    const served = allowedModelIdsDefaultFirst(view.config, "search")
+      .map((id) => view.config.catalog.search.find((model) => model.id === id))
+      .filter((model): model is SearchModelEntry => model !== undefined && providerServes(view, model.provider, "search"));
+    const [first] = served;
+    if (first === undefined) {
       throw new SearchNotConfiguredError(
         "Web search is not configured on this gateway: no search provider is set up and allowlisted in tools.search (gw tools enable search brave/web).",
       );
     }
     const reachable = context.plan.freeTierOnly ? served.filter((model) => model.freeTier) : served;
-    if (reachable.length === 0) throw new ModelRequiresUpgradeError(served[0]!.id, context.planName);
+    if (reachable.length === 0) throw new ModelRequiresUpgradeError(first.id, context.planName);
     return reachable;
   }
 
   private item(hit: SearchAnswer["results"][number]): SearchResultItem {
     const item: SearchResultItem = { title: hit.title, url: hit.url, snippet: hit.snippet };
-    const date = normalizePublishedDate(hit.published, this.dependencies.now());
+    const date = normalizePublishedDate(hit.published, this.shared.now());
     if (date !== undefined) item.publishedDate = date;
     return item;
   }

@@ -3,15 +3,12 @@
 // Content-Disposition, an agent saving the file) gets a plain name: the last path segment, no
 // control or bidirectional-override characters, NFC, at most 255 characters with the extension kept.
 import contentDisposition from "content-disposition";
+import { withoutFileNameControls } from "../../text/control-characters.js";
 
 const MAX_CHARACTERS = 255;
 const MAX_EXTENSION = 16;
-// C0 and C1 controls, DEL, and the bidi controls used to disguise extensions (U+202E ...).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
-
 export function normalizeFilename(raw: string | undefined): string {
-  let name = (raw ?? "").normalize("NFC").replace(UNSAFE, "");
+  let name = withoutFileNameControls((raw ?? "").normalize("NFC"));
   name = name.split(/[\\/]/).pop() ?? "";
   name = name.trim();
   if (name === "" || name === "." || name === "..") return "file";

@@ -14,7 +14,7 @@ import type { StorageSettings } from "../../config/config-schema.js";
 import { FileOperationsLog } from "../../store/file-operations-log.js";
 import { type FileRecord, FileRecordStore, type ImageAssetInfo } from "../../store/file-records.js";
 import { periodOf } from "../../store/usage-log.js";
-import { formatBytes } from "./byte-size.js";
+import { roundedSize } from "../../text/byte-sizes.js";
 import { sameContentType } from "./content-type.js";
 import { type AgentFiles, FileIndex } from "./file-index.js";
 import {
@@ -143,8 +143,8 @@ export class StorageService {
     return {
       usedBytes: agent.usedBytes,
       limitBytes: limits.storageBytes,
-      usedFormatted: formatBytes(agent.usedBytes),
-      limitFormatted: formatBytes(limits.storageBytes),
+      usedFormatted: roundedSize(agent.usedBytes),
+      limitFormatted: roundedSize(limits.storageBytes),
     };
   }
 
@@ -241,13 +241,7 @@ export class StorageService {
       }
       this.context.index.add(record);
       operation.commit("presigned-upload", record.id);
-      const uploadUrl = this.sign(baseUrl, {
-        method: "PUT",
-        path: `${SIGNED_BLOB_PATH}${record.id}`,
-        expires,
-        contentType: record.contentType,
-        sizeBytes: record.sizeBytes,
-      });
+      const uploadUrl = this.signFileLink(baseUrl, "PUT", record, expires);
       return { ...toStoredFile(record), uploadUrl, expiresIn: settings.linkTtlSeconds };
     } catch (error) {
       operation.release();
@@ -265,13 +259,7 @@ export class StorageService {
     const nowSeconds = Math.floor(this.context.now() / 1000);
     const ttl = expires === undefined ? this.context.settings().linkTtlSeconds : Math.max(0, expires - nowSeconds);
     if (expires === undefined) expires = nowSeconds + ttl;
-    const url = this.sign(baseUrl, {
-      method: "GET",
-      path: `${SIGNED_BLOB_PATH}${record.id}`,
-      expires,
-      contentType: record.contentType,
-      sizeBytes: record.sizeBytes,
-    });
+    const url = this.signFileLink(baseUrl, "GET", record, expires);
     return { url, filename: record.filename, contentType: record.contentType, expiresIn: ttl };
   }
 
@@ -383,8 +371,15 @@ export class StorageService {
     return this.fileSecret;
   }
 
-  private sign(baseUrl: string, claims: LinkClaims): string {
-    return buildSignedUrl(baseUrl, this.secret(), claims);
+  /** A link to one file's bytes, for one method, until `expires` (unix seconds); it names the file's type and size. */
+  private signFileLink(baseUrl: string, method: LinkMethod, record: FileRecord, expires: number): string {
+    return buildSignedUrl(baseUrl, this.secret(), {
+      method,
+      path: `${SIGNED_BLOB_PATH}${record.id}`,
+      expires,
+      contentType: record.contentType,
+      sizeBytes: record.sizeBytes,
+    });
   }
 
   /** The link's claims when it is genuine, current and for `expected`; else 403 (or 410 when expired). */
@@ -395,8 +390,10 @@ export class StorageService {
       Math.floor(this.context.now() / 1000),
     );
     if (check.ok && check.claims.method === expected) return check.claims;
-    if (check.ok || check.reason === "method") throw new LinkRefusedError(`This link is for ${check.claims!.method} requests only.`);
-    if (check.reason === "expired") throw new LinkExpiredError(check.claims!.expires);
+    // A genuine link for another method, or past its expiry, carries its claims.
+    const claims = check.claims;
+    if (claims && (check.ok || check.reason === "method")) throw new LinkRefusedError(`This link is for ${claims.method} requests only.`);
+    if (claims && !check.ok && check.reason === "expired") throw new LinkExpiredError(claims.expires);
     throw new LinkRefusedError("This link is not valid: it is incomplete or was altered.");
   }
 

@@ -15,36 +15,17 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import cron, { type ScheduledTask } from "node-cron";
-import type { PlanLimits } from "../../config/config-schema.js";
-import type { Config } from "../../config/resolved-config.js";
 import type { VideoModelEntry } from "../../config/video-catalog-schema.js";
 import { withTempDir } from "../../media/temp-dir.js";
 import { probeVideoFile } from "../../media/video-probe.js";
-import type { Provider } from "../../providers/provider.js";
+import { isRetryableStatus } from "../../net/upstream-errors.js";
 import { UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { VideoCapability, VideoOutput, VideoRequest } from "../../providers/video-types.js";
-import { periodOf, UsageLog } from "../../store/usage-log.js";
+import { periodOf } from "../../store/usage-log.js";
 import type { VideoJobRecord, VideoJobStore } from "../../store/video-jobs.js";
-import type { CreditLedger } from "../billing/credit-ledger.js";
-import type { UrlFetcher } from "../media/picture-input.js";
-import type { StorageService } from "../storage/storage-service.js";
+import type { ServiceContext } from "../service-context.js";
 import { billedVideoSeconds } from "./video-request.js";
 import type { VideoService } from "./video-service.js";
-
-export interface VideoPollerDependencies {
-  config: () => Config;
-  providers: () => ReadonlyMap<string, Provider>;
-  store: VideoJobStore;
-  service: VideoService;
-  storage: StorageService;
-  ledger: CreditLedger;
-  fetchUrl: UrlFetcher;
-  usageDir: string;
-  /** The plan of an agent now (its storage limits). */
-  planOf: (agentId: string) => PlanLimits;
-  now: () => number;
-  warn: (message: string) => void;
-}
 
 const OPERATION_TIMEOUT_MS = 120_000;
 const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
@@ -58,12 +39,21 @@ export class VideoPoller {
   private readonly perProvider = new Map<string, number>();
   private readonly stopping = new AbortController();
 
-  constructor(private readonly dependencies: VideoPollerDependencies) {}
+  /**
+   * The job's credits are held in the ledger under its id, and its usage row is looked for in
+   * the usage records: both through their interfaces, so state shared between instances fits.
+   */
+  constructor(
+    private readonly shared: ServiceContext,
+    private readonly jobs: VideoJobStore,
+    /** Ends a job (FAILED or CANCELLED) as a client's cancel does. */
+    private readonly service: VideoService,
+  ) {}
 
   /** Run the schedule (the server does; tests may call tick() themselves). */
   start(): void {
     if (this.task) return;
-    const seconds = this.dependencies.config().video.tickSeconds;
+    const seconds = this.shared.config().video.tickSeconds;
     this.task = cron.schedule(`*/${seconds} * * * * *`, () => this.tick(), { name: "gw-video-poller", noOverlap: true, suppressMissedWarning: true });
   }
 
@@ -82,16 +72,16 @@ export class VideoPoller {
     if (this.ticking || this.stopping.signal.aborted) return;
     this.ticking = true;
     try {
-      const config = this.dependencies.config();
-      const now = this.dependencies.now();
-      for (const job of this.dependencies.store.active()) {
+      const config = this.shared.config();
+      const now = this.shared.now();
+      for (const job of this.jobs.active()) {
         if (this.inFlight.has(job.id)) continue;
         if (now - Date.parse(job.queuedAt) > config.video.maxJobMinutes * 60_000 && !job.billing) {
           const minutes = config.video.maxJobMinutes;
           this.fail(job, `the job did not finish within ${minutes} ${minutes === 1 ? "minute" : "minutes"}`, true);
           continue;
         }
-        const video = this.dependencies.providers().get(job.provider)?.video;
+        const video = this.shared.providers().get(job.provider)?.video;
         if (!video) {
           this.fail(job, `the provider ${job.provider} is no longer configured`);
           continue;
@@ -99,7 +89,8 @@ export class VideoPoller {
         if (job.nextPollAt && Date.parse(job.nextPollAt) > now) continue;
         if ((this.perProvider.get(job.provider) ?? 0) >= config.video.concurrencyPerProvider) continue;
         // Named but not known to be written: a restart came between the two; the log says which.
-        if (job.billing) this.launch(job, () => this.finishBilling(job, { recovering: true }));
+        const { billing } = job;
+        if (billing) this.launch(job, () => this.finishBilling(job, billing, { recovering: true }));
         else if (job.status === "QUEUED") this.launch(job, () => this.submit(job, video));
         else this.launch(job, () => this.poll(job, video));
       }
@@ -116,7 +107,7 @@ export class VideoPoller {
   private launch(job: VideoJobRecord, work: () => Promise<void>): void {
     this.perProvider.set(job.provider, (this.perProvider.get(job.provider) ?? 0) + 1);
     const running = work()
-      .catch((error: unknown) => this.dependencies.warn(`video job ${job.id}: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => this.shared.warn(`video job ${job.id}: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
         this.inFlight.delete(job.id);
         this.perProvider.set(job.provider, (this.perProvider.get(job.provider) ?? 1) - 1);
@@ -125,7 +116,7 @@ export class VideoPoller {
   }
 
   private async submit(job: VideoJobRecord, video: VideoCapability): Promise<void> {
-    const image = job.request.image ? this.dependencies.store.readImage(job.id) : undefined;
+    const image = job.request.image ? this.jobs.readImage(job.id) : undefined;
     if (job.request.image && !image) return this.fail(job, "the reference photo of this job is gone");
     const { prompt, durationSeconds, resolution, ratio, width, height } = job.request;
     const request: VideoRequest = { model: job.vendorModel, prompt, durationSeconds, resolution, ratio, width, height };
@@ -137,14 +128,14 @@ export class VideoPoller {
       if (transient(error)) return this.later(job, error);
       return this.fail(job, `${job.provider} refused the job: ${reason(error)}`);
     }
-    const current = this.dependencies.store.get(job.id)!;
-    if (current.status === "CANCELLED") {
+    const current = this.jobs.get(job.id);
+    if (!current || current.status === "CANCELLED") {
       // Cancelled while it was being submitted: the vendor's task goes too.
       await video.cancel?.(taskId, { signal: this.operationSignal(OPERATION_TIMEOUT_MS) }).catch(() => undefined);
       return;
     }
-    const now = this.dependencies.now();
-    this.dependencies.store.update(job.id, {
+    const now = this.shared.now();
+    this.jobs.update(job.id, {
       status: "SUBMITTED",
       taskId,
       startedAt: current.startedAt ?? new Date(now).toISOString(),
@@ -156,21 +147,21 @@ export class VideoPoller {
   private async poll(job: VideoJobRecord, video: VideoCapability): Promise<void> {
     let state: Awaited<ReturnType<VideoCapability["poll"]>>;
     try {
-      state = await video.poll(job.taskId!, { signal: this.operationSignal(OPERATION_TIMEOUT_MS) });
+      state = await video.poll(taskIdOf(job), { signal: this.operationSignal(OPERATION_TIMEOUT_MS) });
     } catch (error) {
       if (transient(error)) return this.later(job, error);
       return this.fail(job, `${job.provider} could not report on the job: ${reason(error)}`);
     }
-    if (this.dependencies.store.get(job.id)?.status !== "SUBMITTED") return;
+    if (this.jobs.get(job.id)?.status !== "SUBMITTED") return;
     switch (state.state) {
       case "queued":
       case "running": {
         const polls = job.polls + 1;
         const wait = state.retryAfterMs ?? this.pollIntervalMs() * Math.min(MAX_BACKOFF_INTERVALS, 1 + Math.floor(polls / 5));
-        this.dependencies.store.update(job.id, {
+        this.jobs.update(job.id, {
           polls,
           progress: state.progress,
-          nextPollAt: new Date(this.dependencies.now() + wait).toISOString(),
+          nextPollAt: new Date(this.shared.now() + wait).toISOString(),
         });
         return;
       }
@@ -182,7 +173,7 @@ export class VideoPoller {
         return this.fail(job, state.error ? `${job.provider} cancelled the job: ${state.error}` : `${job.provider} cancelled the job`, false, "CANCELLED");
       case "lost":
         if (video.resubmitsLostTasks) {
-          this.dependencies.store.update(job.id, { status: "QUEUED", taskId: undefined, nextPollAt: undefined, progress: undefined });
+          this.jobs.update(job.id, { status: "QUEUED", taskId: undefined, nextPollAt: undefined, progress: undefined });
           return;
         }
         return this.fail(job, `${job.provider} no longer knows the job's task`);
@@ -191,7 +182,7 @@ export class VideoPoller {
 
   /** The clip to a temp file, measured, stored, then billed; a job cancelled meanwhile is neither stored nor billed. */
   private async finish(job: VideoJobRecord, video: VideoCapability, output: VideoOutput): Promise<void> {
-    const config = this.dependencies.config();
+    const config = this.shared.config();
     const maxBytes = config.video.maxClipBytes;
     await withTempDir(async (directory) => {
       const file = path.join(directory, "clip.mp4");
@@ -207,10 +198,10 @@ export class VideoPoller {
       } catch (error) {
         return this.fail(job, `the clip ${job.provider} made cannot be read: ${reason(error)}`);
       }
-      if (this.dependencies.store.get(job.id)?.status !== "SUBMITTED") return;
+      if (this.jobs.get(job.id)?.status !== "SUBMITTED") return;
       let fileId: string;
       try {
-        const stored = await this.dependencies.storage.storeStream(job.agentId, this.dependencies.planOf(job.agentId), {
+        const stored = await this.shared.storage.storeStream(job.agentId, this.shared.plans.ofAgent(job.agentId), {
           filename: `video-${job.id}.mp4`,
           contentType: "video/mp4",
           body: createReadStream(file),
@@ -223,15 +214,14 @@ export class VideoPoller {
       const model = config.catalog.video.find((entry) => entry.id === job.model);
       const billed = billedVideoSeconds(seconds);
       const credits = billed * priceOf(model, job);
-      const expiresAt = new Date(this.dependencies.now() + config.video.resultTtlHours * 3_600_000).toISOString();
-      const current = this.dependencies.store.get(job.id)!;
-      if (current.status !== "SUBMITTED") {
-        await this.dependencies.storage.remove(job.agentId, this.dependencies.planOf(job.agentId), fileId).catch(() => undefined);
+      const expiresAt = new Date(this.shared.now() + config.video.resultTtlHours * 3_600_000).toISOString();
+      if (this.jobs.get(job.id)?.status !== "SUBMITTED") {
+        await this.shared.storage.remove(job.agentId, this.shared.plans.ofAgent(job.agentId), fileId).catch(() => undefined);
         return;
       }
       const billing = { rowId: crypto.randomUUID(), credits, seconds: billed, written: false };
-      const ready = this.dependencies.store.update(job.id, { billing, result: { fileId, expiresAt, durationSeconds: Math.round(seconds * 1000) / 1000 } });
-      await this.finishBilling(ready, { recovering: false });
+      const ready = this.jobs.update(job.id, { billing, result: { fileId, expiresAt, durationSeconds: Math.round(seconds * 1000) / 1000 } });
+      await this.finishBilling(ready, billing, { recovering: false });
     });
   }
 
@@ -239,12 +229,12 @@ export class VideoPoller {
    * Write the job's usage row unless it already was, then mark it SUCCEEDED. Only a job recovered
    * after a restart reads the usage log to find out; a job finishing now knows it was not.
    */
-  private async finishBilling(job: VideoJobRecord, options: { recovering: boolean }): Promise<void> {
-    const billing = job.billing!;
+  private async finishBilling(job: VideoJobRecord, billing: NonNullable<VideoJobRecord["billing"]>, options: { recovering: boolean }): Promise<void> {
+    const { ledger } = this.shared;
     if (!billing.written && !(options.recovering && this.rowWritten(billing.rowId))) {
       // The job's estimate is what it held: the most it is billed.
-      const reservation = this.dependencies.service.reservations.get(job.id) ?? this.dependencies.ledger.hold(job.agentId, job.estimateCredits, job.keyPrefix);
-      await this.dependencies.ledger.settle(
+      const reservation = ledger.keptFor(job.id) ?? ledger.hold(job.agentId, job.estimateCredits, job.keyPrefix);
+      await ledger.settle(
         reservation,
         {
           agent: job.agentId,
@@ -259,10 +249,10 @@ export class VideoPoller {
         { rowId: billing.rowId },
       );
     }
-    this.dependencies.service.releaseReservation(job.id);
-    this.dependencies.store.update(job.id, {
+    ledger.releaseKept(job.id);
+    this.jobs.update(job.id, {
       status: "SUCCEEDED",
-      finishedAt: new Date(this.dependencies.now()).toISOString(),
+      finishedAt: new Date(this.shared.now()).toISOString(),
       billing: { ...billing, written: true },
       nextPollAt: undefined,
       progress: undefined,
@@ -272,7 +262,7 @@ export class VideoPoller {
   private async download(job: VideoJobRecord, video: VideoCapability, output: VideoOutput, file: string, maxBytes: number): Promise<void> {
     const signal = this.operationSignal(DOWNLOAD_TIMEOUT_MS);
     if (output.kind === "url") {
-      await this.dependencies.fetchUrl(output.url, {
+      await this.shared.fetchUrl(output.url, {
         maxBytes,
         timeoutMs: DOWNLOAD_TIMEOUT_MS,
         accept: "video/*",
@@ -282,7 +272,7 @@ export class VideoPoller {
       return;
     }
     if (!video.download) throw new Error(`${job.provider} gives no way to download the clip`);
-    const { body } = await video.download(job.taskId!, { signal, maxBytes, ...(output.url !== undefined ? { url: output.url } : {}) });
+    const { body } = await video.download(taskIdOf(job), { signal, maxBytes, ...(output.url !== undefined ? { url: output.url } : {}) });
     let total = 0;
     const cap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -293,30 +283,30 @@ export class VideoPoller {
     await pipeline(body, cap, createWriteStream(file, { mode: 0o600 }), { signal });
   }
 
-  /** A passing problem (a vendor 5xx or 429, a network failure): try again after the poll interval. */
+  /** A passing problem (a retryable vendor status: 5xx, 429, 408, 409; a network failure): try again after the poll interval. */
   private later(job: VideoJobRecord, error: unknown): void {
-    this.dependencies.warn(`video job ${job.id}: ${job.provider} failed for now, trying again: ${reason(error)}`);
+    this.shared.warn(`video job ${job.id}: ${job.provider} failed for now, trying again: ${reason(error)}`);
     const retryAfter = error instanceof UpstreamHttpError ? error.retryAfterMs : undefined;
-    this.dependencies.store.update(job.id, { nextPollAt: new Date(this.dependencies.now() + (retryAfter ?? this.pollIntervalMs())).toISOString() });
+    this.jobs.update(job.id, { nextPollAt: new Date(this.shared.now() + (retryAfter ?? this.pollIntervalMs())).toISOString() });
   }
 
   private fail(job: VideoJobRecord, error: string, cancelTask = false, status: "FAILED" | "CANCELLED" = "FAILED"): void {
-    const current = this.dependencies.store.get(job.id);
+    const current = this.jobs.get(job.id);
     if (!current || current.status === "SUCCEEDED" || current.status === "FAILED" || current.status === "CANCELLED") return;
-    this.dependencies.service.end(current, status, error);
-    const video = this.dependencies.providers().get(job.provider)?.video;
+    this.service.end(current, status, error);
+    const video = this.shared.providers().get(job.provider)?.video;
     if (cancelTask && current.taskId && video?.cancel)
       video.cancel(current.taskId, { signal: this.operationSignal(OPERATION_TIMEOUT_MS) }).catch(() => undefined);
   }
 
   private rowWritten(rowId: string): boolean {
-    const now = new Date(this.dependencies.now());
+    const now = new Date(this.shared.now());
     const previous = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15));
-    return [now, previous].some((date) => UsageLog.readRows(this.dependencies.usageDir, periodOf(date)).some((row) => row.id === rowId));
+    return this.shared.usage.hasRow(rowId, [periodOf(now), periodOf(previous)]);
   }
 
   private pollIntervalMs(): number {
-    return this.dependencies.config().video.pollIntervalSeconds * 1000;
+    return this.shared.config().video.pollIntervalSeconds * 1000;
   }
 
   private operationSignal(timeoutMs: number): AbortSignal {
@@ -331,8 +321,14 @@ function priceOf(model: VideoModelEntry | undefined, job: VideoJobRecord): numbe
 }
 
 function transient(error: unknown): boolean {
-  if (error instanceof UpstreamHttpError) return error.status === 429 || error.status >= 500;
+  if (error instanceof UpstreamHttpError) return isRetryableStatus(error.status);
   return error instanceof UpstreamNetworkError;
+}
+
+/** A SUBMITTED job's vendor task. */
+function taskIdOf(job: VideoJobRecord): string {
+  if (job.taskId === undefined) throw new Error(`the job has no ${job.provider} task`);
+  return job.taskId;
 }
 
 function reason(error: unknown): string {

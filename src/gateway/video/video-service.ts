@@ -4,17 +4,13 @@
 // and cancel one that is not finished (409 on a finished one). The poller (video-poller.ts) moves
 // jobs on; billing happens there, once, on success.
 
-import type { Config } from "../../config/resolved-config.js";
-import type { Provider } from "../../providers/provider.js";
 import { newVideoJobId, TERMINAL_STATUSES, type VideoJobRecord, type VideoJobStore } from "../../store/video-jobs.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
-import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
 import { VideoJobConflictError, VideoJobNotFoundError } from "../errors.js";
-import type { ImageLibrary } from "../images/image-library.js";
-import { readPicture, type UrlFetcher } from "../media/picture-input.js";
-import type { StorageService } from "../storage/storage-service.js";
-import type { ToolCallContext } from "../tool-provider-call.js";
-import { chooseVideoModel, type VideoModelsView } from "./video-models.js";
+import { readPicture } from "../media/picture-input.js";
+import { modelsView, type ServiceContext } from "../service-context.js";
+import type { ToolCallContext } from "../upstream-calls/tool-provider-call.js";
+import { chooseVideoModel } from "./video-models.js";
 import { checkAgainstModel, estimateVideoCredits, type VideoGenerationBody } from "./video-request.js";
 
 export interface VideoJobBody {
@@ -31,40 +27,26 @@ export interface VideoJobBody {
   progress?: number;
 }
 
-export interface VideoServiceDependencies {
-  config: () => Config;
-  providers: () => ReadonlyMap<string, Provider>;
-  ledger: CreditLedger;
-  store: VideoJobStore;
-  storage: StorageService;
-  library: ImageLibrary;
-  fetchUrl: UrlFetcher;
-  /** Wall-clock milliseconds (tests move time by hand). */
-  now: () => number;
-  warn: (message: string) => void;
-}
-
 export class VideoService {
-  /** Credits held per running job, released when it ends. */
-  readonly reservations = new Map<string, Reservation>();
-
-  constructor(private readonly dependencies: VideoServiceDependencies) {
+  /** A running job's credits are held in the ledger under the job's id until the job ends. */
+  constructor(
+    private readonly shared: ServiceContext,
+    private readonly jobs: VideoJobStore,
+  ) {
     // Jobs that were running before a restart hold their estimate again.
-    for (const job of dependencies.store.active()) this.reservations.set(job.id, dependencies.ledger.hold(job.agentId, job.estimateCredits, job.keyPrefix));
+    for (const job of jobs.active()) shared.ledger.keep(job.id, shared.ledger.hold(job.agentId, job.estimateCredits, job.keyPrefix));
   }
 
   async submit(body: VideoGenerationBody, context: ToolCallContext): Promise<VideoJobBody> {
-    const { ledger, store } = this.dependencies;
-    const model = chooseVideoModel(this.view(), body.model, context);
+    const { ledger } = this.shared;
+    const model = chooseVideoModel(modelsView(this.shared), body.model, context);
     assertKeyAllowsModel(context.caller.key, model.id);
     const plan = checkAgainstModel(model, body);
     const estimate = estimateVideoCredits(model, plan);
     // 402 before the picture is fetched; the reservation below still decides.
     ledger.requireAvailable(context, estimate);
-    const picture = body.image_url
-      ? await readPicture(body.image_url, { fetch: this.dependencies.fetchUrl, param: "image_url", signal: context.signal })
-      : undefined;
-    const lineage = await this.dependencies.library.lineage(context.caller.agent.id, { projectId: body.project_id });
+    const picture = body.image_url ? await readPicture(body.image_url, { fetch: this.shared.fetchUrl, param: "image_url", signal: context.signal }) : undefined;
+    const lineage = await this.shared.library.lineage(context.caller.agent.id, { projectId: body.project_id });
     const reservation = ledger.reserve(context, estimate);
     const job: VideoJobRecord = {
       id: newVideoJobId(),
@@ -74,19 +56,19 @@ export class VideoService {
       provider: model.provider,
       vendorModel: model.model,
       status: "QUEUED",
-      queuedAt: new Date(this.dependencies.now()).toISOString(),
+      queuedAt: new Date(this.shared.now()).toISOString(),
       request: { prompt: body.prompt, ...plan, ...(picture ? { image: { mediaType: picture.mediaType, width: picture.width, height: picture.height } } : {}) },
       projectId: lineage.projectId,
       estimateCredits: estimate,
       polls: 0,
     };
     try {
-      store.create(job, picture?.bytes);
+      this.jobs.create(job, picture?.bytes);
     } catch (error) {
       ledger.release(reservation);
       throw error;
     }
-    this.reservations.set(job.id, reservation);
+    ledger.keep(job.id, reservation);
     return { id: job.id, status: job.status, model: job.model, queuedAt: job.queuedAt };
   }
 
@@ -96,7 +78,7 @@ export class VideoService {
   }
 
   async list(agentId: string, limit: number, baseUrl: string): Promise<VideoJobBody[]> {
-    return Promise.all(this.dependencies.store.list(agentId, limit).map((job) => this.body(job, baseUrl)));
+    return Promise.all(this.jobs.list(agentId, limit).map((job) => this.body(job, baseUrl)));
   }
 
   /** Cancel a job that has not finished: CANCELLED, nothing billed, the vendor task cancelled where it can be. */
@@ -106,11 +88,11 @@ export class VideoService {
       throw new VideoJobConflictError(`The video job ${id} has already finished (${job.status}); only a queued or running job can be cancelled.`);
     if (job.billing) throw new VideoJobConflictError(`The video job ${id} is finishing (its clip is being stored); it can no longer be cancelled.`);
     const cancelled = this.end(job, "CANCELLED", "cancelled by client");
-    const video = this.dependencies.providers().get(job.provider)?.video;
+    const video = this.shared.providers().get(job.provider)?.video;
     if (job.taskId && video?.cancel) {
       const taskId = job.taskId;
       video.cancel(taskId, { signal: AbortSignal.timeout(30_000) }).catch((error: unknown) => {
-        this.dependencies.warn(
+        this.shared.warn(
           `video job ${id}: the ${job.provider} task ${taskId} could not be cancelled: ${error instanceof Error ? error.message : String(error)}`,
         );
       });
@@ -120,25 +102,19 @@ export class VideoService {
 
   /** Make a job terminal (FAILED or CANCELLED) and give its held credits back. */
   end(job: VideoJobRecord, status: "FAILED" | "CANCELLED", error: string): VideoJobRecord {
-    const ended = this.dependencies.store.update(job.id, {
+    const ended = this.jobs.update(job.id, {
       status,
       error,
-      finishedAt: new Date(this.dependencies.now()).toISOString(),
+      finishedAt: new Date(this.shared.now()).toISOString(),
       nextPollAt: undefined,
       progress: undefined,
     });
-    this.releaseReservation(job.id);
+    this.shared.ledger.releaseKept(job.id);
     return ended;
   }
 
-  releaseReservation(jobId: string): void {
-    const reservation = this.reservations.get(jobId);
-    if (reservation) this.dependencies.ledger.release(reservation);
-    this.reservations.delete(jobId);
-  }
-
   private own(agentId: string, id: string): VideoJobRecord {
-    const job = this.dependencies.store.get(id);
+    const job = this.jobs.get(id);
     if (!job || job.agentId !== agentId) throw new VideoJobNotFoundError(id);
     return job;
   }
@@ -152,7 +128,7 @@ export class VideoService {
     if (job.status === "SUCCEEDED" && job.result) {
       const expires = Math.floor(Date.parse(job.result.expiresAt) / 1000);
       try {
-        body.resultUrl = (await this.dependencies.storage.downloadLink(job.agentId, job.result.fileId, baseUrl, expires)).url;
+        body.resultUrl = (await this.shared.storage.downloadLink(job.agentId, job.result.fileId, baseUrl, expires)).url;
         body.resultExpiresAt = job.result.expiresAt;
       } catch {
         // The clip was deleted from the agent's storage: the job stays SUCCEEDED, without a link.
@@ -161,9 +137,5 @@ export class VideoService {
     }
     if ((job.status === "FAILED" || job.status === "CANCELLED") && job.error) body.error = job.error;
     return body;
-  }
-
-  private view(): VideoModelsView {
-    return { config: this.dependencies.config(), providers: this.dependencies.providers() };
   }
 }

@@ -4,14 +4,13 @@
 // (402 before any upstream call) and the usage row work exactly as for chat. Each chat provider
 // converts the OpenAI `image_url` part to its vendor's format. Chat errors propagate unchanged.
 import type { PlanLimits } from "../../config/config-schema.js";
-import type { Config } from "../../config/resolved-config.js";
 import { pictureForModel } from "../../media/picture-for-model.js";
 import type { ChatCompletion } from "../../providers/chat-types.js";
 import type { Caller } from "../auth/key-authenticator.js";
-import type { CreditLedger } from "../billing/credit-ledger.js";
 import type { ChatService } from "../chat/chat-service.js";
 import { InsufficientCreditsError } from "../errors.js";
-import { MAX_PICTURE_PIXELS, type UrlFetcher } from "../media/picture-input.js";
+import { MAX_PICTURE_PIXELS } from "../media/picture-input.js";
+import type { ServiceContext } from "../service-context.js";
 import { chooseToolModel } from "./tool-model.js";
 import { type DescribeBody, readSourcePicture } from "./vision-request.js";
 
@@ -37,25 +36,21 @@ export interface DescribeResult {
   text: string;
 }
 
-export interface DescribeServiceDependencies {
-  config: () => Config;
-  chat: ChatService;
-  fetchUrl: UrlFetcher;
-  /** To answer 402 before a picture is downloaded for a caller with no credits left. */
-  ledger: CreditLedger;
-}
-
 export class DescribeService {
-  constructor(private readonly dependencies: DescribeServiceDependencies) {}
+  constructor(
+    private readonly shared: ServiceContext,
+    /** Pictures are described by the chat router, billed like any chat call. */
+    private readonly chat: ChatService,
+  ) {}
 
   async describe(body: DescribeBody, context: VisionCallContext): Promise<DescribeResult> {
     // The model is checked first: a refused request downloads nothing.
-    const model = chooseToolModel(this.dependencies.config(), "describe", body.model);
-    const { credits, limit } = this.dependencies.ledger.spendable(context);
-    if (credits <= 0) throw new InsufficientCreditsError(0, DESCRIBE_MAX_TOKENS, undefined, this.dependencies.ledger.describeLimit(context.caller, limit));
-    const input = await readSourcePicture(body.picture, this.dependencies.fetchUrl, context.signal);
+    const model = chooseToolModel(this.shared.config(), "describe", body.model);
+    const { credits, limit } = this.shared.ledger.spendable(context);
+    if (credits <= 0) throw new InsufficientCreditsError(0, DESCRIBE_MAX_TOKENS, undefined, this.shared.ledger.describeLimit(context.caller, limit));
+    const input = await readSourcePicture(body.picture, this.shared.fetchUrl, context.signal);
     const picture = await pictureForModel(input, MAX_PICTURE_PIXELS);
-    const completed = await this.dependencies.chat.complete(
+    const completed = await this.chat.complete(
       {
         model,
         max_tokens: DESCRIBE_MAX_TOKENS,

@@ -13,9 +13,9 @@ import type { Config } from "../../config/resolved-config.js";
 import { type EngineLookup, lookupTesseract, slowEngineMessage } from "../../media/engines.js";
 import { loadSharp } from "../../media/sharp-loader.js";
 import { OcrEngineError, type OcrText, recognizeText } from "../../media/tesseract-ocr.js";
-import type { CreditLedger } from "../billing/credit-ledger.js";
 import { EngineBusyError, ProviderNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
-import { MAX_PICTURE_PIXELS, type UrlFetcher } from "../media/picture-input.js";
+import { MAX_PICTURE_PIXELS } from "../media/picture-input.js";
+import type { ServiceContext } from "../service-context.js";
 import type { VisionCallContext } from "./describe-service.js";
 import { chooseToolModel } from "./tool-model.js";
 import { type OcrBody, readSourcePicture } from "./vision-request.js";
@@ -33,13 +33,11 @@ export interface OcrResult {
   fullText: string;
 }
 
-export interface OcrServiceDependencies {
-  config: () => Config;
-  ledger: CreditLedger;
-  fetchUrl: UrlFetcher;
+/** The part of the service context OCR reads (it runs on this machine, with no provider), and how its engine is found. */
+export type OcrContext = Pick<ServiceContext, "config" | "ledger" | "fetchUrl"> & {
   /** How the tesseract binary is looked up (default: lookupTesseract on PATH). */
   lookupEngine?: (env: NodeJS.ProcessEnv) => Promise<EngineLookup>;
-}
+};
 
 const ENGINE_MODEL = "tesseract";
 
@@ -50,14 +48,14 @@ export class OcrService {
    */
   private engine: { pathVariable: string | undefined; found: Promise<EngineLookup> } | undefined;
 
-  constructor(private readonly dependencies: OcrServiceDependencies) {}
+  constructor(private readonly shared: OcrContext) {}
 
   async recognize(body: OcrBody, context: VisionCallContext): Promise<OcrResult> {
-    const config = this.dependencies.config();
+    const config = this.shared.config();
     const model = chooseToolModel(config, "ocr", body.model);
     const provider = this.checkProvider(config, model);
     const binary = await this.tesseract(model, provider);
-    const input = await readSourcePicture(body.picture, this.dependencies.fetchUrl, context.signal);
+    const input = await readSourcePicture(body.picture, this.shared.fetchUrl, context.signal);
     // Upright, first frame, transparency laid on white (black text on a transparent background
     // would otherwise read as black on black), PNG: a format every tesseract build reads.
     const sharp = await loadSharp();
@@ -75,7 +73,7 @@ export class OcrService {
     }
 
     const words = recognised.lines.flatMap((line) => line.words);
-    await this.dependencies.ledger.record({
+    await this.shared.ledger.record({
       agent: context.caller.agent.id,
       keyPrefix: context.caller.key.prefix,
       endpoint: context.endpoint,
@@ -114,7 +112,7 @@ export class OcrService {
   private async tesseract(model: string, provider: string): Promise<string> {
     const pathVariable = process.env.PATH;
     if (!this.engine || this.engine.pathVariable !== pathVariable) {
-      const lookup = this.dependencies.lookupEngine ?? ((env: NodeJS.ProcessEnv) => lookupTesseract(env));
+      const lookup = this.shared.lookupEngine ?? ((env: NodeJS.ProcessEnv) => lookupTesseract(env));
       this.engine = { pathVariable, found: lookup(process.env) };
     }
     const current = this.engine;

@@ -3,25 +3,19 @@
 // model at all is an operator matter (503), a model outside the list the caller's (400).
 import type { Config } from "../../config/resolved-config.js";
 import { InvalidRequestError, ProviderNotConfiguredError } from "../errors.js";
+import { allowedModelIds } from "../models/tool-allowlist.js";
 
 export type VisionToolName = "describe" | "ocr";
 
 const TOOL_LABELS: Record<VisionToolName, string> = { describe: "Image description", ocr: "OCR" };
 
-export function allowedToolModels(config: Pick<Config, "tools">, toolName: VisionToolName): string[] {
-  const tool = config.tools[toolName];
-  if (!tool) return [];
-  const ids = [...tool.allow];
-  if (tool.default !== null && !ids.includes(tool.default)) ids.unshift(tool.default);
-  return ids;
-}
-
 export function chooseToolModel(config: Pick<Config, "tools">, toolName: VisionToolName, requested: string | undefined): string {
-  const allowed = allowedToolModels(config, toolName);
-  if (allowed.length === 0) {
+  const allowed = allowedModelIds(config, toolName);
+  const first = allowed[0];
+  if (first === undefined) {
     throw new ProviderNotConfiguredError(`${TOOL_LABELS[toolName]} is not configured on this gateway: tools.${toolName} names no model.`);
   }
-  const id = requested ?? config.tools[toolName]?.default ?? allowed[0]!;
+  const id = requested ?? config.tools[toolName]?.default ?? first;
   if (!allowed.includes(id)) {
     throw new InvalidRequestError(`The model \`${id}\` is not allowed for ${TOOL_LABELS[toolName].toLowerCase()} here; allowed: ${allowed.join(", ")}.`, {
       param: "model",

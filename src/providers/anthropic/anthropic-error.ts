@@ -1,8 +1,9 @@
 // Anthropic error bodies ({type:"error", error:{type, message}}, https://platform.claude.com/docs/en/api/errors) -> the OpenAI error
 // envelope the chat endpoint returns verbatim. The vendor body is kept for the messages endpoint.
 
-import { isObject } from "../openai-message-parts.js";
 import { UpstreamHttpError } from "../provider-errors.js";
+import { readBodyAs } from "../upstream-schema.js";
+import { AnthropicErrorBody } from "./anthropic-api.js";
 
 // Maps: the type is upstream text, and `constructor` must not find Object's.
 const STATUS_BY_TYPE = new Map<string, number>([
@@ -32,7 +33,16 @@ export function fromAnthropicHttpError(error: UpstreamHttpError): UpstreamHttpEr
   const vendor = readError(error.body);
   const type = vendor.type ?? typeForStatus(error.status);
   const message = vendor.message ?? `Anthropic answered HTTP ${error.status}.`;
-  return new UpstreamHttpError(error.provider, error.status, envelope(message, type), "application/json", error.retryAfterMs, error.body, error.request);
+  const { provider, status, retryAfterMs, request } = error;
+  return new UpstreamHttpError({
+    provider,
+    status,
+    body: envelope(message, type),
+    contentType: "application/json",
+    retryAfterMs,
+    vendorBody: error.body,
+    request,
+  });
 }
 
 /**
@@ -43,25 +53,17 @@ export function fromAnthropicStreamError(provider: string, data: string): Upstre
   const vendor = readError(data);
   const type = vendor.type ?? "api_error";
   const status = STATUS_BY_TYPE.get(type) ?? 500;
-  return new UpstreamHttpError(provider, status, envelope(vendor.message ?? "The Anthropic stream failed.", type), "application/json", undefined, data);
+  const body = envelope(vendor.message ?? "The Anthropic stream failed.", type);
+  return new UpstreamHttpError({ provider, status, body, contentType: "application/json", vendorBody: data });
 }
 
 function envelope(message: string, type: string): string {
   return JSON.stringify({ error: { message, type: OPENAI_TYPE_BY_TYPE.get(type) ?? type, param: null, code: type } });
 }
 
+/** Not JSON (a proxy's HTML page for 413 or 502 ...): described from the status alone. */
 function readError(body: string): { type?: string; message?: string } {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
-    return {
-      type: typeof error?.type === "string" ? error.type : undefined,
-      message: typeof error?.message === "string" ? error.message : undefined,
-    };
-  } catch {
-    // Not JSON (a proxy's HTML page for 413 or 502 ...): described from the status alone.
-    return {};
-  }
+  return readBodyAs(AnthropicErrorBody, body)?.error ?? {};
 }
 
 function typeForStatus(status: number): string {

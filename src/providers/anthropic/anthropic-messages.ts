@@ -2,54 +2,38 @@
 // (model id aside) with the client's anthropic-version / anthropic-beta; the answer and every
 // stream event come back untouched for the gateway to relay.
 
-import { toNetworkError, type UpstreamResponse } from "../../net/upstream-http.js";
+import { looksLikeJsonObject, preview } from "../../json/json-values.js";
+import { toNetworkError } from "../../net/upstream-http.js";
 import type { JsonObject } from "../chat-types.js";
 import { withOutputCap } from "../max-tokens.js";
 import type { MessagesCallOptions, MessagesCapability, NativeMessagesEvent } from "../messages-types.js";
 import type { ProviderContext } from "../provider.js";
-import { UpstreamHttpError } from "../provider-errors.js";
-import { looksLikeJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
-import { anthropicEndpoint, anthropicHeaders, anthropicRequestId, requireAnthropicMessage } from "./anthropic-chat.js";
-import { fromAnthropicHttpError, fromAnthropicStreamError } from "./anthropic-error.js";
+import { readServerSentEventBatches } from "../sse.js";
+import { requireAnthropicMessage } from "./anthropic-chat.js";
+import { fromAnthropicStreamError } from "./anthropic-error.js";
+import { anthropicRequest } from "./anthropic-request.js";
 
 export function createAnthropicMessages(context: ProviderContext): MessagesCapability {
-  const target = anthropicEndpoint(context);
-  const baseHeaders = anthropicHeaders(context);
+  const vendor = anthropicRequest(context);
 
-  async function send(body: JsonObject, options: MessagesCallOptions): Promise<UpstreamResponse> {
-    const headers = { ...baseHeaders, ...options.headers };
-    // Exactly the cap reserved for, as max_tokens, and no other cap field.
-    const capped = withOutputCap(body, options.maxOutputTokens, "max_tokens");
-    try {
-      return await context.http.send(
-        {
-          provider: context.name,
-          target,
-          headers,
-          body: JSON.stringify(capped),
-          signal: options.signal,
-          firstByteTimeoutMs: options.firstByteTimeoutMs,
-          deadline: options.deadline,
-          answer: "chat",
-          redact: context.redact,
-        },
-        context.upstream,
-      );
-    } catch (error) {
-      throw error instanceof UpstreamHttpError ? fromAnthropicHttpError(error) : error;
-    }
+  function send(body: JsonObject, options: MessagesCallOptions) {
+    // Exactly the cap reserved for, as max_tokens, and no other cap field; the client's
+    // anthropic-version / anthropic-beta over the provider's.
+    const json = withOutputCap(body, options.maxOutputTokens, "max_tokens");
+    const { signal, firstByteTimeoutMs, deadline, headers } = options;
+    return vendor.send({ path: "/v1/messages", json, headers, answer: "chat", signal, firstByteTimeoutMs, deadline });
   }
 
   return {
     async create(body, options) {
       const response = await send({ ...body, stream: false }, options);
-      const message = requireAnthropicMessage(context.name, await readRedactedJson(context, response, options.signal));
-      return { body: message as unknown as JsonObject, upstreamRequestId: anthropicRequestId(response.headers, context.redact) };
+      const message = requireAnthropicMessage(context.name, await vendor.readJson(response, options.signal));
+      return { body: message as unknown as JsonObject, upstreamRequestId: vendor.requestId(response) };
     },
 
     async stream(body, options) {
       const response = await send({ ...body, stream: true }, options);
-      return { events: nativeEvents(context, response.body, options.signal), upstreamRequestId: anthropicRequestId(response.headers, context.redact) };
+      return { events: nativeEvents(context, response.body, options.signal), upstreamRequestId: vendor.requestId(response) };
     },
   };
 }

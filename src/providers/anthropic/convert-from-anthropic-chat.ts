@@ -3,7 +3,7 @@
 // With a JSON response_format, the forced answer tool's call (`answerTool`, see
 // convert-to-anthropic-answer-tool.ts) is the message's content as JSON text, finishing with stop.
 import type { ChatChunk, ChatCompletion, ChatUsage } from "../chat-types.js";
-import type { AnthropicMessageResponse, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-api-types.js";
+import type { AnthropicMessageResponse, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-api.js";
 import { mapAnthropicFinishReason } from "./map-anthropic-finish-reason.js";
 
 export function convertFromAnthropicChat(response: AnthropicMessageResponse, fallbackModel: string, created: number, answerTool?: string): ChatCompletion {

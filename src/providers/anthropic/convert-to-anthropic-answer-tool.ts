@@ -2,9 +2,9 @@
 // one forced tool call whose input schema is the answer's schema (Anthropic's own advice for JSON
 // output), and the call's input comes back as the message's text (convert-from-anthropic-chat.ts).
 // `json_object` is a tool that takes any object. Pure. docs/decisions.md §4.
-import { isObject } from "../openai-message-parts.js";
+import { isObject } from "../../json/json-values.js";
 import { UnsupportedContentError } from "../provider-errors.js";
-import type { AnthropicTool } from "./anthropic-api-types.js";
+import type { AnthropicTool } from "./anthropic-api.js";
 
 /** The answer tool for `json_object`: any JSON object. */
 export const JSON_OBJECT_TOOL = "json_object";

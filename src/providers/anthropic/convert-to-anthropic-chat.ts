@@ -3,10 +3,12 @@
 // reasoning_effort extended thinking (convert-to-anthropic-thinking.ts); what they cannot honour is
 // refused. Parameters Anthropic has no field for (seed, penalties, logprobs, logit_bias,
 // stream_options, service_tier, store ...) are left out: sending them would be a 400.
+
+import { isObject, type Json } from "../../json/json-values.js";
 import type { ChatRequest } from "../chat-types.js";
-import { contentParts, imageUrlOf, isObject, type Json, parseDataUrl, parseToolArguments, textOf } from "../openai-message-parts.js";
+import { contentParts, functionToolsOf, imageUrlOf, namedToolChoice, parseDataUrl, parseToolArguments, textOf } from "../openai-message-parts.js";
 import { UnsupportedContentError } from "../provider-errors.js";
-import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesRequest, AnthropicTool, AnthropicToolChoice } from "./anthropic-api-types.js";
+import type { AnthropicContentBlock, AnthropicMessage, AnthropicMessagesRequest, AnthropicTool, AnthropicToolChoice } from "./anthropic-api.js";
 import { hasFixedSampling, rejectsPrefill } from "./anthropic-model-rules.js";
 import { answerToolFor } from "./convert-to-anthropic-answer-tool.js";
 import { thinkingFor } from "./convert-to-anthropic-thinking.js";
@@ -182,25 +184,20 @@ function sampling(request: ChatRequest): Pick<AnthropicMessagesRequest, "tempera
 }
 
 function convertTools(tools: unknown): AnthropicTool[] | undefined {
-  if (!Array.isArray(tools) || tools.length === 0) return undefined;
-  return tools.map((tool, index) => {
-    const fn = isObject(tool) && tool.type === "function" && isObject(tool.function) ? tool.function : undefined;
-    if (!fn || typeof fn.name !== "string") throw new UnsupportedContentError("Only function tools are supported by Anthropic.", `tools[${index}]`);
-    const parameters = isObject(fn.parameters) ? fn.parameters : {};
-    const converted: AnthropicTool = { name: fn.name, input_schema: { type: "object", properties: {}, ...parameters } };
-    if (typeof fn.description === "string") converted.description = fn.description;
+  return functionToolsOf(tools, "Anthropic")?.map(({ name, description, parameters }) => {
+    const converted: AnthropicTool = { name, input_schema: { type: "object", properties: {}, ...parameters } };
+    if (description !== undefined) converted.description = description;
     return converted;
   });
 }
 
 function convertToolChoice(choice: unknown, disableParallel: boolean): AnthropicToolChoice | undefined {
   let converted: AnthropicToolChoice | undefined;
+  const named = namedToolChoice(choice);
   if (choice === "auto") converted = { type: "auto" };
   else if (choice === "none") converted = { type: "none" };
   else if (choice === "required") converted = { type: "any" };
-  else if (isObject(choice) && isObject(choice.function) && typeof choice.function.name === "string") {
-    converted = { type: "tool", name: choice.function.name };
-  }
+  else if (named !== undefined) converted = { type: "tool", name: named };
   if (!disableParallel || converted?.type === "none") return converted;
   return { ...(converted ?? { type: "auto" }), disable_parallel_tool_use: true };
 }

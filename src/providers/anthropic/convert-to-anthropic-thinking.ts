@@ -5,7 +5,7 @@
 // start with the signed thinking block, which chat completions cannot carry back. What cannot be
 // honoured is refused, never dropped. Pure. docs/decisions.md §4.
 import { UnsupportedContentError } from "../provider-errors.js";
-import type { AnthropicMessagesRequest, AnthropicThinking } from "./anthropic-api-types.js";
+import type { AnthropicMessagesRequest, AnthropicThinking } from "./anthropic-api.js";
 
 /** Thinking budget per effort, before the cut that leaves room for the answer. */
 export const THINKING_BUDGETS: ReadonlyMap<string, number> = new Map([

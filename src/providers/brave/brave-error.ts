@@ -3,17 +3,16 @@
 // Brave answers a bad token with 422 (SUBSCRIPTION_TOKEN_INVALID), not 401; the status is kept
 // (a client error to every rule that reads statuses) and the code tells what it was.
 
-import { isObject } from "../openai-message-parts.js";
 import { openaiErrorType, type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
-import { parseJson } from "../search-text.js";
+import { readBodyAs, validationField } from "../upstream-schema.js";
+import { BraveErrorBody } from "./brave-api.js";
 
 export function fromBraveHttpError(error: UpstreamHttpError): UpstreamHttpError {
-  const parsed = parseJson(error.body);
-  const vendor = isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
-  const code = typeof vendor?.code === "string" && vendor.code !== "" ? vendor.code : undefined;
-  const detail = typeof vendor?.detail === "string" && vendor.detail !== "" ? vendor.detail : undefined;
-  const problems = isObject(vendor?.meta) && Array.isArray(vendor.meta.errors) ? vendor.meta.errors.filter(isObject) : [];
-  const param = problems.map((problem) => fieldOf(problem.loc)).find((field) => field !== undefined) ?? null;
+  const vendor = readBodyAs(BraveErrorBody, error.body)?.error;
+  const code = vendor?.code;
+  const detail = vendor?.detail;
+  const problems = vendor?.meta?.errors ?? [];
+  const param = problems.map((problem) => validationField(problem.loc)).find((field) => field !== undefined) ?? null;
 
   let message: string;
   let type = openaiErrorType(error.status);
@@ -26,17 +25,9 @@ export function fromBraveHttpError(error: UpstreamHttpError): UpstreamHttpError 
   } else if (error.status === 429) {
     message = `Brave Search rate limit or quota reached${detail ? `: ${detail}` : ""}`;
   } else {
-    const listed = problems.map((problem) => (typeof problem.msg === "string" ? `${fieldOf(problem.loc) ?? "request"}: ${problem.msg}` : undefined));
+    const listed = problems.map((problem) => (problem.msg === undefined ? undefined : `${validationField(problem.loc) ?? "request"}: ${problem.msg}`));
     const details = listed.filter((item): item is string => item !== undefined);
     message = [detail ?? `Brave Search answered HTTP ${error.status}.`, ...details].join("; ");
   }
   return withOpenAIEnvelope(error, { message, type, code: code ?? `http_${error.status}`, param });
-}
-
-/** `["header", "x-subscription-token"]` -> `x-subscription-token`; `["query", "q"]` -> `q`. */
-function fieldOf(location: unknown): string | undefined {
-  if (!Array.isArray(location)) return undefined;
-  const names = location.map(String);
-  if (["body", "query", "path", "header"].includes(names[0] ?? "")) names.shift();
-  return names.length > 0 ? names.join(".") : undefined;
 }

@@ -2,8 +2,8 @@
 // Segments are Deepgram's utterances; when an answer has none (a proxy that drops the parameter,
 // a model without them), they are rebuilt from the words rather than failing the call.
 
+import { isObject, type Json } from "../../json/json-values.js";
 import type { Transcript, TranscriptSegment } from "../audio-types.js";
-import { isObject, type Json } from "../openai-message-parts.js";
 import { UpstreamNetworkError } from "../provider-errors.js";
 
 /** A pause longer than this between two words starts a new segment. */

@@ -3,7 +3,8 @@
 // answer, the status kept; the vendor's body is kept as `vendorBody`.
 
 import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
-import { parseJsonObject } from "../sse.js";
+import { readBodyAs } from "../upstream-schema.js";
+import { DeepgramErrorBody } from "./deepgram-api.js";
 
 interface DeepgramError {
   code?: string;
@@ -21,17 +22,13 @@ export function fromDeepgramHttpError(error: UpstreamHttpError): UpstreamHttpErr
 }
 
 export function readDeepgramError(body: string): DeepgramError | undefined {
-  const parsed = parseJsonObject(body);
+  const parsed = readBodyAs(DeepgramErrorBody, body);
   if (!parsed) return undefined;
-  const code = text(parsed.err_code) ?? text(parsed.category);
-  const message = text(parsed.err_msg) ?? text(parsed.message);
-  const details = text(parsed.details);
+  const code = parsed.err_code ?? parsed.category;
+  const message = parsed.err_msg ?? parsed.message;
+  const { details } = parsed;
   // The newer shape puts the specifics in `details` ("message": "Invalid JSON", "details": "expected ...").
   const full = message && details && !message.includes(details) ? `${message}${/[.!?]$/.test(message) ? " " : ": "}${details}` : (message ?? details);
   if (full === undefined) return undefined;
   return code === undefined ? { message: full } : { code, message: full };
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }

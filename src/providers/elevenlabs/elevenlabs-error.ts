@@ -6,9 +6,9 @@
 // retry, no fallback, passed back as it is), and it tells a caller the body failed validation
 // upstream rather than in the gateway.
 
-import { isObject } from "../openai-message-parts.js";
 import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
-import { parseJsonObject } from "../sse.js";
+import { readAs, readBodyAs, ValidationList, validationField } from "../upstream-schema.js";
+import { ElevenLabsErrorBody } from "./elevenlabs-api.js";
 
 interface ElevenLabsError {
   message: string;
@@ -26,30 +26,20 @@ export function fromElevenLabsHttpError(error: UpstreamHttpError): UpstreamHttpE
 }
 
 export function readElevenLabsError(body: string): ElevenLabsError | undefined {
-  const detail = parseJsonObject(body)?.detail;
-  if (typeof detail === "string" && detail !== "") return { message: detail };
-  if (isObject(detail) && typeof detail.message === "string") {
-    return typeof detail.status === "string" ? { message: detail.message, code: detail.status } : { message: detail.message };
-  }
-  if (Array.isArray(detail)) return fromValidationList(detail.filter(isObject));
+  const detail = readBodyAs(ElevenLabsErrorBody, body)?.detail;
+  if (typeof detail === "string") return { message: detail };
+  if (Array.isArray(detail)) return fromValidationList(readAs(ValidationList, detail) ?? []);
+  if (detail) return detail.status === undefined ? { message: detail.message } : { message: detail.message, code: detail.status };
   return undefined;
 }
 
 /** `body.text: field required; body.model_id: ...`, the first field as `param`, its type as `code`. */
-function fromValidationList(items: Record<string, unknown>[]): ElevenLabsError | undefined {
-  const problems = items.map((item) => ({ field: fieldOf(item.loc), message: typeof item.msg === "string" ? item.msg : "is invalid", type: item.type }));
+function fromValidationList(items: ReadonlyArray<{ loc?: unknown; msg?: string; type?: string }>): ElevenLabsError | undefined {
+  const problems = items.map((item) => ({ field: validationField(item.loc), message: item.msg ?? "is invalid", type: item.type }));
   const [first] = problems;
   if (!first) return undefined;
   const vendor: ElevenLabsError = { message: problems.map((problem) => (problem.field ? `${problem.field}: ${problem.message}` : problem.message)).join("; ") };
   if (first.field) vendor.param = first.field;
-  if (typeof first.type === "string") vendor.code = first.type;
+  if (first.type !== undefined) vendor.code = first.type;
   return vendor;
-}
-
-/** FastAPI's location (`["body", "voice_settings", "speed"]`) without where it was (body, query, path). */
-function fieldOf(location: unknown): string | undefined {
-  if (!Array.isArray(location)) return undefined;
-  const names = location.map(String);
-  if (["body", "query", "path", "header"].includes(names[0] ?? "")) names.shift();
-  return names.length > 0 ? names.join(".") : undefined;
 }

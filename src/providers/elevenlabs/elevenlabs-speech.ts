@@ -2,11 +2,11 @@
 // chosen by the `output_format` query parameter. What ElevenLabs does not produce as the gateway
 // names it (opus in its container, flac) is asked as mp3 and converted by the gateway.
 
-import { upstreamRequestIdOf } from "../../net/upstream-http.js";
+import { requireAudio } from "../audio-answer.js";
 import { PCM_SAMPLE_RATE, type SpeechAudio, type SpeechCapability, type SpeechFormat } from "../audio-types.js";
 import type { ProviderContext } from "../provider.js";
 import { UnsupportedContentError } from "../provider-errors.js";
-import { elevenLabsRequest, readElevenLabsAudio } from "./elevenlabs-request.js";
+import { elevenLabsRequest } from "./elevenlabs-request.js";
 import { createElevenLabsVoices } from "./elevenlabs-voices.js";
 
 /** The playback rates ElevenLabs' voice_settings.speed takes. */
@@ -27,8 +27,8 @@ export function elevenLabsOutputFormat(format: SpeechFormat): ElevenLabsOutput {
 }
 
 export function createElevenLabsSpeech(context: ProviderContext): SpeechCapability {
-  const request = elevenLabsRequest(context);
-  const voices = createElevenLabsVoices(context, request);
+  const vendor = elevenLabsRequest(context);
+  const voices = createElevenLabsVoices(context, vendor);
 
   return {
     async synthesize(speech, { signal }) {
@@ -36,16 +36,15 @@ export function createElevenLabsSpeech(context: ProviderContext): SpeechCapabili
         throw new UnsupportedContentError(`ElevenLabs speaks at speeds from ${ELEVENLABS_SPEED.min} to ${ELEVENLABS_SPEED.max}; not ${speech.speed}.`, "speed");
       }
       const output = elevenLabsOutputFormat(speech.format);
-      const response = await request({
-        method: "POST",
+      const response = await vendor.send({
         path: `/v1/text-to-speech/${encodeURIComponent(speech.voice)}?output_format=${output.outputFormat}`,
-        body: JSON.stringify({ text: speech.input, model_id: speech.model, voice_settings: { speed: speech.speed } }),
+        json: { text: speech.input, model_id: speech.model, voice_settings: { speed: speech.speed } },
+        answer: "audio",
         signal,
       });
-      const audio: SpeechAudio = { bytes: await readElevenLabsAudio(context.name, response, signal), format: output.format };
+      const audio: SpeechAudio = { bytes: requireAudio(context.name, await vendor.readBytes(response, signal), response), format: output.format };
       if (output.sampleRate !== undefined) audio.sampleRate = output.sampleRate;
-      const upstreamRequestId =
-        upstreamRequestIdOf(response.headers, "request-id", context.redact) ?? upstreamRequestIdOf(response.headers, "x-request-id", context.redact);
+      const upstreamRequestId = vendor.requestId(response);
       if (upstreamRequestId) audio.upstreamRequestId = upstreamRequestId;
       return audio;
     },

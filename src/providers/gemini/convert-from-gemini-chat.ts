@@ -2,7 +2,7 @@
 // chat.completion.chunk objects. Pure, given the tool-call id source (Gemini names no ids).
 import { randomBytes } from "node:crypto";
 import type { ChatChunk, ChatCompletion, ChatUsage } from "../chat-types.js";
-import type { GeminiCandidate, GeminiResponse, GeminiResponsePart, GeminiUsageMetadata } from "./gemini-api-types.js";
+import type { GeminiCandidate, GeminiResponse, GeminiResponsePart, GeminiUsageMetadata } from "./gemini-api.js";
 import { mapGeminiFinishReason } from "./map-gemini-finish-reason.js";
 
 export type ToolCallIdSource = () => string;

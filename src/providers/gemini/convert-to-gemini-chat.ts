@@ -3,13 +3,15 @@
 // parallel_tool_calls, service_tier, store, and presence/frequency penalties (several current
 // Gemini models answer those with 400 "Penalty is not enabled"). response_format and
 // reasoning_effort are mapped where Gemini can honour them and refused otherwise.
+
+import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../../json/json-nesting.js";
+import { isObject, type Json } from "../../json/json-values.js";
 import type { ChatRequest } from "../chat-types.js";
-import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../json-nesting.js";
-import { contentParts, imageUrlOf, isObject, type Json, parseDataUrl, parseToolArguments, textOf } from "../openai-message-parts.js";
+import { contentParts, functionToolsOf, imageUrlOf, namedToolChoice, parseDataUrl, parseToolArguments, textOf } from "../openai-message-parts.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 import { convertResponseFormat } from "./convert-to-gemini-response-format.js";
 import { convertReasoningEffort } from "./convert-to-gemini-thinking.js";
-import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from "./gemini-api-types.js";
+import type { GeminiContent, GeminiFunctionDeclaration, GeminiGenerationConfig, GeminiPart, GeminiRequest } from "./gemini-api.js";
 
 export function convertToGeminiChat(request: ChatRequest): GeminiRequest {
   const system: Array<{ text: string }> = [];
@@ -146,15 +148,12 @@ function convertGenerationConfig(request: ChatRequest): GeminiGenerationConfig {
 }
 
 function convertTools(tools: unknown): GeminiFunctionDeclaration[] | undefined {
-  if (!Array.isArray(tools) || tools.length === 0) return undefined;
-  return tools.map((tool, index) => {
-    const fn = isObject(tool) && tool.type === "function" && isObject(tool.function) ? tool.function : undefined;
-    if (!fn || typeof fn.name !== "string") throw new UnsupportedContentError("Only function tools are supported by Gemini.", `tools[${index}]`);
-    const declaration: GeminiFunctionDeclaration = { name: fn.name };
-    if (typeof fn.description === "string") declaration.description = fn.description;
+  return functionToolsOf(tools, "Gemini")?.map(({ name, description, parameters }) => {
+    const declaration: GeminiFunctionDeclaration = { name };
+    if (description !== undefined) declaration.description = description;
     // JSON Schema as OpenAI clients write it (additionalProperties ...) fits parametersJsonSchema;
     // `parameters` only takes Gemini's OpenAPI subset.
-    if (isObject(fn.parameters)) declaration.parametersJsonSchema = fn.parameters;
+    if (parameters !== undefined) declaration.parametersJsonSchema = parameters;
     return declaration;
   });
 }
@@ -163,8 +162,6 @@ function convertToolChoice(choice: unknown): GeminiRequest["toolConfig"] {
   if (choice === "auto") return { functionCallingConfig: { mode: "AUTO" } };
   if (choice === "none") return { functionCallingConfig: { mode: "NONE" } };
   if (choice === "required") return { functionCallingConfig: { mode: "ANY" } };
-  if (isObject(choice) && isObject(choice.function) && typeof choice.function.name === "string") {
-    return { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [choice.function.name] } };
-  }
-  return undefined;
+  const named = namedToolChoice(choice);
+  return named === undefined ? undefined : { functionCallingConfig: { mode: "ANY", allowedFunctionNames: [named] } };
 }

@@ -2,9 +2,9 @@
 // application/json); `json_schema` is that plus its schema as responseJsonSchema (JSON Schema as
 // OpenAI clients write it; responseSchema takes only Gemini's OpenAPI subset); `text` is Gemini's
 // default. Any other format is refused, never dropped. Pure. docs/decisions.md §4.
-import { isObject } from "../openai-message-parts.js";
+import { isObject } from "../../json/json-values.js";
 import { UnsupportedContentError } from "../provider-errors.js";
-import type { GeminiGenerationConfig } from "./gemini-api-types.js";
+import type { GeminiGenerationConfig } from "./gemini-api.js";
 
 export type GeminiResponseFormat = Pick<GeminiGenerationConfig, "responseMimeType" | "responseJsonSchema">;
 

@@ -5,7 +5,7 @@
 // sent, as the model family would have to be guessed from its name. Other efforts are refused,
 // never dropped. Pure. docs/decisions.md §4.
 import { UnsupportedContentError } from "../provider-errors.js";
-import type { GeminiThinkingConfig } from "./gemini-api-types.js";
+import type { GeminiThinkingConfig } from "./gemini-api.js";
 
 /** Thinking budget per effort. */
 export const GEMINI_THINKING_BUDGETS: ReadonlyMap<string, number> = new Map([

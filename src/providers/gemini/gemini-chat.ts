@@ -3,23 +3,22 @@
 // Gemini's answers and chunks converted back. Gemini sends no documented request-id header, so no
 // upstreamRequestId is reported.
 
-import { toNetworkError, type UpstreamResponse } from "../../net/upstream-http.js";
+import { isObject, parseJsonObject, preview } from "../../json/json-values.js";
 import { requireJsonObject } from "../chat-answer.js";
 import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
 import { withOutputCap } from "../max-tokens.js";
-import { isObject } from "../openai-message-parts.js";
 import type { ProviderContext } from "../provider.js";
-import { UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
-import { parseJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
+import { UpstreamNetworkError } from "../provider-errors.js";
+import { convertEventBatches } from "../sse.js";
 import { convertFromGeminiChat, GeminiStreamConverter } from "./convert-from-gemini-chat.js";
 import { convertToGeminiChat } from "./convert-to-gemini-chat.js";
-import type { GeminiResponse } from "./gemini-api-types.js";
-import { geminiEndpoint } from "./gemini-endpoint.js";
-import { fromGeminiHttpError, fromGeminiStreamError } from "./gemini-error.js";
+import type { GeminiResponse } from "./gemini-api.js";
+import { fromGeminiStreamError } from "./gemini-error.js";
+import { geminiModelPath, geminiRequest } from "./gemini-request.js";
 import { inlineGeminiImageUrls } from "./inline-gemini-image-urls.js";
 
 export function createGeminiChat(context: ProviderContext): ChatCapability {
-  const { headers, targetFor } = geminiEndpoint(context);
+  const vendor = geminiRequest(context);
   // Pictures by URL are downloaded once per request, not again for each retry of it.
   const inlined = new WeakMap<ChatRequest, Promise<ChatRequest>>();
   function withInlineImages(request: ChatRequest, signal: AbortSignal): Promise<ChatRequest> {
@@ -31,38 +30,17 @@ export function createGeminiChat(context: ProviderContext): ChatCapability {
     return prepared;
   }
 
-  async function send(
-    request: ChatRequest,
-    method: string,
-    { signal, firstByteTimeoutMs, deadline, maxOutputTokens }: ChatCallOptions,
-  ): Promise<UpstreamResponse> {
+  function send(request: ChatRequest, method: string, { signal, firstByteTimeoutMs, deadline, maxOutputTokens }: ChatCallOptions) {
     // The cap reserved for, as the one max_tokens the converter makes generationConfig.maxOutputTokens of.
-    const body = JSON.stringify(convertToGeminiChat(withOutputCap(request, maxOutputTokens, "max_tokens")));
-    try {
-      return await context.http.send(
-        {
-          provider: context.name,
-          target: targetFor(request.model, method),
-          headers,
-          body,
-          signal,
-          firstByteTimeoutMs,
-          deadline,
-          answer: "chat",
-          redact: context.redact,
-        },
-        context.upstream,
-      );
-    } catch (error) {
-      throw error instanceof UpstreamHttpError ? fromGeminiHttpError(error) : error;
-    }
+    const json = convertToGeminiChat(withOutputCap(request, maxOutputTokens, "max_tokens"));
+    return vendor.send({ path: geminiModelPath(request.model, method), json, answer: "chat", signal, firstByteTimeoutMs, deadline });
   }
 
   return {
     async complete(request, options) {
       const { signal } = options;
       const response = await send(await withInlineImages(request, signal), "generateContent", options);
-      const body = requireJsonObject(context.name, await readRedactedJson(context, response, signal), "a generateContent answer") as GeminiResponse;
+      const body = requireJsonObject(context.name, await vendor.readJson(response, signal), "a generateContent answer") as GeminiResponse;
       return { body: convertFromGeminiChat(body, { model: request.model, created: nowSeconds() }) };
     },
 
@@ -82,24 +60,16 @@ async function* convertChunks(
   signal: AbortSignal,
 ): AsyncGenerator<ChatStreamEvent[]> {
   const provider = context.name;
-  try {
-    for await (const batch of readServerSentEventBatches(body, context.redact)) {
-      const chunks: ChatStreamEvent[] = [];
-      for (const message of batch) {
-        const response = parseJsonObject(message.data) as GeminiResponse | undefined;
-        if (!response) {
-          // One bad line does not cost the good chunks read with it.
-          context.warn(`${provider}: skipped a stream chunk that is not a JSON object: ${preview(message.data)}`);
-          continue;
-        }
-        if (isObject(response.error)) throw fromGeminiStreamError(provider, message.data);
-        chunks.push(...converter.push(response));
-      }
-      if (chunks.length > 0) yield chunks;
+  yield* convertEventBatches(provider, body, context.redact, signal, (message) => {
+    const response = parseJsonObject(message.data) as GeminiResponse | undefined;
+    if (!response) {
+      // One bad line does not cost the good chunks read with it.
+      context.warn(`${provider}: skipped a stream chunk that is not a JSON object: ${preview(message.data)}`);
+      return [];
     }
-  } catch (error) {
-    throw toNetworkError(provider, error, signal);
-  }
+    if (isObject(response.error)) throw fromGeminiStreamError(provider, message.data);
+    return converter.push(response);
+  });
   // No terminator either: a body that ends before a finishReason was cut off.
   if (!converter.finished) throw new UpstreamNetworkError(provider, "connection_lost", "the stream ended before a finishReason");
   const usage = converter.end();

@@ -3,16 +3,15 @@
 // `dimensions` becomes `outputDimensionality`; `user` has no Gemini counterpart and is dropped;
 // token-id inputs cannot be sent (Gemini takes text). The answer is floats, with no token count:
 // the gateway bills its own estimate.
-import type { UpstreamResponse } from "../../net/upstream-http.js";
+
 import { requireJsonObject } from "../chat-answer.js";
 import { type EmbeddingCallOptions, type EmbeddingCapability, embeddingInputs } from "../embedding-types.js";
 import { requireFloats } from "../embedding-vectors.js";
-import { isObject } from "../openai-message-parts.js";
 import type { ProviderContext } from "../provider.js";
-import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
-import { readRedactedJson } from "../sse.js";
-import { geminiEndpoint, geminiModelName } from "./gemini-endpoint.js";
-import { fromGeminiHttpError } from "./gemini-error.js";
+import { UnsupportedContentError, UpstreamNetworkError } from "../provider-errors.js";
+import { readAs } from "../upstream-schema.js";
+import { GeminiBatchEmbedAnswer, GeminiEmbedAnswer } from "./gemini-api.js";
+import { geminiModelName, geminiModelPath, geminiRequest } from "./gemini-request.js";
 
 /** Gemini refuses a batch of more requests than this. */
 export const GEMINI_EMBED_BATCH_LIMIT = 100;
@@ -25,29 +24,11 @@ interface GeminiEmbedContentRequest {
 }
 
 export function createGeminiEmbeddings(context: ProviderContext): EmbeddingCapability {
-  const endpoint = geminiEndpoint(context);
+  const vendor = geminiRequest(context);
 
-  async function call(model: string, method: string, body: object, options: EmbeddingCallOptions): Promise<Record<string, unknown>> {
-    let response: UpstreamResponse;
-    try {
-      response = await context.http.send(
-        {
-          provider: context.name,
-          target: endpoint.targetFor(model, method),
-          headers: endpoint.headers,
-          body: JSON.stringify(body),
-          signal: options.signal,
-          firstByteTimeoutMs: options.firstByteTimeoutMs,
-          deadline: options.deadline,
-          answer: "embeddings",
-          redact: context.redact,
-        },
-        context.upstream,
-      );
-    } catch (error) {
-      throw error instanceof UpstreamHttpError ? fromGeminiHttpError(error) : error;
-    }
-    return requireJsonObject(context.name, await readRedactedJson(context, response, options.signal), `a ${method} answer`);
+  async function call(model: string, method: string, json: object, { signal, firstByteTimeoutMs, deadline }: EmbeddingCallOptions): Promise<unknown> {
+    const response = await vendor.send({ path: geminiModelPath(model, method), json, answer: "embeddings", signal, firstByteTimeoutMs, deadline });
+    return requireJsonObject(context.name, await vendor.readJson(response, signal), `a ${method} answer`);
   }
 
   return {
@@ -58,17 +39,16 @@ export function createGeminiEmbeddings(context: ProviderContext): EmbeddingCapab
         ...(request.dimensions !== undefined ? { outputDimensionality: request.dimensions } : {}),
       });
       if (texts.length === 1) {
-        const answer = await call(request.model, "embedContent", embedRequest(texts[0]!), options);
-        const embedding = isObject(answer.embedding) ? answer.embedding.values : undefined;
-        return { vectors: [requireFloats(context.name, embedding, "embedding.values")] };
+        const answer = readAs(GeminiEmbedAnswer, await call(request.model, "embedContent", embedRequest(texts[0] ?? ""), options));
+        return { vectors: [requireFloats(context.name, answer?.embedding?.values, "embedding.values")] };
       }
       const vectors: number[][] = [];
       for (let start = 0; start < texts.length; start += GEMINI_EMBED_BATCH_LIMIT) {
         const batch = texts.slice(start, start + GEMINI_EMBED_BATCH_LIMIT);
         // Each request names the model too; Gemini requires it to be the one in the path.
         const requests = batch.map((text) => ({ model: geminiModelName(request.model), ...embedRequest(text) }));
-        const answer = await call(request.model, "batchEmbedContents", { requests }, options);
-        vectors.push(...batchVectors(context.name, answer.embeddings, batch.length));
+        const answer = readAs(GeminiBatchEmbedAnswer, await call(request.model, "batchEmbedContents", { requests }, options));
+        vectors.push(...batchVectors(context.name, answer?.embeddings, batch.length));
       }
       return { vectors };
     },
@@ -81,11 +61,9 @@ function textsOf(inputs: string[] | number[][]): string[] {
 }
 
 /** `embeddings[]`, in the order of the batch's requests: one for each. */
-function batchVectors(provider: string, embeddings: unknown, count: number): number[][] {
-  if (!Array.isArray(embeddings) || embeddings.length !== count) {
+function batchVectors(provider: string, embeddings: ReadonlyArray<{ values?: unknown }> | undefined, count: number): number[][] {
+  if (embeddings?.length !== count) {
     throw new UpstreamNetworkError(provider, "invalid_response", `the answer does not hold one embedding for each of the ${count} texts`);
   }
-  return embeddings.map((embedding: unknown, index) =>
-    requireFloats(provider, isObject(embedding) ? embedding.values : undefined, `embeddings[${index}].values`),
-  );
+  return embeddings.map((embedding, index) => requireFloats(provider, embedding.values, `embeddings[${index}].values`));
 }

@@ -1,8 +1,10 @@
 // Google RPC error bodies ({error:{code, message, status, details}}, https://ai.google.dev/gemini-api/docs/troubleshooting) -> the OpenAI
 // error envelope the chat endpoint returns verbatim. The vendor body is kept as `vendorBody`.
 
-import { isObject, type Json } from "../openai-message-parts.js";
+import { parseJson } from "../../json/json-values.js";
 import { UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
+import { readAs } from "../upstream-schema.js";
+import { GoogleErrorBody, type GoogleErrorDetail } from "./gemini-api.js";
 
 interface GoogleError {
   message?: string;
@@ -25,7 +27,7 @@ export function fromGeminiStreamError(provider: string, data: string): UpstreamH
   const google = readGoogleError(data);
   const status = google.code && google.code >= 400 ? google.code : 500;
   // The chunk stands for the upstream's error body: the envelope keeps it as `vendorBody`.
-  const chunk = new UpstreamHttpError(provider, status, data, "application/json", undefined);
+  const chunk = new UpstreamHttpError({ provider, status, body: data, contentType: "application/json" });
   return withOpenAIEnvelope(
     chunk,
     { message: google.message ?? "The Gemini stream failed.", code: codeOf(status, google) },
@@ -38,29 +40,23 @@ function codeOf(status: number, google: GoogleError): string {
 }
 
 export function readGoogleError(body: string): GoogleError {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return {};
-  }
+  const parsed = parseJson(body);
   // streamGenerateContent without alt=sse wraps bodies in an array.
-  const root = Array.isArray(parsed) ? parsed[0] : parsed;
-  const error = isObject(root) && isObject(root.error) ? root.error : undefined;
+  const error = readAs(GoogleErrorBody, Array.isArray(parsed) ? parsed[0] : parsed)?.error;
   if (!error) return {};
-  const details = Array.isArray(error.details) ? error.details.filter(isObject) : [];
+  const details = error.details ?? [];
   return {
-    message: typeof error.message === "string" ? error.message : undefined,
-    status: typeof error.status === "string" ? error.status : undefined,
-    code: typeof error.code === "number" ? error.code : undefined,
-    reason: details.map((detail) => detail.reason).find((reason): reason is string => typeof reason === "string"),
+    message: error.message,
+    status: error.status,
+    code: error.code,
+    reason: details.map((detail) => detail.reason).find((reason) => reason !== undefined),
     retryDelayMs: retryDelay(details),
   };
 }
 
 /** google.rpc.RetryInfo's `retryDelay` ("37s", "0.5s"), which 429s carry instead of Retry-After. */
-function retryDelay(details: Json[]): number | undefined {
+function retryDelay(details: readonly GoogleErrorDetail[]): number | undefined {
   const info = details.find((detail) => String(detail["@type"]).endsWith("google.rpc.RetryInfo"));
-  const match = typeof info?.retryDelay === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay) : null;
+  const match = info?.retryDelay === undefined ? null : /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay);
   return match ? Math.round(Number(match[1]) * 1000) : undefined;
 }

@@ -3,11 +3,12 @@
 // and internal addresses refused on every hop, size and time capped), its type read from its bytes
 // (never the Content-Type), and sent as a data: URL that convert-to-gemini-chat.ts inlines.
 // docs/decisions.md §4.
+
+import { isObject } from "../../json/json-values.js";
 import type { UrlFetcher } from "../../net/safe-fetch.js";
 import { FetchFailedError, UrlNotAllowedError } from "../../net/safe-fetch-errors.js";
 import type { ChatRequest, JsonObject } from "../chat-types.js";
 import { sniffImageMediaType } from "../image-bytes.js";
-import { isObject } from "../openai-message-parts.js";
 import { UnsupportedContentError } from "../provider-errors.js";
 
 /** Inline data shares Gemini's 20 MB request limit: 15 MB is 20 MB as base64. */

@@ -3,32 +3,33 @@
 import { sniffImageMediaType } from "../image-bytes.js";
 import type { GeneratedImage, ImageResult } from "../image-types.js";
 import { UpstreamNetworkError } from "../provider-errors.js";
-import type { OpenAIImagesResponse } from "./openai-images-api-types.js";
+import type { OpenAIImagesResponse } from "./openai-api.js";
 
 const MEDIA_TYPES: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", jpg: "image/jpeg", webp: "image/webp" };
 
 export function convertFromOpenAIImages(provider: string, body: OpenAIImagesResponse, upstreamRequestId: string | undefined): ImageResult {
-  const items = Array.isArray(body.data) ? body.data : [];
+  const items = body.data ?? [];
   if (items.length === 0) throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no pictures");
   // output_format is the upstream's text: own keys only.
   const format = body.output_format ?? "";
   const declared = (Object.hasOwn(MEDIA_TYPES, format) ? MEDIA_TYPES[format] : undefined) ?? "image/png";
   const images = items.map((item, index): GeneratedImage => {
-    if (typeof item.b64_json !== "string" || item.b64_json.length === 0) {
+    if (!item.b64_json) {
       throw new UpstreamNetworkError(provider, "invalid_response", `picture ${index + 1} came without b64_json`);
     }
     const bytes = Buffer.from(item.b64_json, "base64");
     const image: GeneratedImage = { bytes, mediaType: sniffImageMediaType(bytes) ?? declared };
-    if (typeof item.revised_prompt === "string" && item.revised_prompt.length > 0) image.revisedPrompt = item.revised_prompt;
+    if (item.revised_prompt) image.revisedPrompt = item.revised_prompt;
     return image;
   });
   const result: ImageResult = { images };
   if (upstreamRequestId) result.upstreamRequestId = upstreamRequestId;
-  if (typeof body.quality === "string") result.quality = body.quality;
-  if (body.usage && (typeof body.usage.input_tokens === "number" || typeof body.usage.output_tokens === "number")) {
+  if (body.quality !== undefined) result.quality = body.quality;
+  const { input_tokens: inputTokens, output_tokens: outputTokens } = body.usage ?? {};
+  if (inputTokens !== undefined || outputTokens !== undefined) {
     result.usage = {};
-    if (typeof body.usage.input_tokens === "number") result.usage.inputTokens = body.usage.input_tokens;
-    if (typeof body.usage.output_tokens === "number") result.usage.outputTokens = body.usage.output_tokens;
+    if (inputTokens !== undefined) result.usage.inputTokens = inputTokens;
+    if (outputTokens !== undefined) result.usage.outputTokens = outputTokens;
   }
   return result;
 }

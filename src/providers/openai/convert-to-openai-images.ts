@@ -2,6 +2,7 @@
 // a JSON body for generations, multipart parts for edits. What the model cannot do is refused
 // here, before any upstream call, never dropped.
 
+import { nearestShape } from "../aspect-ratios.js";
 import { imageFileName } from "../image-bytes.js";
 import type { ImageEditRequest, ImageGenerateRequest, ImageQuality, ImageRole } from "../image-types.js";
 import type { MultipartPart } from "../multipart-body.js";
@@ -62,12 +63,7 @@ export function openaiImageSize(request: Pick<ImageGenerateRequest, "width" | "h
   if (request.aspectRatio === undefined) return undefined;
   const wanted = ratioOf(request.aspectRatio, ":");
   if (wanted === undefined) throw new UnsupportedContentError(`The aspect ratio "${request.aspectRatio}" is not W:H.`, "aspect_ratio");
-  let best: { size: string; distance: number } | undefined;
-  for (const size of rules.sizes) {
-    const distance = Math.abs(Math.log(ratioOf(size, "x")! / wanted));
-    if (!best || distance < best.distance) best = { size, distance };
-  }
-  return best?.size;
+  return nearestShape(rules.sizes, "x", wanted, 1);
 }
 
 function outputOptions(request: ImageGenerateRequest, rules: OpenAIImageModelRules): Record<string, string | number> {

@@ -4,8 +4,9 @@
 
 import type { Transcript, TranscriptionRequest, TranscriptSegment } from "../audio-types.js";
 import type { MultipartPart } from "../multipart-body.js";
-import { isObject } from "../openai-message-parts.js";
 import { UnsupportedContentError, UpstreamNetworkError } from "../provider-errors.js";
+import { readAs } from "../upstream-schema.js";
+import { OpenAITranscription, OpenAITranscriptSegment } from "./openai-api.js";
 
 /** What OpenAI's transcription endpoint reads (flac, mp3, mp4, mpeg, mpga, m4a, ogg, wav, webm). */
 const OPENAI_AUDIO_TYPES = new Set(["audio/flac", "audio/mpeg", "audio/mp4", "audio/ogg", "audio/wav", "audio/webm"]);
@@ -32,23 +33,19 @@ export function convertToOpenAITranscription(request: TranscriptionRequest): Mul
 
 /** A json or verbose_json answer; `usage` is read by no one (the gateway bills by duration). */
 export function convertFromOpenAITranscription(provider: string, body: unknown, segmentsWanted: boolean): Transcript {
-  if (!isObject(body) || typeof body.text !== "string") throw new UpstreamNetworkError(provider, "invalid_response", "the transcription has no text");
-  const transcript: Transcript = { text: body.text };
-  if (typeof body.language === "string" && body.language !== "") transcript.language = body.language;
-  if (typeof body.duration === "number" && Number.isFinite(body.duration) && body.duration >= 0) transcript.durationSeconds = body.duration;
+  const answer = readAs(OpenAITranscription, body);
+  if (!answer) throw new UpstreamNetworkError(provider, "invalid_response", "the transcription has no text");
+  const transcript: Transcript = { text: answer.text };
+  if (answer.language) transcript.language = answer.language;
+  if (answer.duration !== undefined) transcript.durationSeconds = answer.duration;
   // Absent segments stay absent: the gateway, not the adapter, decides what a missing list means.
-  if (segmentsWanted && Array.isArray(body.segments)) transcript.segments = body.segments.map((segment, index) => segmentOf(provider, segment, index));
+  if (segmentsWanted && answer.segments) transcript.segments = answer.segments.map((segment, index) => segmentOf(provider, segment, index));
   return transcript;
 }
 
 function segmentOf(provider: string, segment: unknown, index: number): TranscriptSegment {
-  if (!isObject(segment) || !isSeconds(segment.start) || !isSeconds(segment.end) || typeof segment.text !== "string") {
-    throw new UpstreamNetworkError(provider, "invalid_response", `segment ${index + 1} lacks start, end or text`);
-  }
+  const read = readAs(OpenAITranscriptSegment, segment);
+  if (!read) throw new UpstreamNetworkError(provider, "invalid_response", `segment ${index + 1} lacks start, end or text`);
   // Whisper puts a space before each segment's text.
-  return { start: segment.start, end: segment.end, text: segment.text.trim() };
-}
-
-function isSeconds(value: unknown): value is number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+  return { start: read.start, end: read.end, text: read.text.trim() };
 }

@@ -1,37 +1,37 @@
 // Chat completions against OpenAI and every OpenAI-compatible server (OpenRouter, Groq, vLLM,
 // Ollama, llama.cpp): the request goes out as it came, always asking for streamed usage.
 
+import { looksLikeJsonObject, preview } from "../../json/json-values.js";
 import type { Redact } from "../../net/secret-redaction.js";
-import { toNetworkError, upstreamRequestIdOf, upstreamTarget } from "../../net/upstream-http.js";
+import { toNetworkError } from "../../net/upstream-http.js";
 import { requireChatCompletion } from "../chat-answer.js";
 import type { ChatCallOptions, ChatCapability, ChatRequest, ChatStreamEvent } from "../chat-types.js";
 import { withOutputCap } from "../max-tokens.js";
 import type { ProviderContext } from "../provider.js";
-import { looksLikeJsonObject, preview, readRedactedJson, readServerSentEventBatches } from "../sse.js";
+import { readServerSentEventBatches } from "../sse.js";
+import { OPENAI_BASE_URL } from "./openai-api.js";
+import { openaiRequest } from "./openai-request.js";
 
 export function createOpenAIChat(context: ProviderContext): ChatCapability {
-  const baseUrl = (context.config.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
-  const target = upstreamTarget(`${baseUrl}/chat/completions`);
-  const headers: Record<string, string> = { "content-type": "application/json", ...context.config.headers };
-  if (context.config.apiKey) headers.authorization = `Bearer ${context.config.apiKey}`;
+  const vendor = openaiRequest(context);
   // The one field the output cap goes in: OpenAI's reasoning models refuse max_tokens; many
   // compatible servers know only max_tokens.
-  const maxTokensField = context.config.maxTokensField ?? (new URL(baseUrl).hostname === "api.openai.com" ? "max_completion_tokens" : "max_tokens");
+  const maxTokensField =
+    context.config.maxTokensField ??
+    (new URL(context.config.baseUrl ?? OPENAI_BASE_URL).hostname === "api.openai.com" ? "max_completion_tokens" : "max_tokens");
 
-  async function send(request: ChatRequest, { signal, firstByteTimeoutMs, deadline, maxOutputTokens }: ChatCallOptions) {
-    const body = JSON.stringify(withOutputCap(request, maxOutputTokens, maxTokensField));
-    return context.http.send(
-      { provider: context.name, target, headers, body, signal, firstByteTimeoutMs, deadline, answer: "chat", redact: context.redact },
-      context.upstream,
-    );
+  function send(request: ChatRequest, { signal, firstByteTimeoutMs, deadline, maxOutputTokens }: ChatCallOptions) {
+    const json = withOutputCap(request, maxOutputTokens, maxTokensField);
+    // The error answer is already OpenAI's: passed on as it came.
+    return vendor.send({ path: "/chat/completions", json, answer: "chat", signal, firstByteTimeoutMs, deadline, mapError: false });
   }
 
   return {
     async complete(request, options) {
       const { signal } = options;
       const response = await send({ ...request, stream: false }, options);
-      const body = requireChatCompletion(context.name, await readRedactedJson(context, response, signal));
-      return { body, upstreamRequestId: upstreamRequestIdOf(response.headers, "x-request-id", context.redact) };
+      const body = requireChatCompletion(context.name, await vendor.readJson(response, signal));
+      return { body, upstreamRequestId: vendor.requestId(response) };
     },
 
     async stream(request, options) {
@@ -40,7 +40,7 @@ export function createOpenAIChat(context: ProviderContext): ChatCapability {
       const response = await send({ ...request, stream: true, stream_options: streamOptions }, options);
       return {
         chunks: parseChunks(context.name, response.body, signal, context.redact, (reason) => context.warn(`${context.name}: skipped ${reason}`)),
-        upstreamRequestId: upstreamRequestIdOf(response.headers, "x-request-id", context.redact),
+        upstreamRequestId: vendor.requestId(response),
       };
     },
   };

@@ -3,14 +3,14 @@
 // polls of /videos/{id}, the finished clip's bytes streamed from /videos/{id}/content, and DELETE
 // /videos/{id} to cancel (OpenAI deletes the video: polls answer 404 afterwards).
 
-import { type AnswerKind, type UpstreamResponse, upstreamTarget } from "../../net/upstream-http.js";
 import { bareMediaType } from "../image-bytes.js";
-import { isObject } from "../openai-message-parts.js";
 import type { ProviderContext } from "../provider.js";
-import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
-import { readRedactedJson } from "../sse.js";
+import { UnsupportedContentError, UpstreamNetworkError } from "../provider-errors.js";
+import { readAs } from "../upstream-schema.js";
+import { cancelTask, fileLength, pollFailureState } from "../video-task-calls.js";
 import type { VideoCapability, VideoRequest, VideoTaskState } from "../video-types.js";
-import { fromOpenAIHttpError } from "./openai-error.js";
+import { OpenAIVideo } from "./openai-api.js";
+import { openaiRequest } from "./openai-request.js";
 
 /** The wait assumed when a poll is rate limited without Retry-After. */
 export const OPENAI_VIDEO_POLL_PAUSE_MS = 10_000;
@@ -18,61 +18,39 @@ export const OPENAI_VIDEO_POLL_PAUSE_MS = 10_000;
 /** `prompt`'s limit in the API's schema. */
 export const OPENAI_VIDEO_PROMPT_LIMIT = 32_000;
 
-type Method = "GET" | "POST" | "DELETE";
-
 export function createOpenAIVideo(context: ProviderContext): VideoCapability {
   // The configured base URL includes /v1, as for chat, images and audio.
-  const baseUrl = (context.config.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
-  const headers: Record<string, string> = { ...context.config.headers };
-  if (context.config.apiKey) headers.authorization = `Bearer ${context.config.apiKey}`;
-  const videoUrl = (taskId: string) => `${baseUrl}/videos/${encodeURIComponent(taskId)}`;
-
-  /** `file`: the clip's bytes, which the poller bounds (size and time); else the API's JSON. */
-  async function send(method: Method, url: string, signal: AbortSignal, body?: string, answer: AnswerKind = "video"): Promise<UpstreamResponse> {
-    const callHeaders = body === undefined ? headers : { ...headers, "content-type": "application/json" };
-    try {
-      return await context.http.send(
-        { provider: context.name, target: upstreamTarget(url), method, headers: callHeaders, body, signal, answer, redact: context.redact },
-        context.upstream,
-      );
-    } catch (error) {
-      throw error instanceof UpstreamHttpError ? fromOpenAIHttpError(error) : error;
-    }
-  }
+  const vendor = openaiRequest(context);
+  const videoPath = (taskId: string) => `/videos/${encodeURIComponent(taskId)}`;
 
   return {
     async submit(video, { signal }) {
-      const body = JSON.stringify(convertToOpenAIVideo(video));
-      const answer = await readRedactedJson(context, await send("POST", `${baseUrl}/videos`, signal, body), signal);
-      if (!isObject(answer) || typeof answer.id !== "string" || answer.id === "") {
-        throw new UpstreamNetworkError(context.name, "invalid_response", "the answer holds no video id");
-      }
-      return { taskId: answer.id };
+      const response = await vendor.send({ path: "/videos", json: convertToOpenAIVideo(video), answer: "video", signal });
+      const id = readAs(OpenAIVideo, await vendor.readJson(response, signal))?.id;
+      if (!id) throw new UpstreamNetworkError(context.name, "invalid_response", "the answer holds no video id");
+      return { taskId: id };
     },
 
     async poll(taskId, { signal }) {
-      let response: UpstreamResponse;
+      let response: Awaited<ReturnType<typeof vendor.send>>;
       try {
-        response = await send("GET", videoUrl(taskId), signal);
+        response = await vendor.send({ path: videoPath(taskId), answer: "video", signal });
       } catch (error) {
-        if (!(error instanceof UpstreamHttpError)) throw error;
         // The video is gone (deleted, expired, never this account's); a rate limit is a pause.
-        if (error.status === 404) return { state: "lost" };
-        if (error.status === 429) return { state: "running", retryAfterMs: error.retryAfterMs ?? OPENAI_VIDEO_POLL_PAUSE_MS };
-        throw error;
+        return pollFailureState(error, OPENAI_VIDEO_POLL_PAUSE_MS);
       }
-      return convertFromOpenAIVideo(context.name, await readRedactedJson(context, response, signal));
+      return convertFromOpenAIVideo(context.name, await vendor.readJson(response, signal));
     },
 
     async download(taskId, { signal, maxBytes }) {
-      const response = await send("GET", `${videoUrl(taskId)}/content?variant=video`, signal, undefined, "file");
+      const response = await vendor.send({ path: `${videoPath(taskId)}/content?variant=video`, answer: "file", signal });
       const contentType = bareMediaType(response.headers["content-type"]);
       if (!contentType?.startsWith("video/")) {
         response.body.discard();
         throw new UpstreamNetworkError(context.name, "invalid_response", `the video's content is ${contentType ?? "of no stated type"}, not a video`);
       }
-      const length = Number(firstHeader(response.headers["content-length"]));
-      if (Number.isFinite(length) && length > maxBytes) {
+      const length = fileLength(response);
+      if (length > maxBytes) {
         response.body.discard();
         throw new UpstreamNetworkError(context.name, "invalid_response", `the clip is ${length} bytes, over the limit of ${maxBytes}`);
       }
@@ -80,15 +58,8 @@ export function createOpenAIVideo(context: ProviderContext): VideoCapability {
       return { body: response.body.stream(), contentType };
     },
 
-    async cancel(taskId, { signal }) {
-      try {
-        const response = await send("DELETE", videoUrl(taskId), signal);
-        await response.body.drain();
-      } catch (error) {
-        // Already gone: nothing left to cancel.
-        if (error instanceof UpstreamHttpError && error.status === 404) return;
-        throw error;
-      }
+    cancel(taskId, { signal }) {
+      return cancelTask(() => vendor.send({ method: "DELETE", path: videoPath(taskId), answer: "video", signal }));
     },
   };
 }
@@ -112,9 +83,10 @@ export function convertToOpenAIVideo(request: VideoRequest): Record<string, unkn
 }
 
 /** A VideoResource (submit's and poll's answer) -> the job's state. */
-export function convertFromOpenAIVideo(provider: string, video: unknown): VideoTaskState {
-  if (!isObject(video) || typeof video.status !== "string") throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no video status");
-  const progress = typeof video.progress === "number" && Number.isFinite(video.progress) ? Math.min(1, Math.max(0, video.progress / 100)) : undefined;
+export function convertFromOpenAIVideo(provider: string, body: unknown): VideoTaskState {
+  const video = readAs(OpenAIVideo, body);
+  if (video?.status === undefined) throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no video status");
+  const progress = video.progress === undefined ? undefined : Math.min(1, Math.max(0, video.progress / 100));
   switch (video.status) {
     case "queued":
       return progress ? { state: "queued", progress } : { state: "queued" };
@@ -134,13 +106,9 @@ export function convertFromOpenAIVideo(provider: string, video: unknown): VideoT
 }
 
 /** `error.message` with `error.code` in parentheses. */
-function failureText(error: unknown): string {
-  const message = isObject(error) && typeof error.message === "string" && error.message.trim() !== "" ? error.message.trim() : undefined;
-  const code = isObject(error) && typeof error.code === "string" && error.code !== "" ? error.code : undefined;
+function failureText(error: { message?: string; code?: string } | undefined): string {
+  const message = error?.message?.trim() || undefined;
+  const code = error?.code || undefined;
   const text = message ?? "OpenAI failed the video without saying why.";
   return code ? `${text} (${code})` : text;
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -2,9 +2,9 @@
 // may list `issues` beside it) -> the OpenAI error envelope the video endpoints answer, status
 // kept; the vendor's body is kept as `vendorBody`.
 
-import { isObject } from "../openai-message-parts.js";
 import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
-import { parseJsonObject } from "../sse.js";
+import { readBodyAs } from "../upstream-schema.js";
+import { RunwayErrorBody } from "./runway-api.js";
 
 /** Runway asks for backoff on a 429, usually without Retry-After: the pause assumed then. */
 export const RUNWAY_RATE_LIMIT_PAUSE_MS = 10_000;
@@ -24,12 +24,12 @@ export function fromRunwayHttpError(error: UpstreamHttpError): UpstreamHttpError
 }
 
 export function readRunwayError(body: string): RunwayError | undefined {
-  const parsed = parseJsonObject(body);
+  const parsed = readBodyAs(RunwayErrorBody, body);
   if (!parsed) return undefined;
-  const text = typeof parsed.error === "string" && parsed.error !== "" ? parsed.error : undefined;
-  const issues = (Array.isArray(parsed.issues) ? parsed.issues : []).filter(isObject).map((issue) => ({
-    field: Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined,
-    message: typeof issue.message === "string" ? issue.message : "is invalid",
+  const text = parsed.error;
+  const issues = (parsed.issues ?? []).map((issue) => ({
+    field: issue.path && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined,
+    message: issue.message ?? "is invalid",
   }));
   if (text === undefined && issues.length === 0) return undefined;
   const details = issues.map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message));

@@ -6,16 +6,16 @@
 // already receives the key) is fetched as the provider, through the upstream client
 // (docs/decisions.md §8).
 
-import { type AnswerKind, type UpstreamResponse, upstreamTarget } from "../../net/upstream-http.js";
-import { isObject } from "../openai-message-parts.js";
 import type { ProviderContext } from "../provider.js";
-import { UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../provider-errors.js";
-import { readRedactedJson } from "../sse.js";
+import { UnsupportedContentError, UpstreamNetworkError } from "../provider-errors.js";
+import { readAs } from "../upstream-schema.js";
+import { cancelTask, fileLength, pollFailureState } from "../video-task-calls.js";
 import type { VideoCapability, VideoRequest, VideoTaskState } from "../video-types.js";
-import { fromRunwayHttpError, RUNWAY_RATE_LIMIT_PAUSE_MS } from "./runway-error.js";
+import { RunwayTask } from "./runway-api.js";
+import { RUNWAY_RATE_LIMIT_PAUSE_MS } from "./runway-error.js";
+import { runwayRequest } from "./runway-request.js";
 
-/** The API version every request names (`X-Runway-Version`, required). */
-export const RUNWAY_API_VERSION = "2024-11-06";
+export { RUNWAY_API_VERSION } from "./runway-api.js";
 
 /** promptText's limit, in UTF-16 code units. */
 export const RUNWAY_PROMPT_LIMIT = 1000;
@@ -26,82 +26,36 @@ const IMAGE_ONLY_MODELS = new Set(["gen4_turbo", "gen3a_turbo"]);
 /** Models that need promptText even with a first frame. */
 const PROMPT_REQUIRED_MODELS = new Set(["gen4.5"]);
 
-export interface RunwayCall {
-  method: "GET" | "POST" | "DELETE";
-  /** From the API origin (`/v1/tasks/...`), under the base URL's path; with `onOrigin`, the whole path on the origin (a clip link's). */
-  path: string;
-  onOrigin?: boolean;
-  body?: string;
-  signal: AbortSignal;
-  /** What the answer is (upstream-http.ts): the API's JSON (`video`) unless said; a clip is a `file` the poller bounds. */
-  answer?: AnswerKind;
-}
-
-export type RunwayRequest = (call: RunwayCall) => Promise<UpstreamResponse>;
-
-/** The API's origin and base path; a base URL ending in /v1 works too. */
-export function runwayEndpoint(context: ProviderContext): { origin: string; prefix: string } {
-  const { origin, path: basePath } = upstreamTarget((context.config.baseUrl ?? "https://api.dev.runwayml.com").replace(/\/+$/, "").replace(/\/v1$/, ""));
-  return { origin, prefix: basePath.replace(/\/+$/, "") };
-}
-
-/** One call to Runway: its origin, the Bearer key and version headers, its errors in the OpenAI envelope. */
-export function runwayRequest(context: ProviderContext): RunwayRequest {
-  const { origin, prefix } = runwayEndpoint(context);
-  const headers: Record<string, string> = { "x-runway-version": RUNWAY_API_VERSION, ...context.config.headers };
-  if (context.config.apiKey) headers.authorization = `Bearer ${context.config.apiKey}`;
-
-  return async ({ method, path, onOrigin, body, signal, answer = "video" }) => {
-    const callHeaders = body === undefined ? headers : { ...headers, "content-type": "application/json" };
-    const target = { origin, path: onOrigin ? path : `${prefix}${path}` };
-    try {
-      return await context.http.send(
-        { provider: context.name, target, method, headers: callHeaders, body, signal, answer, redact: context.redact },
-        context.upstream,
-      );
-    } catch (error) {
-      throw error instanceof UpstreamHttpError ? fromRunwayHttpError(error) : error;
-    }
-  };
-}
-
 export function createRunwayVideo(context: ProviderContext): VideoCapability {
-  const request = runwayRequest(context);
-  const { origin } = runwayEndpoint(context);
+  const vendor = runwayRequest(context);
   const taskPath = (taskId: string) => `/v1/tasks/${encodeURIComponent(taskId)}`;
 
   return {
     async submit(video, { signal }) {
       const { path, body } = convertToRunwayTask(video);
-      const response = await request({ method: "POST", path, body: JSON.stringify(body), signal });
-      const answer = await readRedactedJson(context, response, signal);
-      if (!isObject(answer) || typeof answer.id !== "string" || answer.id === "") {
-        throw new UpstreamNetworkError(context.name, "invalid_response", "the answer holds no task id");
-      }
-      return { taskId: answer.id };
+      const response = await vendor.send({ path, json: body, answer: "video", signal });
+      const id = readAs(RunwayTask, await vendor.readJson(response, signal))?.id;
+      if (!id) throw new UpstreamNetworkError(context.name, "invalid_response", "the answer holds no task id");
+      return { taskId: id };
     },
 
     async poll(taskId, { signal }) {
-      let response: UpstreamResponse;
+      let response: Awaited<ReturnType<typeof vendor.send>>;
       try {
-        response = await request({ method: "GET", path: taskPath(taskId), signal });
+        response = await vendor.send({ path: taskPath(taskId), answer: "video", signal });
       } catch (error) {
-        if (!(error instanceof UpstreamHttpError)) throw error;
         // The task is gone (deleted, or never Runway's); a rate limit is a pause, not a failure.
-        if (error.status === 404) return { state: "lost" };
-        if (error.status === 429) return { state: "running", retryAfterMs: error.retryAfterMs ?? RUNWAY_RATE_LIMIT_PAUSE_MS };
-        throw error;
+        return pollFailureState(error, RUNWAY_RATE_LIMIT_PAUSE_MS);
       }
-      return convertFromRunwayTask(context.name, await readRedactedJson(context, response, signal), origin);
+      return convertFromRunwayTask(context.name, await vendor.readJson(response, signal), vendor.origin);
     },
 
     /** A clip link on the provider's own origin (convertFromRunwayTask hands only those over). */
     async download(_taskId, { signal, maxBytes, url }) {
       const link = url === undefined ? undefined : new URL(url);
-      if (link?.origin !== origin) throw new Error("Runway's clip is not on the provider's own origin");
-      const response = await request({ method: "GET", path: `${link.pathname}${link.search}`, onOrigin: true, signal, answer: "file" });
-      const length = Number(firstHeader(response.headers["content-length"]));
-      if (Number.isFinite(length) && length > maxBytes) {
+      if (link === undefined || link.origin !== vendor.origin) throw new Error("Runway's clip is not on the provider's own origin");
+      const response = await vendor.send({ path: `${link.pathname}${link.search}`, onOrigin: true, answer: "file", signal });
+      if (fileLength(response) > maxBytes) {
         response.body.discard();
         throw new Error(`the clip is larger than the ${maxBytes}-byte limit`);
       }
@@ -109,15 +63,8 @@ export function createRunwayVideo(context: ProviderContext): VideoCapability {
       return { body: response.body.stream(), contentType: firstHeader(response.headers["content-type"]) ?? "video/mp4" };
     },
 
-    async cancel(taskId, { signal }) {
-      try {
-        const response = await request({ method: "DELETE", path: taskPath(taskId), signal });
-        await response.body.drain();
-      } catch (error) {
-        // Already gone: nothing left to cancel.
-        if (error instanceof UpstreamHttpError && error.status === 404) return;
-        throw error;
-      }
+    cancel(taskId, { signal }) {
+      return cancelTask(() => vendor.send({ method: "DELETE", path: taskPath(taskId), answer: "video", signal }));
     },
   };
 }
@@ -157,8 +104,9 @@ export function convertToRunwayTask(request: VideoRequest): RunwayTaskCall {
  * A task as GET /v1/tasks/{id} answers it -> the job's state. A clip link on `ownOrigin` (the
  * provider's configured one) is the provider's to fetch; any other the gateway's SSRF-safe fetcher's.
  */
-export function convertFromRunwayTask(provider: string, task: unknown, ownOrigin?: string): VideoTaskState {
-  if (!isObject(task) || typeof task.status !== "string") throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no task status");
+export function convertFromRunwayTask(provider: string, body: unknown, ownOrigin?: string): VideoTaskState {
+  const task = readAs(RunwayTask, body);
+  if (task?.status === undefined) throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no task status");
   switch (task.status) {
     case "PENDING":
     case "THROTTLED":
@@ -168,7 +116,7 @@ export function convertFromRunwayTask(provider: string, task: unknown, ownOrigin
       return progress === undefined ? { state: "running" } : { state: "running", progress };
     }
     case "SUCCEEDED": {
-      const url = (Array.isArray(task.output) ? task.output : []).find((item): item is string => typeof item === "string" && /^https?:\/\//i.test(item));
+      const url = (task.output ?? []).find((item): item is string => typeof item === "string" && /^https?:\/\//i.test(item));
       if (!url) return { state: "failed", error: "Runway finished the task but returned no clip." };
       return { state: "succeeded", output: ownOrigin !== undefined && originOf(url) === ownOrigin ? { kind: "provider", url } : { kind: "url", url } };
     }
@@ -182,14 +130,14 @@ export function convertFromRunwayTask(provider: string, task: unknown, ownOrigin
 }
 
 /** `failure` (human text) with `failureCode` (SAFETY.INPUT.TEXT ...) in parentheses. */
-function failureText(task: Record<string, unknown>): string {
-  const failure = typeof task.failure === "string" && task.failure.trim() !== "" ? task.failure.trim() : "Runway failed the task without saying why.";
-  return typeof task.failureCode === "string" && task.failureCode !== "" ? `${failure} (${task.failureCode})` : failure;
+function failureText(task: RunwayTask): string {
+  const failure = task.failure?.trim() || "Runway failed the task without saying why.";
+  return task.failureCode ? `${failure} (${task.failureCode})` : failure;
 }
 
 /** Runway's progress is a fraction 0-1 per its docs; a percentage is read as one too. */
-function fractionOf(value: unknown): number | undefined {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return undefined;
+function fractionOf(value: number | undefined): number | undefined {
+  if (value === undefined || !Number.isFinite(value) || value < 0) return undefined;
   return Math.min(1, value > 1 ? value / 100 : value);
 }
 

@@ -2,10 +2,12 @@
 // `accept: image/*`, the body is the picture itself and the metadata is in headers; a JSON
 // answer ({image, finish_reason, seed}) is read too, in case a proxy asked for it.
 
+import { parseJson } from "../../json/json-values.js";
 import { bareMediaType, sniffImageMediaType } from "../image-bytes.js";
 import type { ImageResult } from "../image-types.js";
-import { isObject } from "../openai-message-parts.js";
 import { UpstreamNetworkError } from "../provider-errors.js";
+import { readAs } from "../upstream-schema.js";
+import { StabilityImageAnswer } from "./stability-api.js";
 
 export const CONTENT_FILTERED_REFUSAL = "Stability's content moderation filtered the picture (it came back blurred).";
 
@@ -44,19 +46,11 @@ function fromBytes(body: Buffer, headers: Headers): Answer {
 }
 
 function fromJson(provider: string, body: Buffer): Answer {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString("utf8"));
-  } catch {
-    throw new UpstreamNetworkError(provider, "invalid_response", "the body is not JSON");
-  }
-  if (!isObject(parsed) || typeof parsed.image !== "string") throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no image");
-  return {
-    bytes: Buffer.from(parsed.image, "base64"),
-    mediaType: undefined,
-    finishReason: typeof parsed.finish_reason === "string" ? parsed.finish_reason : undefined,
-    seed: seedOf(parsed.seed),
-  };
+  const parsed = parseJson(body.toString("utf8"));
+  if (parsed === undefined) throw new UpstreamNetworkError(provider, "invalid_response", "the body is not JSON");
+  const answer = readAs(StabilityImageAnswer, parsed);
+  if (!answer) throw new UpstreamNetworkError(provider, "invalid_response", "the answer holds no image");
+  return { bytes: Buffer.from(answer.image, "base64"), mediaType: undefined, finishReason: answer.finish_reason, seed: seedOf(answer.seed) };
 }
 
 function seedOf(value: unknown): number | undefined {

@@ -1,6 +1,7 @@
 // Vendor-neutral image requests -> Stability v2beta multipart forms (https://platform.stability.ai/docs/api-reference).
 // Stability draws one picture per call, sized by aspect ratio; what it cannot do is refused here.
 
+import { nearestShape } from "../aspect-ratios.js";
 import { imageFileName } from "../image-bytes.js";
 import type { ImageEditRequest, ImageGenerateRequest, ImageTransformRequest } from "../image-types.js";
 import type { MultipartPart } from "../multipart-body.js";
@@ -97,14 +98,7 @@ export function stabilityAspectRatio(request: Pick<ImageGenerateRequest, "aspect
     return request.aspectRatio;
   }
   if (!request.width || !request.height) return undefined;
-  const wanted = Math.log(request.width / request.height);
-  let best: { ratio: string; distance: number } | undefined;
-  for (const ratio of STABILITY_ASPECT_RATIOS) {
-    const [width, height] = ratio.split(":").map(Number) as [number, number];
-    const distance = Math.abs(Math.log(width / height) - wanted);
-    if (!best || distance < best.distance) best = { ratio, distance };
-  }
-  return best?.ratio;
+  return nearestShape(STABILITY_ASPECT_RATIOS, ":", request.width, request.height);
 }
 
 function transformCall(request: ImageTransformRequest, rules: StabilityTransformRules): StabilityCall {

@@ -3,7 +3,8 @@
 // A 403 `content_moderation` is the model declining to draw: a refusal, not an error.
 
 import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
-import { parseJsonObject } from "../sse.js";
+import { readBodyAs } from "../upstream-schema.js";
+import { StabilityErrorBody } from "./stability-api.js";
 
 interface StabilityError {
   id?: string;
@@ -14,9 +15,10 @@ interface StabilityError {
 /** Stability times a client out for 60 s after too many requests, often without Retry-After. */
 const RATE_LIMIT_PAUSE_MS = 60_000;
 
+/** The refusal when the error is a moderation block, else undefined. Reads the vendor's own body. */
 export function stabilityRefusal(error: UpstreamHttpError): { refusal: string; id?: string } | undefined {
   if (error.status !== 403) return undefined;
-  const vendor = readStabilityError(error.body);
+  const vendor = readStabilityError(error.vendorBody ?? error.body);
   if (vendor?.name !== "content_moderation") return undefined;
   const refusal = vendor.errors.join(" ") || "Your request was flagged by Stability's content moderation system.";
   return vendor.id ? { refusal, id: vendor.id } : { refusal };
@@ -33,13 +35,12 @@ export function fromStabilityHttpError(error: UpstreamHttpError): UpstreamHttpEr
 }
 
 export function readStabilityError(body: string): StabilityError | undefined {
-  const parsed = parseJsonObject(body);
+  const parsed = readBodyAs(StabilityErrorBody, body);
   if (!parsed) return undefined;
-  const errors = Array.isArray(parsed.errors) ? parsed.errors.filter((item): item is string => typeof item === "string") : [];
-  const vendor: StabilityError = { errors };
-  if (typeof parsed.id === "string") vendor.id = parsed.id;
-  if (typeof parsed.name === "string") vendor.name = parsed.name;
-  return vendor.name || errors.length > 0 ? vendor : undefined;
+  const vendor: StabilityError = { errors: parsed.errors ?? [] };
+  if (parsed.id !== undefined) vendor.id = parsed.id;
+  if (parsed.name !== undefined) vendor.name = parsed.name;
+  return vendor.name || vendor.errors.length > 0 ? vendor : undefined;
 }
 
 /** Stability names the field first (`aspect_ratio: must be one of ...`). */

@@ -27,25 +27,8 @@ export interface StabilityTransformRules {
 
 export const STABILITY_ASPECT_RATIOS = ["21:9", "16:9", "3:2", "5:4", "1:1", "4:5", "2:3", "9:16", "9:21"] as const;
 
-export const STABILITY_STYLE_PRESETS = [
-  "enhance",
-  "anime",
-  "photographic",
-  "digital-art",
-  "comic-book",
-  "fantasy-art",
-  "line-art",
-  "analog-film",
-  "neon-punk",
-  "isometric",
-  "low-poly",
-  "origami",
-  "modeling-compound",
-  "cinematic",
-  "3d-model",
-  "pixel-art",
-  "tile-texture",
-] as const;
+// The style presets a model takes are catalog constraints (config/default-image-models.ts): the
+// gateway refuses any other before the adapter sends `style_preset` on.
 
 const GENERATE = "/v2beta/stable-image/generate";
 

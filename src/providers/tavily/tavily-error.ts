@@ -2,9 +2,9 @@
 // (what its SDK reads), FastAPI's {detail: "..."} or {detail: [{loc, msg}]}. The status is kept:
 // 401 bad key, 429 rate limit, 432 plan limit, 433 pay-as-you-go limit.
 
-import { isObject } from "../openai-message-parts.js";
 import { type UpstreamHttpError, withOpenAIEnvelope } from "../provider-errors.js";
-import { parseJson } from "../search-text.js";
+import { readAs, readBodyAs, ValidationList } from "../upstream-schema.js";
+import { TavilyErrorBody } from "./tavily-api.js";
 
 const BY_STATUS: Record<number, { code: string; message: string; type?: string }> = {
   401: { code: "invalid_api_key", message: "the Tavily API key is missing or invalid" },
@@ -21,16 +21,13 @@ export function fromTavilyHttpError(error: UpstreamHttpError): UpstreamHttpError
 }
 
 export function readTavilyError(body: string): string | undefined {
-  const parsed = parseJson(body);
-  if (!isObject(parsed)) return undefined;
+  const parsed = readBodyAs(TavilyErrorBody, body);
+  if (!parsed) return undefined;
   const { detail } = parsed;
-  if (isObject(detail) && typeof detail.error === "string" && detail.error !== "") return detail.error;
-  if (typeof detail === "string" && detail !== "") return detail;
+  if (typeof detail === "string") return detail;
   if (Array.isArray(detail)) {
-    const messages = detail.filter(isObject).map((item) => (typeof item.msg === "string" ? item.msg : undefined));
-    const listed = messages.filter((item): item is string => item !== undefined);
+    const listed = (readAs(ValidationList, detail) ?? []).flatMap((item) => (item.msg === undefined ? [] : [item.msg]));
     if (listed.length > 0) return listed.join("; ");
-  }
-  if (typeof parsed.error === "string" && parsed.error !== "") return parsed.error;
-  return undefined;
+  } else if (detail?.error !== undefined) return detail.error;
+  return parsed.error;
 }

@@ -12,7 +12,7 @@ import { headerSafe } from "../../gateway/images/image-results.js";
 import { readJsonObject } from "../read-json-body.js";
 import { isMultipart, readMultipartForm } from "../read-multipart-form.js";
 import { nodeRequest } from "../request-context.js";
-import { imageCallContext } from "./images.js";
+import { toolCallContext } from "./tool-call-context.js";
 
 export const AUDIO_PATHS = [
   "/v1/public/audio-models",
@@ -32,7 +32,7 @@ export function registerAudio(app: H3, gateway: Gateway): void {
   });
 
   app.post("/v1/audio/transcriptions", async (event) => {
-    const context = await imageCallContext(event, gateway);
+    const context = await toolCallContext(event, gateway);
     const body = isMultipart(event.req.headers.get("content-type"))
       ? parseTranscriptionForm(await readMultipartForm(nodeRequest(event), { maxFileBytes: gateway.maxAudioUploadBytes(), maxFiles: 1 }))
       : parseTranscriptionJson(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
@@ -46,7 +46,7 @@ export function registerAudio(app: H3, gateway: Gateway): void {
 
   for (const path of ["/v1/audio/speech", "/v1/audio/synthesize"]) {
     app.post(path, async (event) => {
-      const context = await imageCallContext(event, gateway);
+      const context = await toolCallContext(event, gateway);
       const body = parseSpeechRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
       const outcome = await gateway.speech.synthesize(body, context);
       const headers: Record<string, string> = {

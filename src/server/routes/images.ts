@@ -6,14 +6,15 @@ import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { imageEditFromForm, MAX_EDIT_IMAGES, parseImageEdit } from "../../gateway/images/image-edit-request.js";
 import { parseImageGeneration } from "../../gateway/images/image-request.js";
-import type { ImageCallContext, ImageOutcome } from "../../gateway/images/image-results.js";
+import type { ImageOutcome } from "../../gateway/images/image-results.js";
 import { parseBackgroundRemoval, parseImageUpscale } from "../../gateway/images/image-transform-request.js";
 import { fromOpenAIImagesForm, fromOpenAIImagesJson } from "../../gateway/images/openai-images-compat.js";
 // A part larger than one picture may be is refused while it streams in (413), not after.
 import { MAX_PICTURE_BYTES } from "../../gateway/media/picture-input.js";
 import { readJsonObject } from "../read-json-body.js";
 import { isMultipart, readMultipartForm } from "../read-multipart-form.js";
-import { admitCaller, nodeRequest, requestIdOf } from "../request-context.js";
+import { nodeRequest } from "../request-context.js";
+import { toolCallContext } from "./tool-call-context.js";
 
 export const IMAGE_PATHS = [
   "/v1/public/image-models",
@@ -32,54 +33,43 @@ export function registerImages(app: H3, gateway: Gateway): void {
   app.get("/v1/image/styles", () => gateway.imageStyles());
 
   // The gateway's /v1/image/* paths, and OpenAI's /v1/images/* (for the official SDK: `openai` adds its own defaults).
-  for (const [path, openai] of [
-    ["/v1/image/generations", false],
-    ["/v1/images/generations", true],
-  ] as const) {
-    app.post(path, async (event) => {
-      const context = await imageCallContext(event, gateway);
-      const json = await readJsonObject(event, gateway.config.server.maxJsonBodyBytes);
-      const body = parseImageGeneration(openai ? fromOpenAIImagesJson(gateway.config, json) : json);
-      return answer(event, await gateway.images.generate(body, context));
-    });
-  }
+  postWithOpenAIAlias(app, ["/v1/image/generations", "/v1/images/generations"], async (event, openai) => {
+    const context = await toolCallContext(event, gateway);
+    const json = await readJsonObject(event, gateway.config.server.maxJsonBodyBytes);
+    const body = parseImageGeneration(openai ? fromOpenAIImagesJson(gateway.config, json) : json);
+    return answer(event, await gateway.images.generate(body, context));
+  });
 
-  for (const [path, openai] of [
-    ["/v1/image/edits", false],
-    ["/v1/images/edits", true],
-  ] as const) {
-    app.post(path, async (event) => {
-      const context = await imageCallContext(event, gateway);
-      let body: ReturnType<typeof parseImageEdit>;
-      if (isMultipart(event.req.headers.get("content-type"))) {
-        const form = await readMultipartForm(nodeRequest(event), { maxFileBytes: MAX_PICTURE_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 });
-        body = imageEditFromForm(openai ? fromOpenAIImagesForm(gateway.config, form) : form);
-      } else {
-        const json = await readJsonObject(event, gateway.config.server.maxJsonBodyBytes);
-        body = parseImageEdit(openai ? fromOpenAIImagesJson(gateway.config, json) : json);
-      }
-      return answer(event, await gateway.images.edit(body, context));
-    });
-  }
+  postWithOpenAIAlias(app, ["/v1/image/edits", "/v1/images/edits"], async (event, openai) => {
+    const context = await toolCallContext(event, gateway);
+    let body: ReturnType<typeof parseImageEdit>;
+    if (isMultipart(event.req.headers.get("content-type"))) {
+      const form = await readMultipartForm(nodeRequest(event), { maxFileBytes: MAX_PICTURE_BYTES, maxFiles: MAX_EDIT_IMAGES + 1 });
+      body = imageEditFromForm(openai ? fromOpenAIImagesForm(gateway.config, form) : form);
+    } else {
+      const json = await readJsonObject(event, gateway.config.server.maxJsonBodyBytes);
+      body = parseImageEdit(openai ? fromOpenAIImagesJson(gateway.config, json) : json);
+    }
+    return answer(event, await gateway.images.edit(body, context));
+  });
 
   app.post("/v1/image/upscale", async (event) => {
-    const context = await imageCallContext(event, gateway);
+    const context = await toolCallContext(event, gateway);
     const body = parseImageUpscale(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
     return answer(event, await gateway.imageTransforms.upscale(body, context));
   });
 
   app.post("/v1/image/background-removal", async (event) => {
-    const context = await imageCallContext(event, gateway);
+    const context = await toolCallContext(event, gateway);
     const body = parseBackgroundRemoval(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
     return answer(event, await gateway.imageTransforms.removeBackground(body, context));
   });
 }
 
-/** Authenticated, rate-limited: every image call starts here. */
-export async function imageCallContext(event: H3Event, gateway: Gateway): Promise<ImageCallContext> {
-  const requestId = requestIdOf(event);
-  const { caller, plan } = await admitCaller(event, gateway);
-  return { caller, planName: plan.name, plan: plan.limits, requestId, signal: event.req.signal };
+/** One handler on the gateway's path and on OpenAI's alias of it; `openai` says which was called. */
+function postWithOpenAIAlias(app: H3, [path, openaiPath]: [string, string], handler: (event: H3Event, openai: boolean) => Promise<unknown>): void {
+  app.post(path, (event) => handler(event, false));
+  app.post(openaiPath, (event) => handler(event, true));
 }
 
 /** The image result body, with its headers. */

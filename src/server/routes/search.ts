@@ -5,13 +5,13 @@ import type { H3 } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { parseSearchRequest } from "../../gateway/search/search-service.js";
 import { readJsonObject } from "../read-json-body.js";
-import { imageCallContext } from "./images.js";
+import { toolCallContext } from "./tool-call-context.js";
 
 export const SEARCH_PATHS = ["/v1/search"];
 
 export function registerSearch(app: H3, gateway: Gateway): void {
   app.post("/v1/search", async (event) => {
-    const context = await imageCallContext(event, gateway);
+    const context = await toolCallContext(event, gateway);
     const body = parseSearchRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
     const answer = await gateway.search.search(body, context);
     if (answer.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", answer.upstreamRequestId);

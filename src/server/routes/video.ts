@@ -7,8 +7,8 @@ import { InvalidRequestError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { parseVideoGeneration } from "../../gateway/video/video-request.js";
 import { readJsonObject } from "../read-json-body.js";
-import { imageCallContext } from "./images.js";
 import { linkBaseUrl } from "./storage.js";
+import { toolCallContext } from "./tool-call-context.js";
 
 export const VIDEO_PATHS = ["/v1/public/video-models", "/v1/video/generations", "/v1/video/jobs"];
 
@@ -18,7 +18,7 @@ export function registerVideo(app: H3, gateway: Gateway): void {
   app.get("/v1/public/video-models", () => gateway.videoCatalog());
 
   app.post("/v1/video/generations", async (event) => {
-    const context = await imageCallContext(event, gateway);
+    const context = await toolCallContext(event, gateway);
     const body = parseVideoGeneration(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
     const job = await gateway.video.submit(body, context);
     event.res.status = 202;
@@ -27,18 +27,18 @@ export function registerVideo(app: H3, gateway: Gateway): void {
   });
 
   app.get("/v1/video/jobs", async (event) => {
-    const context = await imageCallContext(event, gateway);
+    const context = await toolCallContext(event, gateway);
     const limit = listLimit(event.url.searchParams.get("limit"));
     return { data: await gateway.video.list(context.caller.agent.id, limit, linkBaseUrl(event, gateway)) };
   });
 
   app.get("/v1/video/jobs/:id", async (event) => {
-    const context = await imageCallContext(event, gateway);
+    const context = await toolCallContext(event, gateway);
     return gateway.video.get(context.caller.agent.id, jobIdOf(event.context), linkBaseUrl(event, gateway));
   });
 
   app.delete("/v1/video/jobs/:id", async (event) => {
-    const context = await imageCallContext(event, gateway);
+    const context = await toolCallContext(event, gateway);
     return gateway.video.cancel(context.caller.agent.id, jobIdOf(event.context), linkBaseUrl(event, gateway));
   });
 }

@@ -5,6 +5,10 @@
 // every bucket holds one again, i.e. until it would be admitted (Retry-After and the message);
 // the x-ratelimit-reset-* headers say something else, until each bucket is full.
 
+import type { PlanLimits } from "../../config/config-schema.js";
+import { RateLimitExceededError } from "../errors.js";
+import type { Caller } from "./key-authenticator.js";
+
 /** One limit's state, as OpenAI's x-ratelimit-* headers report it. */
 export interface LimitState {
   limit: number;
@@ -28,7 +32,33 @@ interface Bucket {
   updatedAt: number;
 }
 
-export class RateLimiter {
+/**
+ * The buckets of every key: one process's in memory (RateLimiter); instances that share their
+ * callers share them through another implementation of this.
+ */
+export interface RateLimitBuckets {
+  /** Take one request from the key's request bucket, unless the key is over its tokens per minute. */
+  admit(key: string, requestsPerMinute: number, tokensPerMinute?: number): Admission;
+  /** Count tokens a call used against its key (a no-op for keys without a token limit). */
+  spendTokens(key: string, tokens: number): void;
+}
+
+/**
+ * Count one request against the caller's key: requests per minute (the plan's, or the key's own
+ * when lower) and its tokens per minute; 429 with Retry-After when over. The state is what the
+ * x-ratelimit-* headers report.
+ */
+export function admitCaller(buckets: RateLimitBuckets, caller: Caller, plan: PlanLimits): Admission {
+  const requestsPerMinute = Math.min(plan.requestsPerMinute, caller.key.rpm ?? Number.POSITIVE_INFINITY);
+  const tokensPerMinute = caller.key.tpm;
+  const admission = buckets.admit(caller.key.prefix, requestsPerMinute, tokensPerMinute);
+  if (admission.refusedBy === "tokens" && tokensPerMinute !== undefined)
+    throw new RateLimitExceededError(tokensPerMinute, admission.retryAfterSeconds, admission);
+  if (admission.refusedBy === "requests") throw new RateLimitExceededError(requestsPerMinute, admission.retryAfterSeconds, admission);
+  return admission;
+}
+
+export class RateLimiter implements RateLimitBuckets {
   private readonly requestBuckets = new Map<string, Bucket>();
   private readonly tokenBuckets = new Map<string, Bucket>();
 

@@ -10,30 +10,14 @@ import type { Provider } from "../../providers/provider.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import { type CandidateBudget, type ChatCallSize, type HeldTokens, planChatReservation, type ReservationPlan } from "../billing/chat-reservation.js";
-import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
+import type { Reservation } from "../billing/credit-ledger.js";
 import { creditsForTokens } from "../billing/pricing.js";
 import { estimateTextTokens } from "../billing/prompt-measure.js";
 import { type TokenCounts, totalInput, type UsageReading } from "../billing/token-usage.js";
-import type { CircuitBreakers } from "../routing/circuit-breaker.js";
-import type { LatencyTracker } from "../routing/latency-tracker.js";
 import { type RouteCandidate, resolveRoutes } from "../routing/route-resolver.js";
-import type { AnswerSizeWatch } from "./answer-size-watch.js";
-import type { AttemptContext, AttemptTarget } from "./upstream-attempts.js";
-
-export interface ChatMeteringDependencies {
-  config: () => Config;
-  providers: () => ReadonlyMap<string, Provider>;
-  ledger: CreditLedger;
-  latency: LatencyTracker;
-  breakers: CircuitBreakers;
-  warn: (message: string) => void;
-  /** Told of every attempt (the access log counts them). */
-  attempted?: (requestId: string, provider: string) => void;
-  /** Told as each attempt ends (the server's metrics). */
-  attemptEnded?: AttemptContext["onAttemptEnd"];
-  /** Told of the tokens a call counts against its key's tokens per minute, once its row is written. */
-  tokensUsed?: (keyPrefix: string, tokens: number) => void;
-}
+import type { ServiceContext } from "../service-context.js";
+import { AnswerSizeWatch } from "./answer-size-watch.js";
+import { type Attempt, type AttemptContext, type AttemptTarget, attemptInOrder, attemptReports } from "./upstream-attempts.js";
 
 export interface ChatCallContext {
   caller: Caller;
@@ -56,6 +40,14 @@ export interface MeteredCall<Budget extends Bounded = CandidateBudget> {
   started: number;
 }
 
+/** What one attempt tells its provider (ChatMetering.callOptions). */
+export interface ChatAttemptOptions {
+  signal: AbortSignal;
+  firstByteTimeoutMs: number;
+  deadline: number;
+  maxOutputTokens: number;
+}
+
 /** Text relayed to the client, for billing a call whose upstream reported no usage. */
 export interface RelayedText {
   characters: number;
@@ -63,7 +55,11 @@ export interface RelayedText {
 }
 
 export class ChatMetering {
-  constructor(readonly dependencies: ChatMeteringDependencies) {}
+  constructor(
+    private readonly shared: ServiceContext,
+    /** Told of the tokens a call counts against its key's tokens per minute, once its row is written. */
+    private readonly tokensUsed?: (keyPrefix: string, tokens: number) => void,
+  ) {}
 
   /** Route and reserve the call's worst case for the caller's balance. */
   begin(model: string, size: ChatCallSize, context: ChatCallContext): MeteredCall {
@@ -73,30 +69,64 @@ export class ChatMetering {
   /** Route and reserve what `plan` says the call may cost at most (another endpoint's sizing than chat's). */
   beginWith<Budget extends Bounded>(model: string, context: ChatCallContext, plan: ReservationPlanner<Budget>): MeteredCall<Budget> {
     const started = performance.now();
-    const config = this.dependencies.config();
-    const { ledger } = this.dependencies;
+    const config = this.shared.config();
+    const { ledger } = this.shared;
     assertKeyAllowsModel(context.caller.key, model);
-    const routed = resolveRoutes(config, model, { planName: context.caller.agent.plan, plan: context.plan, latency: this.dependencies.latency });
+    const routed = resolveRoutes(config, model, { planName: context.caller.agent.plan, plan: context.plan, latency: this.shared.latency });
     const spendable = ledger.spendable(context);
     const planned = plan(config, routed, spendable.credits, ledger.describeLimit(context.caller, spendable.limit));
     const reservation = ledger.reserve(context, planned.amount);
     return { candidates: planned.candidates, budgets: planned.budgets, reservation, started };
   }
 
-  attempts(call: MeteredCall<Bounded>, context: ChatCallContext, supports: (provider: Provider) => boolean): AttemptContext {
-    const config = this.dependencies.config();
+  /**
+   * Make the metered call: its candidates tried in order (retries, circuit breakers, one deadline),
+   * the serving upstream's latency recorded, then `answered` (which settles). When anything fails,
+   * on the way or in `answered`: an answer cut at its size cap is billed what its candidate held
+   * (`heldUnits`), anything else released (ChatMetering.failed).
+   */
+  async run<Budget extends Bounded, Result, Answer>(
+    call: MeteredCall<Budget>,
+    context: ChatCallContext,
+    how: {
+      supports: (provider: Provider) => boolean;
+      heldUnits: (budget: Budget) => Record<string, number>;
+      attempt: (target: Attempt) => Promise<Result>;
+      answered: (result: Result, target: AttemptTarget) => Promise<Answer>;
+    },
+  ): Promise<Answer> {
+    const size = new AnswerSizeWatch();
+    try {
+      const { result, target } = await attemptInOrder(this.attempts(call, context, how.supports), size.watch(how.attempt));
+      this.answered(call, target);
+      return await how.answered(result, target);
+    } catch (error) {
+      await this.failed(call, context, size, how.heldUnits);
+      throw error;
+    }
+  }
+
+  private attempts(call: MeteredCall<Bounded>, context: ChatCallContext, supports: (provider: Provider) => boolean): AttemptContext {
+    const config = this.shared.config();
     return {
       candidates: call.candidates,
-      providers: this.dependencies.providers(),
+      providers: this.shared.providers(),
       settings: (name: string) => upstreamSettingsFor(config, name),
       signal: context.signal,
       supports,
-      breakers: this.dependencies.breakers,
+      breakers: this.shared.breakers,
       started: call.started,
-      onAttempt: this.dependencies.attempted && ((provider) => this.dependencies.attempted!(context.requestId, provider)),
-      onAttemptEnd: this.dependencies.attemptEnded,
-      onFailedAttempt: (provider, cause) => this.dependencies.warn(`${context.requestId} upstream attempt failed: provider ${provider}: ${cause}`),
+      ...attemptReports(this.shared, context.requestId),
     };
+  }
+
+  /**
+   * What an attempt of a chat-style call tells its provider: the caller's abort signal, the
+   * attempt's share of the deadline, and the one output cap its credits were reserved for.
+   */
+  callOptions(call: MeteredCall, attempt: Attempt, context: ChatCallContext): ChatAttemptOptions {
+    const { firstByteTimeoutMs, deadline } = attempt;
+    return { signal: context.signal, firstByteTimeoutMs, deadline, maxOutputTokens: this.outputCap(call, attempt.candidate) };
   }
 
   /** The max_tokens gw sends through this candidate, when the request named none. */
@@ -110,8 +140,8 @@ export class ChatMetering {
   }
 
   /** The upstream answered: remember how fast, for low-latency routing. */
-  answered(call: MeteredCall<Bounded>, target: AttemptTarget): void {
-    this.dependencies.latency.record(target.candidate.provider, target.candidate.upstreamModel, performance.now() - call.started);
+  private answered(call: MeteredCall<Bounded>, target: AttemptTarget): void {
+    this.shared.latency.record(target.candidate.provider, target.candidate.upstreamModel, performance.now() - call.started);
   }
 
   /**
@@ -119,18 +149,19 @@ export class ChatMetering {
    * upstream's usage when it is valid; else the prompt's estimate plus the text relayed.
    */
   async settle(call: MeteredCall, context: ChatCallContext, target: AttemptTarget, usage: UsageReading, relayed: RelayedText): Promise<void> {
-    const config = this.dependencies.config();
+    const config = this.shared.config();
     const budget = budgetOf(call, target.candidate);
-    if ("invalid" in usage) {
-      this.dependencies.warn(
-        `${target.candidate.provider} reported invalid usage for request ${context.requestId} (${usage.invalid}); billed the gateway's estimate`,
-      );
-    }
+    if ("invalid" in usage) this.invalidUsage(context, target, usage.invalid);
     const counts: TokenCounts =
       "counts" in usage
         ? usage.counts
         : { input: budget.promptEstimate, cacheRead: 0, cacheWrite: 0, output: estimateTextTokens(relayed.characters, relayed.bytes) };
     await this.record(call, context, target, usageUnits(counts), creditsForTokens(budget.pricing, counts, config.billing.creditsPerUsd));
+  }
+
+  /** The upstream's usage was not believed: say so in the log (the gateway's estimate is billed). */
+  invalidUsage(context: ChatCallContext, target: Pick<AttemptTarget, "candidate">, why: string): void {
+    this.shared.warn(`${target.candidate.provider} reported invalid usage for request ${context.requestId} (${why}); billed the gateway's estimate`);
   }
 
   /**
@@ -145,7 +176,7 @@ export class ChatMetering {
     credits: number,
   ): Promise<void> {
     const budget = budgetOf(call, target.candidate);
-    await this.dependencies.ledger.settle(
+    await this.shared.ledger.settle(
       call.reservation,
       {
         agent: context.caller.agent.id,
@@ -159,12 +190,12 @@ export class ChatMetering {
       },
       { bound: budget.bound },
     );
-    this.dependencies.tokensUsed?.(context.caller.key.prefix, countedTokens(units, budget.heldTokens));
+    this.tokensUsed?.(context.caller.key.prefix, countedTokens(units, budget.heldTokens));
   }
 
   /** The call failed before anything was produced: nothing is billed. */
   release(call: MeteredCall<Bounded>): void {
-    this.dependencies.ledger.release(call.reservation);
+    this.shared.ledger.release(call.reservation);
   }
 
   /**

@@ -3,14 +3,14 @@
 // and circuit breakers of chat, the reservation released when it fails, except when the answer
 // passed its size cap: it was produced, and paid for, upstream, so the call is billed what it
 // held, as chat's is (docs/decisions.md §3). The caller settles the reservation to what was produced.
-import { type PlanLimits, upstreamSettingsFor } from "../config/config-schema.js";
-import type { Config } from "../config/resolved-config.js";
-import type { Provider } from "../providers/provider.js";
-import type { Caller } from "./auth/key-authenticator.js";
-import { assertKeyAllowsModel } from "./auth/key-limits.js";
-import type { CreditLedger, Reservation } from "./billing/credit-ledger.js";
-import { AnswerSizeWatch } from "./chat/answer-size-watch.js";
-import { type AttemptContext, attemptInOrder } from "./chat/upstream-attempts.js";
+import { type PlanLimits, upstreamSettingsFor } from "../../config/config-schema.js";
+import type { Provider } from "../../providers/provider.js";
+import type { Caller } from "../auth/key-authenticator.js";
+import { assertKeyAllowsModel } from "../auth/key-limits.js";
+import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
+import type { ServiceContext } from "../service-context.js";
+import { AnswerSizeWatch } from "./answer-size-watch.js";
+import { attemptInOrder, attemptReports } from "./upstream-attempts.js";
 
 /** Who calls a tool endpoint, under which plan, for which request. */
 export interface ToolCallContext {
@@ -28,62 +28,54 @@ export interface ToolModel {
   model: string;
 }
 
-export interface ToolCallDependencies {
-  config: () => Config;
-  providers: () => ReadonlyMap<string, Provider>;
-  ledger: CreditLedger;
-  /** The server's log, for each failed upstream attempt. */
-  warn?: (message: string) => void;
-  /** Told of each upstream attempt (the access log's provider and attempts). */
-  attempted?: (requestId: string, provider: string) => void;
-  /** Told as each attempt ends (the server's metrics). */
-  attemptEnded?: AttemptContext["onAttemptEnd"];
-}
-
 export interface ReservedResult<Result> {
   result: Result;
   upstreamMs: number;
   reservation: Reservation;
 }
 
-export async function callToolProvider<Result>(
-  dependencies: ToolCallDependencies,
+export async function callToolProvider<Capability, Result>(
+  shared: ServiceContext,
   model: ToolModel,
   context: ToolCallContext,
   call: {
     estimate: number;
-    supports: (provider: Provider) => boolean;
-    run: (provider: Provider) => Promise<Result>;
+    /** What of the provider the call uses (its speech, its image generation ...); none: the provider cannot serve it. */
+    capability: (provider: Provider) => Capability | undefined;
+    run: (capability: Capability) => Promise<Result>;
     /** The usage row's endpoint and units when the answer is cut at its size cap and billed what was held. */
     cut: { endpoint: string; units: Record<string, number> };
   },
 ): Promise<ReservedResult<Result>> {
-  const config = dependencies.config();
+  const config = shared.config();
   assertKeyAllowsModel(context.caller.key, model.id);
-  const reservation = dependencies.ledger.reserve(context, call.estimate);
+  const reservation = shared.ledger.reserve(context, call.estimate);
   const size = new AnswerSizeWatch();
   try {
     const started = performance.now();
     const attempt = await attemptInOrder(
       {
         candidates: [{ provider: model.provider, upstreamModel: model.model, publicModel: model.id }],
-        providers: dependencies.providers(),
+        providers: shared.providers(),
         settings: (name: string) => upstreamSettingsFor(config, name),
         signal: context.signal,
-        supports: call.supports,
-        onAttempt: dependencies.attempted && ((provider) => dependencies.attempted!(context.requestId, provider)),
-        onAttemptEnd: dependencies.attemptEnded,
-        onFailedAttempt: (provider, cause) => dependencies.warn?.(`${context.requestId} upstream attempt failed: provider ${provider}: ${cause}`),
+        supports: (provider) => call.capability(provider) !== undefined,
+        ...attemptReports(shared, context.requestId),
       },
-      size.watch(({ provider }) => call.run(provider)),
+      size.watch(({ provider }) => {
+        const capability = call.capability(provider);
+        // The attempts only pick providers it supports.
+        if (capability === undefined) throw new Error(`provider ${provider.name} cannot serve this call`);
+        return call.run(capability);
+      }),
     );
     return { result: attempt.result, upstreamMs: Math.round(performance.now() - started), reservation };
   } catch (error) {
     if (!size.tooLarge) {
-      dependencies.ledger.release(reservation);
+      shared.ledger.release(reservation);
       throw error;
     }
-    await dependencies.ledger.settle(reservation, {
+    await shared.ledger.settle(reservation, {
       agent: context.caller.agent.id,
       keyPrefix: context.caller.key.prefix,
       endpoint: call.cut.endpoint,

@@ -1,5 +1,35 @@
-// Gemini generateContent wire shapes (https://ai.google.dev/api/generate-content), lowerCamelCase as on the wire.
-// Requests are typed as we build them; responses only as far as we read them, all optional.
+// Gemini wire shapes (https://ai.google.dev/api/generate-content, https://ai.google.dev/api/embeddings), lowerCamelCase as on
+// the wire. Requests are typed as we build them; responses only as far as we read them, all
+// optional; error bodies and embeddings as lenient schemas.
+import { z } from "zod";
+import { anyText, lenient, lenientList } from "../upstream-schema.js";
+
+/** Where the Gemini Developer API is, with its version. */
+export const GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";
+
+/**
+ * A Google RPC error body, or an error chunk inside a stream: {error: {code, message, status, details}}
+ * (https://ai.google.dev/gemini-api/docs/troubleshooting). `details` holds google.rpc.ErrorInfo's
+ * `reason` and google.rpc.RetryInfo's `retryDelay`.
+ */
+export const GoogleErrorBody = z.object({
+  error: z.object({
+    code: lenient(z.number()),
+    message: anyText,
+    status: anyText,
+    details: lenientList(z.looseObject({ "@type": lenient(z.unknown()), reason: anyText, retryDelay: anyText })),
+  }),
+});
+export type GoogleErrorDetail = NonNullable<z.output<typeof GoogleErrorBody>["error"]["details"]>[number];
+
+/** One ContentEmbedding: its values, checked by embedding-vectors.ts. */
+const ContentEmbedding = z.object({ values: lenient(z.unknown()) }).catch({});
+
+/** embedContent's answer. */
+export const GeminiEmbedAnswer = z.object({ embedding: lenient(ContentEmbedding) });
+
+/** batchEmbedContents' answer: one embedding per request, in order. */
+export const GeminiBatchEmbedAnswer = z.object({ embeddings: lenient(z.array(ContentEmbedding)) });
 
 export type GeminiPart =
   | { text: string; thought?: boolean; thoughtSignature?: string }

@@ -5,12 +5,15 @@
 // A provider whose circuit is open is skipped, and all attempts of one request share one
 // deadline (`totalTimeoutMs`): each attempt is given it (the upstream client ends the attempt's
 // call there, its answer's last byte included), and no retry starts or waits past it.
+import { setTimeout } from "node:timers/promises";
 import type { UpstreamSettings } from "../../config/config-schema.js";
+import { isRetryableStatus } from "../../net/upstream-errors.js";
 import type { Provider } from "../../providers/provider.js";
 import { isTimeoutFailure, UnsupportedContentError, UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
 import { InvalidRequestError, UpstreamPassthroughError, UpstreamUnavailableError } from "../errors.js";
 import type { Admission, CircuitBreakers } from "../routing/circuit-breaker.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
+import type { ServiceContext } from "../service-context.js";
 import { type AttemptOutcome, type FailureCause, failureCause } from "./attempt-outcome.js";
 
 export interface AttemptTarget {
@@ -41,6 +44,19 @@ export interface AttemptContext {
   onFailedAttempt?: (provider: string, cause: string) => void;
   /** Told as each attempt ends: how, in fixed words, and after how long (the metrics). */
   onAttemptEnd?: (provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause) => void;
+}
+
+/** What every upstream call tells of its attempts: the observer (access log, metrics) each one, the log each failure. */
+export function attemptReports(
+  shared: Pick<ServiceContext, "observer" | "warn">,
+  requestId: string,
+): Pick<AttemptContext, "onAttempt" | "onAttemptEnd" | "onFailedAttempt"> {
+  const { observer } = shared;
+  return {
+    onAttempt: observer && ((provider) => observer.attempted(requestId, provider)),
+    onAttemptEnd: observer?.attemptEnded?.bind(observer),
+    onFailedAttempt: (provider, cause) => shared.warn(`${requestId} upstream attempt failed: provider ${provider}: ${cause}`),
+  };
 }
 
 export async function attemptInOrder<T>(context: AttemptContext, attempt: (target: Attempt) => Promise<T>): Promise<{ result: T; target: AttemptTarget }> {
@@ -181,9 +197,7 @@ type Verdict =
 function judge(error: unknown, provider: string): Verdict {
   if (error instanceof UpstreamHttpError) {
     const { status } = error;
-    if (status === 429 || status === 408 || status === 409 || status >= 500) {
-      return { kind: "retry", reason: `HTTP ${status}`, retryAfterMs: error.retryAfterMs };
-    }
+    if (isRetryableStatus(status)) return { kind: "retry", reason: `HTTP ${status}`, retryAfterMs: error.retryAfterMs };
     // The upstream refused our credentials: an operator problem, not the caller's; try elsewhere.
     if (status === 401 || status === 403) return { kind: "next", reason: `HTTP ${status} (check the provider's apiKey)` };
     // A bare 404/405 (no vendor error envelope) is an endpoint the upstream does not have, not an
@@ -222,19 +236,14 @@ function backoff(base: number, retry: number): number {
   return Math.round(base * 2 ** retry * (0.75 + Math.random() * 0.5));
 }
 
-function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, milliseconds);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+/** Wait before a retry; a client gone meanwhile ends the wait with the signal's reason, as it ends an attempt. */
+async function sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
+  try {
+    await setTimeout(milliseconds, undefined, { signal });
+  } catch (error) {
+    // node:timers rejects with its own AbortError; callers see why the request was aborted.
+    throw signal.aborted ? signal.reason : error;
+  }
 }
 
 /** An error body in a vendor's own shape: OpenAI's and Gemini's `{error:{message}}`, Anthropic's `{type:"error"}`. */

@@ -1,8 +1,8 @@
 // What the server's access log learns of a request from the gateway, which knows nothing of HTTP:
 // which upstream it tried, and each usage row it wrote. Told synchronously; never on the way of a
 // call (an observer that throws is a bug of the observer, not of the call).
-import type { UsageRow } from "../store/usage-log.js";
-import type { AttemptOutcome, FailureCause } from "./chat/attempt-outcome.js";
+import type { UsageRow } from "../../store/usage-log.js";
+import type { AttemptOutcome, FailureCause } from "./attempt-outcome.js";
 
 export interface CallObserver {
   /** An attempt of the request's upstream call began on this provider. */

@@ -1,5 +1,17 @@
 // Anthropic Messages wire shapes (https://platform.claude.com/docs/en/api/messages). Requests are typed as we
-// build them; responses and stream events only as far as we read them, every field optional.
+// build them; responses and stream events only as far as we read them, every field optional; error
+// bodies as a lenient schema.
+import { z } from "zod";
+import { anyText, lenient } from "../upstream-schema.js";
+
+/** Where Anthropic's API is: the origin, every path under /v1. */
+export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+
+/** The API version every request names (`anthropic-version`), unless the client names its own. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/** An error body, or an `error` stream event: {type: "error", error: {type, message}} (https://platform.claude.com/docs/en/api/errors). */
+export const AnthropicErrorBody = z.object({ error: lenient(z.object({ type: anyText, message: anyText })) });
 
 export type AnthropicImageSource = { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };
 
