@@ -1,11 +1,24 @@
 // Plain JSON values as gw reads them: an object test, parsing that answers undefined rather than
-// throwing, and a short preview of a line for a log. A leaf module: it imports nothing from gw.
+// throwing, an object without some of its fields, and a short preview of a line for a log. A leaf module: it imports nothing from gw.
 
 /** A JSON object (not an array, not null). */
 export type Json = Record<string, unknown>;
 
 export function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The object without `fields`: itself when it has none of them (one check per field), else a copy
+ * built key by key. Not a spread and `delete`: that turns the copy into a slow dictionary object
+ * for every spread and JSON.stringify after it, on each chat call that names max_tokens.
+ */
+export function withoutFields<T extends object>(value: T, fields: readonly string[]): T {
+  if (!fields.some((field) => field in value)) return value;
+  const source = value as Json;
+  const copy: Json = {};
+  for (const key in source) if (Object.hasOwn(source, key) && !fields.includes(key)) copy[key] = source[key];
+  return copy as T;
 }
 
 /** The text as JSON, or undefined when it is not JSON. */

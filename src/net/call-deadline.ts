@@ -2,9 +2,27 @@
 // wait and the answer's last byte), or a failure found while reading (an answer over its cap).
 // undici aborts the request, or destroys the answer's body, with the reason given here, so
 // whoever reads the body gets that error.
+import { EventEmitter } from "node:events";
+
+/**
+ * What undici is given as the request's signal: undici takes an EventEmitter with `aborted` and
+ * `reason` as well as an AbortSignal. Why not an AbortController per call: on Node 20 creating
+ * one costs about 6 µs, and listening on its signal a few more, a measurable share of a chat call.
+ */
+class CallSignal extends EventEmitter {
+  aborted = false;
+  reason: unknown;
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit("abort");
+  }
+}
 
 export class CallAbort {
-  private readonly controller = new AbortController();
+  private readonly callSignal = new CallSignal();
   private timer: NodeJS.Timeout | undefined;
   private readonly forwardCallerAbort: () => void;
 
@@ -15,7 +33,7 @@ export class CallAbort {
     /** The failure the deadline ends the call with. */
     outOfTime: () => Error,
   ) {
-    this.forwardCallerAbort = () => this.controller.abort(caller.reason);
+    this.forwardCallerAbort = () => this.callSignal.abort(caller.reason);
     if (caller.aborted) this.forwardCallerAbort();
     else caller.addEventListener("abort", this.forwardCallerAbort, { once: true });
     if (Number.isFinite(deadline)) {
@@ -26,18 +44,18 @@ export class CallAbort {
   }
 
   /** What undici is given: aborted by the caller, the deadline or fail(). */
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  get signal(): EventEmitter {
+    return this.callSignal;
   }
 
   /** The call failed for a reason of gw's own (the deadline, an answer over its cap). */
   get failure(): Error | undefined {
-    return this.controller.signal.aborted && !this.caller.aborted ? (this.controller.signal.reason as Error) : undefined;
+    return this.callSignal.aborted && !this.caller.aborted ? (this.callSignal.reason as Error) : undefined;
   }
 
   fail(error: Error): void {
     this.release();
-    this.controller.abort(error);
+    this.callSignal.abort(error);
   }
 
   /** The call is over (its body ended or was dropped): nothing may abort it any more. */

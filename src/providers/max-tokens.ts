@@ -2,6 +2,7 @@
 // an upstream that read another cap field than that one could write more than was paid for. So
 // every field some server reads as the cap is taken out of the request, and the cap the credits
 // were reserved for is written in the one field the vendor reads (docs/decisions.md §3).
+import { withoutFields } from "../json/json-values.js";
 import type { JsonObject } from "./chat-types.js";
 
 export type MaxTokensField = "max_tokens" | "max_completion_tokens";
@@ -33,13 +34,7 @@ export function requestedOutputCap(request: JsonObject): number | undefined {
 
 /** The request without any output-cap field or cap override (a copy only when it has one). */
 export function withoutOutputCaps<T extends JsonObject>(request: T): T {
-  let copy: JsonObject | undefined;
-  for (const field of REMOVED_FIELDS) {
-    if (!(field in request)) continue;
-    copy ??= { ...request };
-    delete copy[field];
-  }
-  return (copy as T | undefined) ?? request;
+  return withoutFields(request, REMOVED_FIELDS);
 }
 
 /**

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { formatJsonPath } from "../../config/config-error.js";
 import { OUTPUT_CAP_FIELDS } from "../../providers/max-tokens.js";
 import { InvalidRequestError } from "../errors.js";
+import { parseOrFirstIssue } from "../request-schema.js";
 
 const textPart = z.object({ type: z.literal("text"), text: z.string() }).loose();
 const contentPart = z.object({ type: z.string() }).loose();
@@ -48,10 +49,9 @@ export const chatRequestSchema = z
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
 
 export function parseChatRequest(body: unknown): ChatRequestBody {
-  // reportInput: zod 4 leaves `input` off issues by default, and "missing" is told apart by it.
-  const result = chatRequestSchema.safeParse(body, { reportInput: true });
+  const result = parseOrFirstIssue(chatRequestSchema, body);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  const { issue } = result;
   const param = formatJsonPath(issue.path);
   throw new InvalidRequestError(describeIssue(param, issue), { param: param || undefined });
 }

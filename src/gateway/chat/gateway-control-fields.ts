@@ -1,6 +1,8 @@
 // Request fields that other gateways (LiteLLM, its proxy) act on: where to send the call, with
 // which key, a canned answer instead of a call, their own fallbacks. Sent to an upstream that is
 // such a gateway, they would let a caller redirect gw's call or its key, so they never leave gw.
+import { withoutFields } from "../../json/json-values.js";
+
 const GATEWAY_CONTROL_FIELDS = [
   "api_base",
   "base_url",
@@ -18,11 +20,5 @@ const GATEWAY_CONTROL_FIELDS = [
 
 /** The request without those fields (a copy only when one is present: the common case costs one check per field). */
 export function withoutGatewayControlFields<T extends object>(request: T): T {
-  let copy: Record<string, unknown> | undefined;
-  for (const field of GATEWAY_CONTROL_FIELDS) {
-    if (!(field in request)) continue;
-    copy ??= { ...(request as Record<string, unknown>) };
-    delete copy[field];
-  }
-  return (copy as T | undefined) ?? request;
+  return withoutFields(request, GATEWAY_CONTROL_FIELDS);
 }

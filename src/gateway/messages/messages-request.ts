@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { formatJsonPath } from "../../config/config-error.js";
 import { InvalidRequestError } from "../errors.js";
+import { parseOrFirstIssue } from "../request-schema.js";
 import type { MessagesRequest } from "./messages-types.js";
 
 const block = z.object({ type: z.string().min(1) }).loose();
@@ -21,10 +22,9 @@ const messagesRequestSchema = z
   .loose();
 
 export function parseMessagesRequest(body: unknown): MessagesRequest {
-  // reportInput: zod 4 leaves `input` off issues by default, and "missing" is told apart by it.
-  const result = messagesRequestSchema.safeParse(body, { reportInput: true });
+  const result = parseOrFirstIssue(messagesRequestSchema, body);
   if (result.success) return result.data as MessagesRequest;
-  const issue = result.error.issues[0]!;
+  const { issue } = result;
   const path = formatJsonPath(issue.path);
   throw new InvalidRequestError(describeIssue(path, issue), { param: path || undefined });
 }
