@@ -37,3 +37,12 @@ export function withoutFileNameControls(text: string): string {
 export function withoutTerminalEscapes(text: string): string {
   return text.replace(TERMINAL_ESCAPES, "");
 }
+
+/** Printable ASCII on one line, at most 512 characters: safe as a response header's value. */
+export function headerSafe(value: string): string {
+  return value
+    .replace(/[^\x20-\x7e]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 512);
+}

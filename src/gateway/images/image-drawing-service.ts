@@ -9,6 +9,7 @@ import { inImageFormat, vendorReadable } from "../../media/image-encode.js";
 import type { ImageInput } from "../../media/image-input.js";
 import type { GeneratedImage, ImageInputPart, ImageOutputFormat, ImageResult, ImageRole } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
+import { headerSafe } from "../../text/control-characters.js";
 import type { ChatService } from "../chat/chat-service.js";
 import { InvalidRequestError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, readPicture } from "../media/picture-input.js";
@@ -20,7 +21,7 @@ import type { EditImageSource, ImageEditBody } from "./image-edit-request.js";
 import type { Lineage, ProducedPicture } from "./image-library.js";
 import { chooseImageModel } from "./image-model-choice.js";
 import type { ImageGenerationBody } from "./image-request.js";
-import { headerSafe, type ImageCallContext, type ImageOutcome, imageOutcome } from "./image-results.js";
+import { type ImageCallContext, type ImageOutcome, imageOutcome } from "./image-results.js";
 import { enhancePrompt } from "./prompt-enhancer.js";
 
 interface Drawing {

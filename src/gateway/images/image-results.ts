@@ -1,6 +1,7 @@
 // What every image endpoint (generations, edits, upscale, background removal) is called with and
 // answers: the image result body `{id, created, model, data, timing}`, plus what the route turns into response headers.
 import type { ImageResult } from "../../providers/image-types.js";
+import { headerSafe } from "../../text/control-characters.js";
 import type { ToolCallContext } from "../upstream-calls/tool-provider-call.js";
 
 export type ImageCallContext = ToolCallContext;
@@ -58,13 +59,4 @@ export function imageOutcome(call: FinishedImageCall): ImageOutcome {
   if (call.result.upstreamRequestId) outcome.upstreamRequestId = call.result.upstreamRequestId;
   if (call.stored.warning !== undefined) outcome.assetWarning = headerSafe(call.stored.warning);
   return outcome;
-}
-
-/** Printable ASCII on one line, at most 512 characters: safe as a header value. */
-export function headerSafe(value: string): string {
-  return value
-    .replace(/[^\x20-\x7e]/g, " ")
-    .replace(/\s+/g, " ")
-    .trim()
-    .slice(0, 512);
 }

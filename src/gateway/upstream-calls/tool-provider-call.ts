@@ -1,6 +1,7 @@
 // One metered call to a tool model's provider (image, audio): the estimate reserved from the
 // caller's credits (402 before any upstream call), the provider called with the upstream retries
-// and circuit breakers of chat, the reservation released when it fails, except when the answer
+// of chat (not its circuit breakers, which count chat and messages calls only: docs/decisions.md
+// §4), the reservation released when it fails, except when the answer
 // passed its size cap: it was produced, and paid for, upstream, so the call is billed what it
 // held, as chat's is (docs/decisions.md §3). The caller settles the reservation to what was produced.
 import { type PlanLimits, upstreamSettingsFor } from "../../config/config-schema.js";

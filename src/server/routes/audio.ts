@@ -8,7 +8,7 @@ import { parseSpeechRequest } from "../../gateway/audio/speech-request.js";
 import { parseTranscriptionForm, parseTranscriptionJson } from "../../gateway/audio/transcription-request.js";
 import { EndpointRemovedError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
-import { headerSafe } from "../../gateway/images/image-results.js";
+import { headerSafe } from "../../text/control-characters.js";
 import { readJsonObject } from "../read-json-body.js";
 import { isMultipart, readMultipartForm } from "../read-multipart-form.js";
 import { nodeRequest } from "../request-context.js";
