@@ -35,6 +35,7 @@ import { ImageTransformService } from "./images/image-transform-service.js";
 import type { UrlFetcher } from "./media/picture-input.js";
 import { MessagesService } from "./messages/messages-service.js";
 import { createProviders } from "./provider-set.js";
+import { ResponsesService } from "./responses/responses-service.js";
 import { CircuitBreakers } from "./routing/circuit-breaker.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
 import { SearchService } from "./search/search-service.js";
@@ -71,6 +72,8 @@ export interface GatewayOptions {
 export class Gateway {
   readonly chat: ChatService;
   readonly messages: MessagesService;
+  /** The Responses API, converted onto chat. */
+  readonly responses: ResponsesService;
   /** Embedding vectors, routed and metered like chat. */
   readonly embeddings: EmbeddingsService;
   readonly images: ImageDrawingService;
@@ -160,6 +163,7 @@ export class Gateway {
     const metering = new ChatMetering(shared, (keyPrefix, tokens) => this.rateLimiter.spendTokens(keyPrefix, tokens));
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering);
+    this.responses = new ResponsesService(this.chat);
     this.embeddings = new EmbeddingsService(metering);
     this.describer = new DescribeService(shared, this.chat);
     this.ocr = new OcrService(shared);

@@ -16,6 +16,7 @@ import { MESSAGES_PATH, registerMessages } from "./routes/messages.js";
 import { METRICS_PATH, type MetricsEndpoint, registerMetrics } from "./routes/metrics.js";
 import { registerModels } from "./routes/models.js";
 import { PROJECTS_PATH, registerProjects } from "./routes/projects.js";
+import { RESPONSES_PATH, registerResponses } from "./routes/responses.js";
 import { registerSearch, SEARCH_PATHS } from "./routes/search.js";
 import { isStoragePath, registerStorage } from "./routes/storage.js";
 import { registerStorageLinks } from "./routes/storage-links.js";
@@ -46,6 +47,7 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
   registerModels(app, gateway);
   registerKey(app, gateway);
   registerMessages(app, gateway);
+  registerResponses(app, gateway, logger);
   registerImages(app, gateway);
   registerVision(app, gateway);
   registerAudio(app, gateway);
@@ -66,6 +68,7 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
         READY_PATH,
         METRICS_PATH,
         MESSAGES_PATH,
+        RESPONSES_PATH,
         PROJECTS_PATH,
         MCP_PATH,
         ...IMAGE_PATHS,

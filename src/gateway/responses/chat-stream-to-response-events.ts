@@ -1,0 +1,154 @@
+// Chat completion chunks as the Responses API's stream events, in the order the official SDK
+// accumulates them (docs/decisions.md §19): response.created and .in_progress; per text run a
+// message item (output_item.added, content_part.added, output_text.delta …, output_text.done,
+// content_part.done, output_item.done); per tool call a function_call item (output_item.added,
+// function_call_arguments.delta …, .done, output_item.done); then exactly one of
+// response.completed, response.incomplete or response.failed, with the whole response. Every
+// event carries an increasing sequence_number.
+import { isObject, type Json } from "../../json/json-values.js";
+import type { ChatChunk } from "../../providers/chat-types.js";
+import {
+  functionCallItem,
+  messageItem,
+  newItemId,
+  outputTextPart,
+  type ResponseUsage,
+  responseObject,
+  responseUsage,
+  statusOf,
+} from "./convert-chat-to-response.js";
+import type { ResponsesRequest } from "./responses-request.js";
+
+/** One SSE event: its name and its JSON text. */
+export interface ResponseStreamEvent {
+  event: string;
+  data: string;
+}
+
+interface OpenText {
+  id: string;
+  index: number;
+  text: string;
+}
+
+interface OpenCall {
+  id: string;
+  index: number;
+  callId: unknown;
+  name: unknown;
+  arguments: string;
+}
+
+export class ChatStreamToResponseEvents {
+  private sequence = 0;
+  private readonly output: Json[] = [];
+  private text: OpenText | undefined;
+  /** Tool calls by their chat index, open until the stream ends (chat may interleave their deltas). */
+  private readonly calls = new Map<number, OpenCall>();
+  private finishReason: string | undefined;
+  private usage: ResponseUsage | undefined;
+
+  constructor(
+    private readonly request: ResponsesRequest,
+    private readonly ids: { id: string; createdAt: number; model: string },
+  ) {}
+
+  start(): ResponseStreamEvent[] {
+    const response = this.response("in_progress");
+    return [this.event("response.created", { response }), this.event("response.in_progress", { response })];
+  }
+
+  push(chunk: ChatChunk): ResponseStreamEvent[] {
+    const events: ResponseStreamEvent[] = [];
+    if (chunk.usage) this.usage = responseUsage(chunk.usage);
+    const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
+    if (!choice) return events;
+    const delta = isObject(choice.delta) ? choice.delta : {};
+    if (typeof delta.content === "string" && delta.content !== "") this.textDelta(delta.content, events);
+    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isObject(call)) this.callDelta(call, events);
+    if (typeof choice.finish_reason === "string") this.finishReason = choice.finish_reason;
+    return events;
+  }
+
+  /** The stream ended: open items closed, then response.completed (or .incomplete for a cut answer). */
+  finish(): ResponseStreamEvent[] {
+    const events: ResponseStreamEvent[] = [];
+    this.closeText(events);
+    for (const call of this.calls.values()) this.closeCall(call, events);
+    this.calls.clear();
+    const status = statusOf(this.finishReason);
+    const response = this.response(status);
+    events.push(this.event(status === "completed" ? "response.completed" : "response.incomplete", { response }));
+    return events;
+  }
+
+  /** A failure after the first event: the stream ends with response.failed, never with another upstream's answer. */
+  fail(error: { code: string; message: string }): ResponseStreamEvent[] {
+    const response = { ...this.response("failed"), error };
+    return [this.event("response.failed", { response })];
+  }
+
+  /** The response as the stream has it now (its items so far, in order). */
+  response(status: "in_progress" | "completed" | "incomplete" | "failed"): Json {
+    return responseObject(this.request, { ...this.ids, status, output: [...this.output], usage: this.usage, finishReason: this.finishReason });
+  }
+
+  private textDelta(delta: string, events: ResponseStreamEvent[]): void {
+    if (!this.text) {
+      const text: OpenText = { id: newItemId("msg"), index: this.output.length, text: "" };
+      this.text = text;
+      this.output.push(messageItem(text.id, "", "in_progress"));
+      // The item is announced without content; the part follows in its own event.
+      const added = { ...messageItem(text.id, "", "in_progress"), content: [] };
+      events.push(this.event("response.output_item.added", { output_index: text.index, item: added }));
+      events.push(this.event("response.content_part.added", { item_id: text.id, output_index: text.index, content_index: 0, part: outputTextPart("") }));
+    }
+    const text = this.text;
+    text.text += delta;
+    events.push(this.event("response.output_text.delta", { item_id: text.id, output_index: text.index, content_index: 0, delta, logprobs: [] }));
+  }
+
+  private closeText(events: ResponseStreamEvent[]): void {
+    const text = this.text;
+    if (!text) return;
+    this.text = undefined;
+    const item = messageItem(text.id, text.text, "completed");
+    this.output[text.index] = item;
+    const at = { item_id: text.id, output_index: text.index, content_index: 0 };
+    events.push(this.event("response.output_text.done", { ...at, text: text.text, logprobs: [] }));
+    events.push(this.event("response.content_part.done", { ...at, part: outputTextPart(text.text) }));
+    events.push(this.event("response.output_item.done", { output_index: text.index, item }));
+  }
+
+  private callDelta(delta: Json, events: ResponseStreamEvent[]): void {
+    const chatIndex = typeof delta.index === "number" ? delta.index : 0;
+    const fn = isObject(delta.function) ? delta.function : {};
+    let call = this.calls.get(chatIndex);
+    if (!call) {
+      // Items are sequential: the text before a call is complete once the call begins.
+      this.closeText(events);
+      call = { id: newItemId("fc"), index: this.output.length, callId: delta.id, name: fn.name, arguments: "" };
+      this.calls.set(chatIndex, call);
+      const item = functionCallItem(call.id, call.callId, call.name, "", "in_progress");
+      this.output.push(item);
+      events.push(this.event("response.output_item.added", { output_index: call.index, item }));
+    }
+    if (typeof fn.arguments === "string" && fn.arguments !== "") {
+      call.arguments += fn.arguments;
+      events.push(this.event("response.function_call_arguments.delta", { item_id: call.id, output_index: call.index, delta: fn.arguments }));
+    }
+  }
+
+  private closeCall(call: OpenCall, events: ResponseStreamEvent[]): void {
+    const item = functionCallItem(call.id, call.callId, call.name, call.arguments, "completed");
+    this.output[call.index] = item;
+    events.push(
+      this.event("response.function_call_arguments.done", { item_id: call.id, output_index: call.index, name: item.name, arguments: call.arguments }),
+    );
+    events.push(this.event("response.output_item.done", { output_index: call.index, item }));
+  }
+
+  private event(type: string, fields: Json): ResponseStreamEvent {
+    return { event: type, data: JSON.stringify({ type, sequence_number: this.sequence++, ...fields }) };
+  }
+}

@@ -1,0 +1,116 @@
+// A chat completion as the Responses API's Response object
+// (https://platform.openai.com/docs/api-reference/responses/object): the first choice's text as a
+// `message` item with one `output_text` part, its tool calls as `function_call` items, the
+// finish reason as the status, and the usage in the Responses names.
+import { randomBytes } from "node:crypto";
+import { isObject, type Json } from "../../json/json-values.js";
+import type { ChatCompletion, ChatUsage } from "../../providers/chat-types.js";
+import type { ResponsesRequest } from "./responses-request.js";
+
+/** `resp_…`, `msg_…`, `fc_…`: OpenAI's prefixes, random hex after them. */
+export function newItemId(prefix: "resp" | "msg" | "fc"): string {
+  return `${prefix}_${randomBytes(24).toString("hex")}`;
+}
+
+export type ResponseStatus = "in_progress" | "completed" | "incomplete" | "failed";
+
+export interface ResponseUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}
+
+/** The Response object around `output`: the request's settings echoed, as OpenAI does. */
+export function responseObject(
+  request: ResponsesRequest,
+  fields: { id: string; createdAt: number; model: string; status: ResponseStatus; output: Json[]; usage?: ResponseUsage; finishReason?: string },
+): Json {
+  const incomplete = fields.status === "incomplete" ? { reason: incompleteReason(fields.finishReason) } : null;
+  return {
+    id: fields.id,
+    object: "response",
+    created_at: fields.createdAt,
+    status: fields.status,
+    ...(fields.status === "completed" ? { completed_at: Math.floor(Date.now() / 1000) } : {}),
+    error: null,
+    incomplete_details: incomplete,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    model: fields.model,
+    output: fields.output,
+    parallel_tool_calls: request.parallel_tool_calls ?? true,
+    previous_response_id: request.previous_response_id ?? null,
+    reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
+    store: request.store ?? true,
+    temperature: request.temperature ?? 1,
+    text: { format: request.text?.format ?? { type: "text" } },
+    tool_choice: request.tool_choice ?? "auto",
+    tools: request.tools ?? [],
+    top_p: request.top_p ?? 1,
+    truncation: "disabled",
+    usage: fields.usage ?? null,
+    user: request.user ?? null,
+    metadata: request.metadata ?? {},
+  };
+}
+
+/** A finished chat completion as the Response. */
+export function convertChatToResponse(request: ResponsesRequest, completion: ChatCompletion, ids: { id: string; createdAt: number; model: string }): Json {
+  const choice = completion.choices[0] ?? {};
+  const message = isObject(choice.message) ? choice.message : {};
+  const output: Json[] = [];
+  const text = typeof message.content === "string" ? message.content : "";
+  if (text !== "" || typeof message.refusal === "string") output.push(messageItem(newItemId("msg"), text, "completed", message.refusal));
+  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+    if (!isObject(call) || !isObject(call.function)) continue;
+    output.push(functionCallItem(newItemId("fc"), call.id, call.function.name, call.function.arguments, "completed"));
+  }
+  const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : undefined;
+  return responseObject(request, { ...ids, status: statusOf(finishReason), output, usage: responseUsage(completion.usage), finishReason });
+}
+
+export function messageItem(id: string, text: string, status: ResponseStatus, refusal?: unknown): Json {
+  const content: Json[] = [];
+  if (text !== "" || typeof refusal !== "string") content.push(outputTextPart(text));
+  if (typeof refusal === "string") content.push({ type: "refusal", refusal });
+  return { type: "message", id, status, role: "assistant", content };
+}
+
+export function outputTextPart(text: string): Json {
+  return { type: "output_text", text, annotations: [], logprobs: [] };
+}
+
+export function functionCallItem(id: string, callId: unknown, name: unknown, args: unknown, status: ResponseStatus): Json {
+  return {
+    type: "function_call",
+    id,
+    call_id: typeof callId === "string" && callId !== "" ? callId : `call_${id.slice(3, 27)}`,
+    name: typeof name === "string" ? name : "",
+    arguments: typeof args === "string" ? args : "",
+    status,
+  };
+}
+
+/** `length` and `content_filter` leave the answer incomplete; anything else completed it. */
+export function statusOf(finishReason: string | undefined): ResponseStatus {
+  return finishReason === "length" || finishReason === "content_filter" ? "incomplete" : "completed";
+}
+
+function incompleteReason(finishReason: string | undefined): string {
+  return finishReason === "content_filter" ? "content_filter" : "max_output_tokens";
+}
+
+/** The chat usage in the Responses names (the estimate when the upstream had none: the chat path fills it in). */
+export function responseUsage(usage: ChatUsage | null | undefined): ResponseUsage | undefined {
+  if (!usage) return undefined;
+  const details = isObject(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
+  return {
+    input_tokens: usage.prompt_tokens,
+    input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
+    output_tokens: usage.completion_tokens,
+    output_tokens_details: { reasoning_tokens: typeof details.reasoning_tokens === "number" ? details.reasoning_tokens : 0 },
+    total_tokens: usage.total_tokens,
+  };
+}

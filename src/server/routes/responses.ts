@@ -1,0 +1,40 @@
+// POST /v1/responses: OpenAI's Responses API over every chat upstream (gateway/responses/).
+import type { H3 } from "h3";
+import type { Gateway } from "../../gateway/gateway.js";
+import { parseResponsesRequest } from "../../gateway/responses/responses-request.js";
+import type { ResponsesAnswer } from "../../gateway/responses/responses-service.js";
+import { readJsonObject } from "../read-json-body.js";
+import { admitCaller, clientGoneSignal, requestIdOf } from "../request-context.js";
+import type { ServerLogger } from "../server-logger.js";
+import { messagesFrames } from "../sse-frames.js";
+import { sseResponse } from "../sse-response.js";
+import { FILLED_MAX_TOKENS_HEADER } from "./chat-completions.js";
+
+export const RESPONSES_PATH = "/v1/responses";
+
+/** Hosted tools a client sent that no chat upstream can run, left out of the call (docs/decisions.md §19). */
+export const TOOLS_LEFT_OUT_HEADER = "x-service-tools-left-out";
+
+export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogger): void {
+  app.post(RESPONSES_PATH, async (event) => {
+    const requestId = requestIdOf(event);
+    const { caller, plan } = await admitCaller(event, gateway);
+    const request = parseResponsesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+    const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "responses" };
+    if (request.stream) {
+      const streaming = await gateway.responses.stream(request, context, (error) => logger.error(error, requestId));
+      return sseResponse(messagesFrames(streaming.events), answerHeaders(streaming), gateway.afterTurnWrites);
+    }
+    const created = await gateway.responses.create(request, context);
+    for (const [name, value] of Object.entries(answerHeaders(created))) event.res.headers.set(name, value);
+    return created.body;
+  });
+}
+
+function answerHeaders(answer: ResponsesAnswer): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (answer.upstreamRequestId) headers["x-service-upstream-trace-id"] = answer.upstreamRequestId;
+  if (answer.filledMaxTokens !== undefined) headers[FILLED_MAX_TOKENS_HEADER] = String(answer.filledMaxTokens);
+  if (answer.droppedTools.length > 0) headers[TOOLS_LEFT_OUT_HEADER] = answer.droppedTools.join(", ");
+  return headers;
+}
