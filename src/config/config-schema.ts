@@ -263,6 +263,14 @@ export const storageSchema = z
   })
   .strict();
 
+/** Stored Responses API responses (docs/decisions.md §19). */
+export const responsesSchema = z
+  .object({
+    /** How long a stored response (and the conversation it answered) is kept for previous_response_id, GET and input_items. */
+    retentionDays: positiveInt.max(3650).default(30),
+  })
+  .strict();
+
 export const videoSchema = z
   .object({
     /** How often the poller's schedule runs: submits queued jobs and polls running ones (seconds, 1-60). */
@@ -318,6 +326,7 @@ export const configSchema = z
     catalog: catalogSchema.default(() => catalogSchema.parse({})),
     billing: billingSchema.default(billingSchema.parse({})),
     video: videoSchema.default(videoSchema.parse({})),
+    responses: responsesSchema.default(responsesSchema.parse({})),
     plans: z.record(z.string(), planSchema).default({}),
     /** Other plan names accepted as aliases (older names: Assistant is pro, Engineer is max). */
     planAliases: z.record(z.string(), z.string()).default({ assistant: "pro", engineer: "max" }),

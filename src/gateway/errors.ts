@@ -182,6 +182,13 @@ export class VideoJobNotFoundError extends apiError(404, "invalid_request_error"
   }
 }
 
+/** A stored response (or an item of one) that is not the caller's agent's, or does not exist: the same answer for both. */
+export class ResponseNotFoundError extends apiError(404, "invalid_request_error", "response_not_found") {
+  constructor(what: string, param?: string) {
+    super(`${what} not found.`, { param });
+  }
+}
+
 /** A change a video job can no longer take (cancelling a finished one). */
 export class VideoJobConflictError extends apiError(409, "invalid_request_error", "video_job_finished") {}
 

@@ -14,6 +14,7 @@ import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { ProjectStore } from "../store/project-records.js";
+import { FileResponseStore } from "../store/response-records.js";
 import { UsageLog } from "../store/usage-log.js";
 import { VideoJobStore } from "../store/video-jobs.js";
 import { type PublicAudioCatalog, publicAudioCatalog } from "./audio/audio-catalog.js";
@@ -69,6 +70,9 @@ export interface GatewayOptions {
   now?: () => number;
 }
 
+/** How often stored responses past their retention are removed (and once at start). */
+const RESPONSE_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
 export class Gateway {
   readonly chat: ChatService;
   readonly messages: MessagesService;
@@ -106,6 +110,7 @@ export class Gateway {
   /** One circuit per provider name; they outlive config reloads. */
   readonly breakers: CircuitBreakers;
   private configWatcher: FSWatcher | null = null;
+  private responsePruning: NodeJS.Timeout | undefined;
   /** `${NAME}` variables the environment lacks: logged once each, at load or the reload that adds them. */
   private readonly envWarnings: UnsetEnvWarnings;
   /** Runs a task at the end of this turn of the event loop, after the turn's usage rows are written. */
@@ -162,8 +167,8 @@ export class Gateway {
     };
     const metering = new ChatMetering(shared, (keyPrefix, tokens) => this.rateLimiter.spendTokens(keyPrefix, tokens));
     this.chat = new ChatService(metering);
-    this.messages = new MessagesService(metering);
-    this.responses = new ResponsesService(this.chat);
+    this.messages = new MessagesService(metering, shared);
+    this.responses = new ResponsesService(this.chat, new FileResponseStore(path.join(paths.dataDir, "responses")), (message) => logger.warn(message));
     this.embeddings = new EmbeddingsService(metering);
     this.describer = new DescribeService(shared, this.chat);
     this.ocr = new OcrService(shared);
@@ -204,10 +209,17 @@ export class Gateway {
     return this.currentConfig;
   }
 
+  /** Stored responses past `responses.retentionDays` removed; a failure is logged and tried again next time. */
+  private pruneResponses(): void {
+    this.responses.prune(this.currentConfig.responses.retentionDays).catch((error: Error) => this.logger.warn(`stored responses not pruned: ${error.message}`));
+  }
+
   /** Follow config and metadata changes made by `gw` commands while the server runs. */
   watch(): void {
     this.store.watch();
     this.videoPoller.start();
+    this.pruneResponses();
+    this.responsePruning = setInterval(() => this.pruneResponses(), RESPONSE_PRUNE_INTERVAL_MS).unref();
     this.configWatcher = watchConfig(this.paths.config, {
       onReload: (config) => this.applyConfig(config),
       onError: (error: ConfigError) => this.logger.warn(`config change refused, previous config stays in force: ${error.message}`),
@@ -261,6 +273,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.responsePruning);
     await this.videoPoller.stop();
     this.configWatcher?.close();
     this.store.close();

@@ -24,4 +24,6 @@ export interface MessagesCapability {
   create(body: JsonObject, options: MessagesCallOptions): Promise<{ body: JsonObject; upstreamRequestId?: string }>;
   /** Resolves once the upstream answered 2xx; events arrive in the batches they were read in. */
   stream(body: JsonObject, options: MessagesCallOptions): Promise<{ events: AsyncIterable<NativeMessagesEvent[]>; upstreamRequestId?: string }>;
+  /** The vendor's own count of a prompt's input tokens: `{input_tokens}` as it answered. */
+  countTokens?(body: JsonObject, options: MessagesCallOptions): Promise<{ body: JsonObject; upstreamRequestId?: string }>;
 }

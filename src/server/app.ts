@@ -12,7 +12,7 @@ import { READY_PATH, registerHealth } from "./routes/health.js";
 import { IMAGE_PATHS, registerImages } from "./routes/images.js";
 import { KEY_PATH, registerKey } from "./routes/key.js";
 import { MCP_PATH, registerMcp } from "./routes/mcp.js";
-import { MESSAGES_PATH, registerMessages } from "./routes/messages.js";
+import { COUNT_TOKENS_PATH, MESSAGES_PATH, registerMessages } from "./routes/messages.js";
 import { METRICS_PATH, type MetricsEndpoint, registerMetrics } from "./routes/metrics.js";
 import { registerModels } from "./routes/models.js";
 import { PROJECTS_PATH, registerProjects } from "./routes/projects.js";
@@ -68,6 +68,7 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
         READY_PATH,
         METRICS_PATH,
         MESSAGES_PATH,
+        COUNT_TOKENS_PATH,
         RESPONSES_PATH,
         PROJECTS_PATH,
         MCP_PATH,
@@ -76,7 +77,9 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
         ...AUDIO_PATHS,
         ...VIDEO_PATHS,
         ...SEARCH_PATHS,
-      ].includes(event.url.pathname) || /^\/v1\/video\/jobs\/[^/]+$/.test(event.url.pathname);
+      ].includes(event.url.pathname) ||
+      /^\/v1\/video\/jobs\/[^/]+$/.test(event.url.pathname) ||
+      /^\/v1\/responses\/[^/]+(?:\/input_items)?$/.test(event.url.pathname);
     throw known
       ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`)
       : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);

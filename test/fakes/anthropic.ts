@@ -3,7 +3,8 @@
  *
  * Wire format follows /work/shared/reference/anthropic-messages.md:
  *  - POST /v1/messages (JSON, or SSE with `event:` + `data:` lines), GET /v1/models,
- *    POST /v1/messages/count_tokens; everything else 404.
+ *    POST /v1/messages/count_tokens (`{"input_tokens": N}`, N counted as a message's input
+ *    usage is, unless `usage.input_tokens` says; errors as `status` says); everything else 404.
  *  - Errors: {type:"error", error:{type, message}, request_id}; `request-id` on every response;
  *    `retry-after` on errors when asked.
  *  - Streaming: message_start, per block content_block_start / deltas / content_block_stop (a
@@ -11,7 +12,10 @@
  *    message_stop. No [DONE].
  *  - Validates like the real API where it matters: x-api-key and anthropic-version headers,
  *    unknown top-level fields, max_tokens required, roles user/assistant alternating and
- *    starting with user, no system role in messages, non-empty text blocks, image sources,
+ *    starting with user, no system role in messages unless the anthropic-beta header names
+ *    mid-conversation-system-2026-04-07 (then a system message may sit between turns, and the
+ *    turns on either side of it may share a role),
+ *    context_management only under a context-management-* beta, non-empty text blocks, image sources,
  *    tool_result blocks right after tool_use, temperature range, and sampling parameters on
  *    "newer" models (those refuse temperature != 1, top_p < 0.99 and any top_k).
  */
@@ -125,6 +129,11 @@ function words(text: string): number {
   return text.split(/\s+/).filter((word) => word.length > 0).length;
 }
 
+/** The fake's input token count of a prompt: the words of its messages' and system's JSON. */
+function promptTokens(body: any): number {
+  return words(JSON.stringify(body.messages)) + words(JSON.stringify(body.system ?? ""));
+}
+
 function pieces(text: string): string[] {
   return text.length === 0 ? [] : text.split(/(?<=\S)(?=\s)/);
 }
@@ -159,13 +168,56 @@ function readBody(request: http.IncomingMessage): Promise<string> {
   });
 }
 
+/** The betas a request names (`anthropic-beta`, comma-joined). */
+function betasOf(request: http.IncomingMessage): Set<string> {
+  const header = request.headers["anthropic-beta"];
+  const joined = Array.isArray(header) ? header.join(",") : (header ?? "");
+  return new Set(
+    joined
+      .split(",")
+      .map((beta) => beta.trim())
+      .filter(Boolean),
+  );
+}
+
+const MID_CONVERSATION_SYSTEM_BETA = "mid-conversation-system-2026-04-07";
+
+/** Fields a beta adds to the request body. */
+function allowedField(key: string, betas: Set<string>): boolean {
+  if (key === "context_management") return [...betas].some((beta) => beta.startsWith("context-management-"));
+  return TOP_LEVEL_FIELDS.has(key);
+}
+
 /** Throws InvalidRequest with the real API's wording (as far as the reference records it). */
-function validate(body: any, fixedSampling: RegExp): void {
+function validate(body: any, fixedSampling: RegExp, betas: Set<string> = new Set()): void {
+  validatePromptFields(body, betas, { countOnly: false });
+  validateSampling(body, fixedSampling);
+  if (body.stop_sequences !== undefined) {
+    if (!Array.isArray(body.stop_sequences) || body.stop_sequences.some((stop: unknown) => typeof stop !== "string" || !stop.trim())) {
+      throw new InvalidRequest("stop_sequences: each stop sequence must contain non-whitespace");
+    }
+  }
+  validateTools(body);
+  validateThinking(body);
+  validateMessages(body.messages, betas.has(MID_CONVERSATION_SYSTEM_BETA));
+}
+
+/** POST /v1/messages/count_tokens: the prompt's fields as for a message, without max_tokens and the sampling ones. */
+function validateCount(body: any, betas: Set<string>): void {
+  validatePromptFields(body, betas, { countOnly: true });
+  validateTools(body);
+  validateMessages(body.messages, betas.has(MID_CONVERSATION_SYSTEM_BETA));
+}
+
+/** Field names, model, max_tokens (not when counting), messages present, system. */
+function validatePromptFields(body: any, betas: Set<string>, { countOnly }: { countOnly: boolean }): void {
   if (!body || typeof body !== "object" || Array.isArray(body)) throw new InvalidRequest("There was an error parsing the body of your request.");
-  for (const key of Object.keys(body)) if (!TOP_LEVEL_FIELDS.has(key)) throw new InvalidRequest(`${key}: Extra inputs are not permitted`);
+  for (const key of Object.keys(body)) {
+    const notForCounting = countOnly && ["max_tokens", "stream", "metadata", "stop_sequences", "temperature", "top_p", "top_k", "service_tier"].includes(key);
+    if (!allowedField(key, betas) || notForCounting) throw new InvalidRequest(`${key}: Extra inputs are not permitted`);
+  }
   if (typeof body.model !== "string" || !body.model) throw new InvalidRequest("model: Field required");
-  if (body.max_tokens === undefined) throw new InvalidRequest("max_tokens: Field required");
-  if (!Number.isInteger(body.max_tokens) || body.max_tokens < 0) throw new InvalidRequest("max_tokens: Input should be a valid integer");
+  if (!countOnly) validateMaxTokens(body);
   if (!Array.isArray(body.messages)) throw new InvalidRequest("messages: Field required");
   if (body.messages.length === 0) throw new InvalidRequest("messages: at least one message is required");
   if (
@@ -175,12 +227,9 @@ function validate(body: any, fixedSampling: RegExp): void {
   ) {
     throw new InvalidRequest("system: Input should be a valid string or a list of text blocks");
   }
-  validateSampling(body, fixedSampling);
-  if (body.stop_sequences !== undefined) {
-    if (!Array.isArray(body.stop_sequences) || body.stop_sequences.some((stop: unknown) => typeof stop !== "string" || !stop.trim())) {
-      throw new InvalidRequest("stop_sequences: each stop sequence must contain non-whitespace");
-    }
-  }
+}
+
+function validateTools(body: any): void {
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) throw new InvalidRequest("tools: Input should be a valid list");
     body.tools.forEach((tool: any, index: number) => {
@@ -192,8 +241,11 @@ function validate(body: any, fixedSampling: RegExp): void {
     throw new InvalidRequest("tool_choice: tool_choice may only be specified while providing tools.");
   if (body.tool_choice?.type === "tool" && !body.tools.some((tool: any) => tool?.name === body.tool_choice.name))
     throw new InvalidRequest(`tool_choice.name: Tool '${String(body.tool_choice.name)}' not found in tools.`);
-  validateThinking(body);
-  validateMessages(body.messages);
+}
+
+function validateMaxTokens(body: any): void {
+  if (body.max_tokens === undefined) throw new InvalidRequest("max_tokens: Field required");
+  if (!Number.isInteger(body.max_tokens) || body.max_tokens < 0) throw new InvalidRequest("max_tokens: Input should be a valid integer");
 }
 
 function validateSampling(body: any, fixedSampling: RegExp): void {
@@ -214,7 +266,8 @@ function validateSampling(body: any, fixedSampling: RegExp): void {
 function validateThinking(body: any): void {
   const thinking = body.thinking;
   if (thinking === undefined || thinking?.type === "disabled") return;
-  if (thinking?.type !== "enabled") throw new InvalidRequest("thinking.type: Input should be 'enabled' or 'disabled'");
+  if (thinking?.type === "adaptive") return; // the model decides its budget (model-dependent; the fake takes it from any model)
+  if (thinking?.type !== "enabled") throw new InvalidRequest("thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'");
   if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens < 1024)
     throw new InvalidRequest("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
   if (thinking.budget_tokens >= body.max_tokens) throw new InvalidRequest("`max_tokens` must be greater than `thinking.budget_tokens`.");
@@ -234,13 +287,22 @@ function validateThinking(body: any): void {
   }
 }
 
-function validateMessages(messages: any[]): void {
+/** With the mid-conversation-system beta a system message may sit between turns; the turns around it are checked as if it were not there. */
+function validateMessages(messages: any[], systemMessages = false): void {
   let pendingToolUses: string[] = [];
+  let previousRole: string | undefined;
   messages.forEach((message, index) => {
     const role = message?.role;
+    if (role === "system" && systemMessages && index > 0) {
+      validateSystemMessage(message, index);
+      previousRole = undefined; // the turns on either side of it may share a role
+      return;
+    }
     if (role !== "user" && role !== "assistant") throw new InvalidRequest(`messages.${index}.role: Input should be 'user' or 'assistant'`);
     if (index === 0 && role !== "user") throw new InvalidRequest('messages: first message must use the "user" role');
-    if (index > 0 && messages[index - 1].role === role) {
+    const repeated = previousRole === role;
+    previousRole = role;
+    if (repeated) {
       throw new InvalidRequest(`messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`);
     }
     const final = index === messages.length - 1;
@@ -279,6 +341,16 @@ function validateMessages(messages: any[]): void {
       if (last?.type === "text" && /\s$/.test(last.text)) throw new InvalidRequest("messages: final assistant content cannot end with trailing whitespace");
     }
   });
+}
+
+function validateSystemMessage(message: any, index: number): void {
+  const content = message.content;
+  const text = typeof content === "string" ? content : Array.isArray(content) ? content : undefined;
+  if (text === undefined || text.length === 0)
+    throw new InvalidRequest(`messages.${index}: all messages must have non-empty content except for the optional final assistant message`);
+  if (Array.isArray(content) && content.some((block: any) => block?.type !== "text" || typeof block.text !== "string" || !block.text)) {
+    throw new InvalidRequest(`messages.${index}.content: system messages take non-empty text blocks`);
+  }
 }
 
 function validateBlock(block: any, role: string, path: string): void {
@@ -430,12 +502,22 @@ export function startFakeAnthropic(initial: AnthropicFakeBehaviour = {}, options
     if (method === "GET" && url.pathname === "/v1/models") {
       return sendJson(response, 200, { data: MODELS, has_more: false, first_id: MODELS[0]!.id, last_id: MODELS.at(-1)!.id });
     }
-    if (method === "POST" && url.pathname === "/v1/messages/count_tokens") {
-      return sendJson(response, 200, { input_tokens: words(JSON.stringify(body?.messages ?? [])) });
-    }
-    if (method !== "POST" || url.pathname !== "/v1/messages") return sendJson(response, 404, errorBody(404, `Not found: ${method} ${url.pathname}`, requestId));
+    const counting = method === "POST" && url.pathname === "/v1/messages/count_tokens";
+    if (!counting && (method !== "POST" || url.pathname !== "/v1/messages"))
+      return sendJson(response, 404, errorBody(404, `Not found: ${method} ${url.pathname}`, requestId));
 
     const b = queue.length > 0 ? queue.shift()! : persistent;
+    if (counting) {
+      if (b.status !== undefined && b.status !== 200) return sendJson(response, b.status, b.errorBody ?? errorBody(b.status, undefined, requestId));
+      try {
+        if (!parsed) throw new InvalidRequest("There was an error parsing the body of your request.");
+        validateCount(body, betasOf(request));
+      } catch (error) {
+        if (error instanceof InvalidRequest) return sendJson(response, 400, errorBody(400, error.message, requestId));
+        throw error;
+      }
+      return sendJson(response, 200, { input_tokens: b.usage?.input_tokens ?? promptTokens(body) });
+    }
     if (b.firstByteDelayMs) {
       await sleep(b.firstByteDelayMs, closed.signal);
       if (closed.signal.aborted) return;
@@ -445,7 +527,7 @@ export function startFakeAnthropic(initial: AnthropicFakeBehaviour = {}, options
     if (b.status !== undefined && b.status !== 200) return sendJson(response, b.status, b.errorBody ?? errorBody(b.status, undefined, requestId), errorHeaders);
     try {
       if (!parsed) throw new InvalidRequest("There was an error parsing the body of your request.");
-      validate(body, fixedSampling);
+      validate(body, fixedSampling, betasOf(request));
     } catch (error) {
       if (error instanceof InvalidRequest) return sendJson(response, 400, errorBody(400, error.message, requestId));
       throw error;
@@ -465,7 +547,7 @@ export function startFakeAnthropic(initial: AnthropicFakeBehaviour = {}, options
       pieces(text ?? "").length + (b.toolUses ?? []).reduce((sum, tool) => sum + 1 + fragments(JSON.stringify(tool.input)).length, 0),
     );
     const usage: { input_tokens: number; output_tokens?: number; cache_creation_input_tokens: number; cache_read_input_tokens: number } = {
-      input_tokens: b.usage?.input_tokens ?? words(JSON.stringify(body.messages)) + words(JSON.stringify(body.system ?? "")),
+      input_tokens: b.usage?.input_tokens ?? promptTokens(body),
       output_tokens: b.usage?.output_tokens ?? computedOutput,
       cache_creation_input_tokens: b.usage?.cache_creation_input_tokens ?? 0,
       cache_read_input_tokens: b.usage?.cache_read_input_tokens ?? 0,

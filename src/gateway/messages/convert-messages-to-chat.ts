@@ -1,12 +1,15 @@
 // Anthropic Messages request -> OpenAI chat-completions request, for the messages endpoint in
-// front of any chat upstream. Pure. Dropped on purpose: metadata, thinking, service_tier,
-// cache_control marks, and top_k (OpenAI servers refuse the unknown parameter). max_tokens is not
+// front of any chat upstream. Pure. Dropped on purpose, as they only tune Anthropic's own serving
+// (docs/decisions.md §20): metadata, thinking, context_management, output_config.effort,
+// service_tier, cache_control marks, and top_k (OpenAI servers refuse the unknown parameter).
+// System messages between turns stay in place as chat system messages. max_tokens is not
 // converted: the provider writes the cap reserved for in the field it reads (ChatCallOptions).
 
 import { isObject } from "../../json/json-values.js";
 import type { ChatRequest } from "../../providers/chat-types.js";
 import { UnsupportedContentError } from "../../providers/provider-errors.js";
 import type { MessagesInputBlock, MessagesJson, MessagesMessage, MessagesRequest, MessagesTool, UncappedMessagesRequest } from "./messages-types.js";
+import { isShown, systemMessageBlocks } from "./system-messages.js";
 
 type ChatMessage = MessagesJson & { role: string };
 
@@ -16,7 +19,12 @@ export function convertMessagesToChat(request: UncappedMessagesRequest): ChatReq
   if (system) messages.push({ role: "system", content: system });
   request.messages.forEach((message, index) => {
     const param = `messages[${index}].content`;
-    if (message.role === "assistant") messages.push(assistantMessage(message, param));
+    if (message.role === "system") {
+      const text = systemMessageBlocks(message, param)
+        .map((block) => block.text)
+        .join("\n\n");
+      if (text && isShown(request.messages, index)) messages.push({ role: "system", content: text });
+    } else if (message.role === "assistant") messages.push(assistantMessage(message, param));
     else messages.push(...userMessages(message, param));
   });
   const chat: ChatRequest = { model: request.model, messages };
@@ -26,6 +34,8 @@ export function convertMessagesToChat(request: UncappedMessagesRequest): ChatReq
   if (typeof request.top_p === "number") chat.top_p = request.top_p;
   if (request.tools?.length) chat.tools = request.tools.map(convertTool);
   if (request.tool_choice) Object.assign(chat, convertToolChoice(request.tool_choice));
+  const format = isObject(request.output_config) ? request.output_config.format : undefined;
+  if (isObject(format) && format.type === "json_schema") chat.response_format = { type: "json_schema", json_schema: { name: "output", schema: format.schema } };
   return chat;
 }
 

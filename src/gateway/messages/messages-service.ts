@@ -16,6 +16,7 @@ import { chatOf } from "../chat/chat-service.js";
 import { withoutGatewayControlFields } from "../chat/gateway-control-fields.js";
 import { GatewayError } from "../errors.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
+import type { ServiceContext } from "../service-context.js";
 import { AnswerSizeWatch } from "../upstream-calls/answer-size-watch.js";
 import {
   type ChatAttemptOptions,
@@ -30,7 +31,9 @@ import type { AttemptTarget } from "../upstream-calls/upstream-attempts.js";
 import { ChatStreamToMessagesEvents, messagesErrorEvent, messagesErrorType } from "./chat-stream-to-messages-events.js";
 import { convertChatToMessages, convertChatUsage } from "./convert-chat-to-messages.js";
 import { convertMessagesToChat } from "./convert-messages-to-chat.js";
-import type { MessagesRequest, UncappedMessagesRequest } from "./messages-types.js";
+import { CountTokensService, type TokenCount } from "./count-tokens-service.js";
+import type { CountTokensRequest, MessagesRequest, UncappedMessagesRequest } from "./messages-types.js";
+import { forNativeUpstream } from "./system-messages.js";
 
 export interface MessagesResult {
   body: JsonObject;
@@ -50,12 +53,24 @@ type Source =
 const supportsMessages = (provider: Provider) => provider.messages !== undefined || provider.chat !== undefined;
 
 export class MessagesService {
-  constructor(private readonly metering: ChatMetering) {}
+  private readonly counter: CountTokensService;
+
+  constructor(
+    private readonly metering: ChatMetering,
+    shared: ServiceContext,
+  ) {
+    this.counter = new CountTokensService(shared);
+  }
+
+  /** POST /anthropic/v1/messages/count_tokens: not metered (count-tokens-service.ts). */
+  countTokens(request: CountTokensRequest, context: ChatCallContext, headers: Record<string, string>): Promise<TokenCount> {
+    return this.counter.count(request, context, headers);
+  }
 
   async create(request: MessagesRequest, context: ChatCallContext, headers: Record<string, string>): Promise<MessagesResult> {
     return this.call(request, context, {
       native: async (messages, upstream, options) => {
-        const answer = await messages.create(upstream, { ...options, headers });
+        const answer = await messages.create(forNativeUpstream(upstream, headers), { ...options, headers });
         return { ...answer, usage: readMessagesUsage(answer.body.usage) };
       },
       converted: async (chat, upstream, options, candidate) => {
@@ -77,7 +92,7 @@ export class MessagesService {
   async stream(request: MessagesRequest, context: ChatCallContext, headers: Record<string, string>): Promise<MessagesStream> {
     return this.call(request, context, {
       native: async (messages, upstream, options, candidate) => {
-        const response = await messages.stream(upstream, { ...options, headers });
+        const response = await messages.stream(forNativeUpstream(upstream, headers), { ...options, headers });
         const rest = response.events[Symbol.asyncIterator]();
         return { source: { kind: "native", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
       },

@@ -20,6 +20,17 @@ export interface MessagesMessage {
   content: string | MessagesInputBlock[];
 }
 
+/**
+ * A system message between turns (Anthropic's mid-conversation-system beta): instructions from
+ * this point on. `clear_at: "next_user_message"` shows it only until a later user turn exists.
+ */
+export interface MessagesSystemMessage {
+  role: "system";
+  content?: string | MessagesInputBlock[];
+  clear_at?: "next_user_message" | "never" | null;
+  [extra: string]: unknown;
+}
+
 export interface MessagesTool {
   name: string;
   description?: string;
@@ -32,7 +43,7 @@ export interface MessagesTool {
 /** A Messages request without its output cap, as it goes upstream (the provider writes the cap reserved for). */
 export interface UncappedMessagesRequest {
   model: string;
-  messages: MessagesMessage[];
+  messages: Array<MessagesMessage | MessagesSystemMessage>;
   system?: string | MessagesTextBlock[];
   stop_sequences?: string[];
   temperature?: number;
@@ -48,6 +59,9 @@ export interface UncappedMessagesRequest {
 export interface MessagesRequest extends UncappedMessagesRequest {
   max_tokens: number;
 }
+
+/** POST /anthropic/v1/messages/count_tokens: a prompt (model, messages, system, tools ...), no max_tokens. */
+export type CountTokensRequest = UncappedMessagesRequest;
 
 export type MessagesOutputBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: MessagesJson };
 

@@ -9,8 +9,8 @@ import { isObject, type Json } from "../../json/json-values.js";
 import type { ChatChunk } from "../../providers/chat-types.js";
 import {
   functionCallItem,
+  itemId,
   messageItem,
-  newItemId,
   outputTextPart,
   type ResponseUsage,
   responseObject,
@@ -47,6 +47,9 @@ export class ChatStreamToResponseEvents {
   private readonly calls = new Map<number, OpenCall>();
   private finishReason: string | undefined;
   private usage: ResponseUsage | undefined;
+  private failure: { code: string; message: string } | undefined;
+  /** The response the stream ended with, made once: the last event and the stored copy are the same. */
+  private final: Json | undefined;
 
   constructor(
     private readonly request: ResponsesRequest,
@@ -76,16 +79,21 @@ export class ChatStreamToResponseEvents {
     this.closeText(events);
     for (const call of this.calls.values()) this.closeCall(call, events);
     this.calls.clear();
-    const status = statusOf(this.finishReason);
-    const response = this.response(status);
-    events.push(this.event(status === "completed" ? "response.completed" : "response.incomplete", { response }));
+    const response = this.finalResponse();
+    events.push(this.event(response.status === "completed" ? "response.completed" : "response.incomplete", { response }));
     return events;
   }
 
   /** A failure after the first event: the stream ends with response.failed, never with another upstream's answer. */
   fail(error: { code: string; message: string }): ResponseStreamEvent[] {
-    const response = { ...this.response("failed"), error };
-    return [this.event("response.failed", { response })];
+    this.failure = error;
+    return [this.event("response.failed", { response: this.finalResponse() })];
+  }
+
+  /** The response the last event carried (finish or fail called first). */
+  finalResponse(): Json {
+    this.final ??= this.failure ? { ...this.response("failed"), error: this.failure } : this.response(statusOf(this.finishReason));
+    return this.final;
   }
 
   /** The response as the stream has it now (its items so far, in order). */
@@ -95,7 +103,8 @@ export class ChatStreamToResponseEvents {
 
   private textDelta(delta: string, events: ResponseStreamEvent[]): void {
     if (!this.text) {
-      const text: OpenText = { id: newItemId("msg"), index: this.output.length, text: "" };
+      const index = this.output.length;
+      const text: OpenText = { id: itemId("msg", this.ids.id, "o", index), index, text: "" };
       this.text = text;
       this.output.push(messageItem(text.id, "", "in_progress"));
       // The item is announced without content; the part follows in its own event.
@@ -127,7 +136,8 @@ export class ChatStreamToResponseEvents {
     if (!call) {
       // Items are sequential: the text before a call is complete once the call begins.
       this.closeText(events);
-      call = { id: newItemId("fc"), index: this.output.length, callId: delta.id, name: fn.name, arguments: "" };
+      const index = this.output.length;
+      call = { id: itemId("fc", this.ids.id, "o", index), index, callId: delta.id, name: fn.name, arguments: "" };
       this.calls.set(chatIndex, call);
       const item = functionCallItem(call.id, call.callId, call.name, "", "in_progress");
       this.output.push(item);

@@ -7,9 +7,24 @@ import { isObject, type Json } from "../../json/json-values.js";
 import type { ChatCompletion, ChatUsage } from "../../providers/chat-types.js";
 import type { ResponsesRequest } from "./responses-request.js";
 
-/** `resp_…`, `msg_…`, `fc_…`: OpenAI's prefixes, random hex after them. */
-export function newItemId(prefix: "resp" | "msg" | "fc"): string {
-  return `${prefix}_${randomBytes(24).toString("hex")}`;
+/** `resp_` and 48 random hex digits. */
+export function newResponseId(): string {
+  return `resp_${randomBytes(24).toString("hex")}`;
+}
+
+/**
+ * An item's id names its response and its place: `msg_<the response's hex>o0001` is output item 1,
+ * `…i0003` input item 3. So an `item_reference` finds the stored response its item came from
+ * without an index of items (docs/decisions.md §19).
+ */
+export function itemId(prefix: string, responseId: string, place: "i" | "o", index: number): string {
+  return `${prefix}_${responseId.slice("resp_".length)}${place}${index.toString(16).padStart(4, "0")}`;
+}
+
+/** The response an item id made by itemId belongs to. */
+export function responseIdOfItem(id: string): string | undefined {
+  const match = /^[a-z]+_([0-9a-f]{48})[io][0-9a-f]{4,}$/.exec(id);
+  return match ? `resp_${match[1]}` : undefined;
 }
 
 export type ResponseStatus = "in_progress" | "completed" | "incomplete" | "failed";
@@ -62,10 +77,10 @@ export function convertChatToResponse(request: ResponsesRequest, completion: Cha
   const message = isObject(choice.message) ? choice.message : {};
   const output: Json[] = [];
   const text = typeof message.content === "string" ? message.content : "";
-  if (text !== "" || typeof message.refusal === "string") output.push(messageItem(newItemId("msg"), text, "completed", message.refusal));
+  if (text !== "" || typeof message.refusal === "string") output.push(messageItem(itemId("msg", ids.id, "o", 0), text, "completed", message.refusal));
   for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
     if (!isObject(call) || !isObject(call.function)) continue;
-    output.push(functionCallItem(newItemId("fc"), call.id, call.function.name, call.function.arguments, "completed"));
+    output.push(functionCallItem(itemId("fc", ids.id, "o", output.length), call.id, call.function.name, call.function.arguments, "completed"));
   }
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : undefined;
   return responseObject(request, { ...ids, status: statusOf(finishReason), output, usage: responseUsage(completion.usage), finishReason });
@@ -86,7 +101,7 @@ export function functionCallItem(id: string, callId: unknown, name: unknown, arg
   return {
     type: "function_call",
     id,
-    call_id: typeof callId === "string" && callId !== "" ? callId : `call_${id.slice(3, 27)}`,
+    call_id: typeof callId === "string" && callId !== "" ? callId : `call_${id.slice(id.indexOf("_") + 1)}`,
     name: typeof name === "string" ? name : "",
     arguments: typeof args === "string" ? args : "",
     status,

@@ -2,7 +2,8 @@
 // §19): instructions and system/developer items become system messages, function_call items an
 // assistant turn's tool_calls, function_call_output items tool messages; function tools, the
 // tool choice, text.format and reasoning.effort map onto their chat fields. Reasoning items are
-// dropped (a converted upstream cannot read them back). Hosted tools Codex always sends but no
+// dropped (a converted upstream cannot read them back); item_references are resolved before
+// (responses-service.ts). Hosted tools Codex always sends but no
 // chat upstream can run are left out and named in `droppedTools`; the others are refused.
 import { isObject, type Json } from "../../json/json-values.js";
 import type { JsonObject } from "../../providers/chat-types.js";
@@ -19,14 +20,18 @@ export interface ConvertedRequest {
   droppedTools: string[];
 }
 
-/** `history`: the earlier turns' items (a previous response's input and output), before this request's input. */
-export function convertResponsesToChat(request: ResponsesRequest, history: readonly Json[] = []): ConvertedRequest {
+/** An item the model is to see, and where it came from (`input[2]`), for the message of a 400. */
+export interface PlacedItem {
+  item: Json;
+  at: string;
+}
+
+/** `items`: the conversation so far (a previous response's, then this request's input), item_references resolved. */
+export function convertResponsesToChat(request: ResponsesRequest, items: readonly PlacedItem[]): ConvertedRequest {
   if (request.background) throw new InvalidRequestError("background responses are not supported by this gateway.", { param: "background" });
   const messages: JsonObject[] = [];
   if (request.instructions) messages.push({ role: "system", content: request.instructions });
-  for (const [index, item] of history.entries()) addItem(messages, item, `previous_response_id (item ${index})`);
-  const input: Json[] = typeof request.input === "string" ? [{ role: "user", content: request.input }] : request.input;
-  for (const [index, item] of input.entries()) addItem(messages, item, `input[${index}]`);
+  for (const { item, at } of items) addItem(messages, item, at);
   if (!messages.some((message) => message.role !== "system")) {
     throw new InvalidRequestError("The input has no user or assistant turn to answer.", { param: "input" });
   }
@@ -78,8 +83,6 @@ function addItem(messages: JsonObject[], item: Json, at: string): void {
     case "reasoning":
       // The upstream's own reasoning from an earlier turn: only the model that wrote it reads it back.
       return;
-    case "item_reference":
-      throw new InvalidRequestError(`${at}: item_reference needs stored responses, which this gateway does not keep yet.`, { param: `${at}.type` });
     default:
       throw new InvalidRequestError(`${at}: input items of type '${String(type)}' are not supported by this gateway.`, { param: `${at}.type` });
   }
@@ -92,7 +95,10 @@ function convertMessage(item: Json, at: string): JsonObject {
   if (role !== "user") throw new InvalidRequestError(`Invalid '${at}.role': expected one of user, system, developer, assistant.`, { param: `${at}.role` });
   if (typeof item.content === "string") return { role: "user", content: item.content };
   if (!Array.isArray(item.content)) throw new InvalidRequestError(`Invalid '${at}.content': expected a string or a list of parts.`, { param: `${at}.content` });
-  return { role: "user", content: item.content.map((part, index) => userPart(part, `${at}.content[${index}]`)) };
+  const parts = item.content.map((part, index) => userPart(part, `${at}.content[${index}]`));
+  // One text part is sent as a string, as a chat client writes it: some chat-only servers take nothing else.
+  const only = parts.length === 1 ? parts[0] : undefined;
+  return { role: "user", content: only?.type === "text" ? only.text : parts };
 }
 
 function userPart(part: unknown, at: string): JsonObject {

@@ -2,14 +2,18 @@
 // completion and sent through the chat service (so routing, plans, key patterns, credits, rate
 // limits, retries, fallback, breakers, the access log and metrics are chat's, and the usage row
 // names the `responses` endpoint), the answer converted back: a Response object, or the stream
-// of Responses events (docs/decisions.md §19).
+// of Responses events. A response is stored for its agent unless the request says `store:
+// false`, so `previous_response_id` continues it and GET / DELETE / input_items find it
+// (docs/decisions.md §19).
 import { type Json, parseJsonObject } from "../../json/json-values.js";
 import type { ChatChunk } from "../../providers/chat-types.js";
+import type { ResponseStore } from "../../store/response-records.js";
 import type { ChatCallContext, ChatService } from "../chat/chat-service.js";
-import { GatewayError, InvalidRequestError } from "../errors.js";
+import { GatewayError } from "../errors.js";
 import { ChatStreamToResponseEvents, type ResponseStreamEvent } from "./chat-stream-to-response-events.js";
-import { convertChatToResponse, newItemId } from "./convert-chat-to-response.js";
+import { convertChatToResponse, newResponseId } from "./convert-chat-to-response.js";
 import { convertResponsesToChat } from "./convert-responses-to-chat.js";
+import { type Conversation, conversationOf, storedResponseOf } from "./response-conversation.js";
 import type { ResponsesRequest } from "./responses-request.js";
 
 export interface ResponsesAnswer {
@@ -28,67 +32,129 @@ export interface StreamingResponse extends ResponsesAnswer {
   events: AsyncGenerator<ResponseStreamEvent[]>;
 }
 
+/** One page of a response's input items (OpenAI's list shape). */
+export interface InputItemsPage {
+  object: "list";
+  data: Json[];
+  first_id: string | null;
+  last_id: string | null;
+  has_more: boolean;
+}
+
 export class ResponsesService {
-  constructor(private readonly chat: ChatService) {}
+  constructor(
+    private readonly chat: ChatService,
+    private readonly store: ResponseStore,
+    /** The server's log: a response that could not be stored. */
+    private readonly warn: (message: string) => void,
+  ) {}
 
   async create(request: ResponsesRequest, context: ChatCallContext): Promise<CreatedResponse> {
-    const { chat, droppedTools } = convertResponsesToChat(refuseUnkept(request));
+    const id = newResponseId();
+    const conversation = await conversationOf(request, context.caller.agent.id, id, this.store);
+    const { chat, droppedTools } = convertResponsesToChat(request, conversation.items);
     const completed = await this.chat.complete({ ...chat, stream: false }, context);
-    const ids = { id: newItemId("resp"), createdAt: nowSeconds(), model: completed.body.model };
-    const body = convertChatToResponse(request, completed.body, ids);
+    const body = convertChatToResponse(request, completed.body, { id, createdAt: nowSeconds(), model: completed.body.model });
+    await this.keep(request, context, conversation, body);
     return { body, upstreamRequestId: completed.upstreamRequestId, filledMaxTokens: completed.filledMaxTokens, droppedTools };
   }
 
   /** Resolves once an upstream accepted the call (failures before that are the usual error answers); events follow. */
   async stream(request: ResponsesRequest, context: ChatCallContext, log: (error: unknown) => void): Promise<StreamingResponse> {
-    const { chat, droppedTools } = convertResponsesToChat(refuseUnkept(request));
+    const id = newResponseId();
+    const conversation = await conversationOf(request, context.caller.agent.id, id, this.store);
+    const { chat, droppedTools } = convertResponsesToChat(request, conversation.items);
     const streaming = await this.chat.stream({ ...chat, stream: true }, context);
-    const converter = new ChatStreamToResponseEvents(request, { id: newItemId("resp"), createdAt: nowSeconds(), model: request.model });
+    const converter = new ChatStreamToResponseEvents(request, { id, createdAt: nowSeconds(), model: request.model });
     return {
-      events: relay(streaming.chunks, converter, log),
+      events: this.relay(streaming.chunks, converter, log, (response) => this.keep(request, context, conversation, response)),
       upstreamRequestId: streaming.upstreamRequestId,
       filledMaxTokens: streaming.filledMaxTokens,
       droppedTools,
     };
   }
-}
 
-async function* relay(
-  chunks: AsyncGenerator<string[]>,
-  converter: ChatStreamToResponseEvents,
-  log: (error: unknown) => void,
-): AsyncGenerator<ResponseStreamEvent[]> {
-  yield converter.start();
-  try {
-    for await (const batch of chunks) {
-      const events: ResponseStreamEvent[] = [];
-      for (const text of batch) {
-        const chunk = parseJsonObject(text);
-        if (chunk) events.push(...converter.push(chunk as ChatChunk));
+  /** GET /v1/responses/{id}: the caller's agent's stored response. */
+  async retrieve(id: string, agentId: string): Promise<Json> {
+    return (await storedResponseOf(this.store, agentId, id)).response;
+  }
+
+  /** DELETE /v1/responses/{id}. */
+  async delete(id: string, agentId: string): Promise<Json> {
+    await storedResponseOf(this.store, agentId, id);
+    await this.store.delete(id);
+    return { id, object: "response.deleted", deleted: true };
+  }
+
+  /** GET /v1/responses/{id}/input_items: newest first unless `order` is asc, `limit` per page, after the item `after`. */
+  async inputItems(id: string, agentId: string, page: { limit: number; order: "asc" | "desc"; after?: string }): Promise<InputItemsPage> {
+    const { input } = await storedResponseOf(this.store, agentId, id);
+    const ordered = page.order === "asc" ? input : [...input].reverse();
+    const start = page.after === undefined ? 0 : ordered.findIndex((item) => item.id === page.after) + 1;
+    const data = start === 0 && page.after !== undefined ? [] : ordered.slice(start, start + page.limit);
+    return {
+      object: "list",
+      data,
+      first_id: typeof data[0]?.id === "string" ? data[0].id : null,
+      last_id: typeof data.at(-1)?.id === "string" ? (data.at(-1)?.id as string) : null,
+      has_more: start + page.limit < ordered.length,
+    };
+  }
+
+  /** Remove stored responses older than the retention. */
+  prune(retentionDays: number): Promise<number> {
+    return this.store.prune(nowSeconds() - retentionDays * 24 * 3600);
+  }
+
+  private async *relay(
+    chunks: AsyncGenerator<string[]>,
+    converter: ChatStreamToResponseEvents,
+    log: (error: unknown) => void,
+    ended: (response: Json) => Promise<void>,
+  ): AsyncGenerator<ResponseStreamEvent[]> {
+    yield converter.start();
+    let last: ResponseStreamEvent[];
+    try {
+      for await (const batch of chunks) {
+        const events: ResponseStreamEvent[] = [];
+        for (const text of batch) {
+          const chunk = parseJsonObject(text);
+          if (chunk) events.push(...converter.push(chunk as ChatChunk));
+        }
+        if (events.length > 0) yield events;
       }
-      if (events.length > 0) yield events;
+      last = converter.finish();
+    } catch (error) {
+      // A client that went away aborted the upstream call: nobody to tell.
+      if (!(error instanceof GatewayError) && !(error instanceof Error && error.name === "AbortError")) log(error);
+      last = converter.fail(failureOf(error));
     }
-    yield converter.finish();
-  } catch (error) {
-    // A client that went away aborted the upstream call: nobody to tell.
-    if (!(error instanceof GatewayError) && !(error instanceof Error && error.name === "AbortError")) log(error);
-    yield converter.fail(failureOf(error));
+    // Stored before the last event goes out: a client that reads response.completed can continue from it at once.
+    await ended(converter.finalResponse());
+    yield last;
+  }
+
+  /** Store the response and the conversation it answered, unless the request said store: false. */
+  private async keep(request: ResponsesRequest, context: ChatCallContext, conversation: Conversation, response: Json): Promise<void> {
+    if (request.store === false) return;
+    const id = String(response.id);
+    try {
+      await this.store.save({
+        id,
+        agentId: context.caller.agent.id,
+        createdAt: typeof response.created_at === "number" ? response.created_at : nowSeconds(),
+        response,
+        input: [...conversation.history, ...conversation.input],
+      });
+    } catch (error) {
+      this.warn(`response ${id} for request ${context.requestId} could not be stored: ${(error as Error).message}`);
+    }
   }
 }
 
 function failureOf(error: unknown): { code: string; message: string } {
   if (error instanceof GatewayError) return { code: error.code, message: error.message };
   return { code: "stream_interrupted", message: "The upstream stream failed before it finished." };
-}
-
-/** Stored responses are not kept yet: a request that needs one is refused, not answered without its history. */
-function refuseUnkept(request: ResponsesRequest): ResponsesRequest {
-  if (request.previous_response_id) {
-    throw new InvalidRequestError("previous_response_id needs stored responses, which this gateway does not keep yet; send the whole conversation as input.", {
-      param: "previous_response_id",
-    });
-  }
-  return request;
 }
 
 function nowSeconds(): number {

@@ -1,13 +1,15 @@
 // The messages endpoint's native path: a Messages API request goes to Anthropic as it came
 // (model id aside) with the client's anthropic-version / anthropic-beta; the answer and every
-// stream event come back untouched for the gateway to relay.
+// stream event come back untouched for the gateway to relay. count_tokens likewise.
 
 import { looksLikeJsonObject, preview } from "../../json/json-values.js";
 import { toNetworkError } from "../../net/upstream-http.js";
+import { requireJsonObject } from "../chat-answer.js";
 import type { JsonObject } from "../chat-types.js";
 import { withOutputCap } from "../max-tokens.js";
 import type { MessagesCallOptions, MessagesCapability, NativeMessagesEvent } from "../messages-types.js";
 import type { ProviderContext } from "../provider.js";
+import { UpstreamNetworkError } from "../provider-errors.js";
 import { readServerSentEventBatches } from "../sse.js";
 import { requireAnthropicMessage } from "./anthropic-chat.js";
 import { fromAnthropicStreamError } from "./anthropic-error.js";
@@ -34,6 +36,16 @@ export function createAnthropicMessages(context: ProviderContext): MessagesCapab
     async stream(body, options) {
       const response = await send({ ...body, stream: true }, options);
       return { events: nativeEvents(context, response.body, options.signal), upstreamRequestId: vendor.requestId(response) };
+    },
+
+    async countTokens(body, options) {
+      const { signal, firstByteTimeoutMs, deadline, headers } = options;
+      const response = await vendor.send({ path: "/v1/messages/count_tokens", json: body, headers, answer: "chat", signal, firstByteTimeoutMs, deadline });
+      const count = requireJsonObject(context.name, await vendor.readJson(response, signal), "a token count");
+      if (!Number.isSafeInteger(count.input_tokens) || (count.input_tokens as number) < 0) {
+        throw new UpstreamNetworkError(context.name, "invalid_response", "the token count has no input_tokens");
+      }
+      return { body: count as JsonObject, upstreamRequestId: vendor.requestId(response) };
     },
   };
 }

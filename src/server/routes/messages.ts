@@ -1,19 +1,34 @@
-// POST /anthropic/v1/messages: the Anthropic Messages format, key in `x-api-key`. Errors on
-// this path render in Anthropic's shape (render-error.ts).
+// POST /anthropic/v1/messages and /anthropic/v1/messages/count_tokens: the Anthropic Messages
+// format, key in `x-api-key`. Errors on these paths render in Anthropic's shape (render-error.ts).
+// Routes match the path alone, so Claude Code's `?beta=true` changes nothing. HEAD /anthropic
+// answers Claude Code's probe of its base URL.
 import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
-import { parseMessagesRequest } from "../../gateway/messages/messages-request.js";
+import { parseCountTokensRequest, parseMessagesRequest } from "../../gateway/messages/messages-request.js";
 import { readJsonObject } from "../read-json-body.js";
 import { admitCaller, clientGoneSignal, requestIdOf } from "../request-context.js";
 import { messagesFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
 
 export const MESSAGES_PATH = "/anthropic/v1/messages";
+export const COUNT_TOKENS_PATH = "/anthropic/v1/messages/count_tokens";
 
 /** Client headers a native upstream should see. */
 const FORWARDED_HEADERS = ["anthropic-version", "anthropic-beta"];
 
 export function registerMessages(app: H3, gateway: Gateway): void {
+  // The base URL answers a probe (no key, no body), as a reachable API does.
+  for (const path of ["/anthropic", "/anthropic/"]) app.on("HEAD", path, () => new Response(null, { status: 200 }));
+
+  app.post(COUNT_TOKENS_PATH, async (event) => {
+    const { caller, plan } = await admitCaller(event, gateway, apiKeyOf(event));
+    const request = parseCountTokensRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+    const context = { caller, plan: plan.limits, requestId: requestIdOf(event), signal: clientGoneSignal(event), endpoint: "messages" };
+    const result = await gateway.messages.countTokens(request, context, forwardedHeaders(event));
+    if (result.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", result.upstreamRequestId);
+    return result.body;
+  });
+
   app.post(MESSAGES_PATH, async (event) => {
     const requestId = requestIdOf(event);
     const { caller, plan } = await admitCaller(event, gateway, apiKeyOf(event));

@@ -1,5 +1,7 @@
-// POST /v1/responses: OpenAI's Responses API over every chat upstream (gateway/responses/).
+// POST /v1/responses: OpenAI's Responses API over every chat upstream (gateway/responses/); GET
+// and DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items on the stored ones.
 import type { H3 } from "h3";
+import { InvalidRequestError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { parseResponsesRequest } from "../../gateway/responses/responses-request.js";
 import type { ResponsesAnswer } from "../../gateway/responses/responses-service.js";
@@ -29,6 +31,32 @@ export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogge
     for (const [name, value] of Object.entries(answerHeaders(created))) event.res.headers.set(name, value);
     return created.body;
   });
+
+  app.get(`${RESPONSES_PATH}/:id`, async (event) => {
+    const { caller } = await admitCaller(event, gateway);
+    return gateway.responses.retrieve(responseIdOf(event.context), caller.agent.id);
+  });
+
+  app.delete(`${RESPONSES_PATH}/:id`, async (event) => {
+    const { caller } = await admitCaller(event, gateway);
+    return gateway.responses.delete(responseIdOf(event.context), caller.agent.id);
+  });
+
+  app.get(`${RESPONSES_PATH}/:id/input_items`, async (event) => {
+    const { caller } = await admitCaller(event, gateway);
+    const query = event.url.searchParams;
+    const order = query.get("order") ?? "desc";
+    if (order !== "asc" && order !== "desc") throw new InvalidRequestError("Invalid 'order': expected asc or desc.", { param: "order" });
+    const limitText = query.get("limit") ?? "20";
+    const limit = Number(limitText);
+    if (!/^\d+$/.test(limitText) || limit < 1 || limit > 100)
+      throw new InvalidRequestError("Invalid 'limit': a whole number from 1 to 100.", { param: "limit" });
+    return gateway.responses.inputItems(responseIdOf(event.context), caller.agent.id, { limit, order, after: query.get("after") ?? undefined });
+  });
+}
+
+function responseIdOf(context: unknown): string {
+  return (context as { params?: Record<string, string> }).params?.id ?? "";
 }
 
 function answerHeaders(answer: ResponsesAnswer): Record<string, string> {
