@@ -12,10 +12,11 @@
 // core 1, loadgen and upstream core 0 (taskset). As root it runs in a private network namespace
 // with only loopback, as the harness does; otherwise on the host's loopback.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { cpuMs, listening, median, pinned } from "./bench-processes.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const harness = process.env.GW_BENCH_HARNESS ?? path.resolve(root, "../shared/bench");
@@ -114,28 +115,6 @@ async function main() {
   }
 }
 
-function pinned(core, command, args) {
-  const child = spawn("taskset", ["-c", String(core), command, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  child.output = "";
-  child.stdout.on("data", (chunk) => (child.output += chunk));
-  child.stderr.on("data", (chunk) => (child.output += chunk));
-  return child;
-}
-
-async function listening(child) {
-  for (let waited = 0; waited < 30_000; waited += 100) {
-    if (child.output.includes("listening on")) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`gw serve did not start: ${child.output}`);
-}
-
-/** User + system CPU time of a process, in milliseconds. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
-}
-
 function load(port, seconds = values.seconds) {
   const output = execFileSync(
     "node",
@@ -161,10 +140,4 @@ function load(port, seconds = values.seconds) {
     { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
   );
   return JSON.parse(output.trim().split("\n").pop());
-}
-
-function median(numbers) {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }

@@ -1,0 +1,34 @@
+// What the A/B benchmarks (bench-ab.mjs, bench-responses.mjs) share: processes pinned to a core,
+// waiting for `gw serve` to listen, a process's CPU time from /proc, and a median.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+/** A child on one core (taskset), its output kept for listening(). */
+export function pinned(core, command, args) {
+  const child = spawn("taskset", ["-c", String(core), command, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  child.output = "";
+  child.stdout.on("data", (chunk) => (child.output += chunk));
+  child.stderr.on("data", (chunk) => (child.output += chunk));
+  return child;
+}
+
+/** Resolves once `gw serve` says it listens; throws with its output after 30 s. */
+export async function listening(child) {
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    if (child.output.includes("listening on")) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`gw serve did not start: ${child.output}`);
+}
+
+/** User + system CPU time of a process, in milliseconds. */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
+}
+
+export function median(numbers) {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
