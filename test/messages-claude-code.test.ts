@@ -9,11 +9,13 @@ import Anthropic from "@anthropic-ai/sdk";
 import test from "ava";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
-import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
-import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
-import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
-import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import type { FakeAnthropic } from "./fakes/anthropic.js";
+import type { FakeGemini } from "./fakes/gemini.js";
+import type { FakeOpenAI } from "./fakes/openai.js";
+import { type ChatVendors, startChatVendors } from "./helpers/chat-vendors.js";
+import { addKey, type TestGateway } from "./helpers/gateway-harness.js";
 
+let vendors: ChatVendors;
 let anthropic: FakeAnthropic;
 let gemini: FakeGemini;
 let openai: FakeOpenAI;
@@ -76,42 +78,16 @@ function claudeCodeBody(model: string, stream: boolean): Record<string, unknown>
 }
 
 test.before(async () => {
-  anthropic = await startFakeAnthropic();
-  gemini = await startFakeGemini();
-  openai = await startFakeOpenAI();
-  const home = await makeHome((config) => {
-    config.providers = {
-      claude: { type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-upstream" },
-      google: { type: "gemini", baseUrl: gemini.url, apiKey: "AIza-upstream" },
-      compat: { type: "openai", baseUrl: openai.url, apiKey: "sk-compat" },
-    };
-    config.routes = [
-      { prefix: "claude/", provider: "claude", priority: 10 },
-      { prefix: "google/", provider: "google", priority: 10 },
-      { prefix: "compat/", provider: "compat", priority: 10 },
-    ];
-    config.models = [
-      { id: NATIVE, name: "Claude", context_length: 200000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
-      { id: COMPAT, name: "GPT X", context_length: 200000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
-      { id: GOOGLE, name: "Gemini", context_length: 200000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
-    ];
-  });
-  gateway = await startTestGateway(home);
-  key = await addKey(home, "cody", "max");
+  vendors = await startChatVendors({ contextLength: 200_000 });
+  ({ anthropic, gemini, openai, gateway } = vendors);
+  key = await addKey(vendors.home, "cody", "max");
 });
 
 test.after.always(async () => {
-  await gateway?.shutdown();
-  await anthropic?.close();
-  await gemini?.close();
-  await openai?.close();
+  await vendors?.close();
 });
 
-test.beforeEach(() => {
-  anthropic.reset();
-  gemini.reset();
-  openai.reset();
-});
+test.beforeEach(() => vendors.reset());
 
 const sdk = (options: { apiKey?: string; authToken?: string } = { apiKey: key }) =>
   new Anthropic({ baseURL: `${gateway.url}/anthropic`, maxRetries: 0, apiKey: options.apiKey ?? null, authToken: options.authToken ?? null });

@@ -6,11 +6,13 @@ import Anthropic from "@anthropic-ai/sdk";
 import test from "ava";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
-import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
-import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
-import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
-import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import type { FakeAnthropic } from "./fakes/anthropic.js";
+import type { FakeGemini } from "./fakes/gemini.js";
+import type { FakeOpenAI } from "./fakes/openai.js";
+import { type ChatVendors, startChatVendors } from "./helpers/chat-vendors.js";
+import { addKey, type TestGateway } from "./helpers/gateway-harness.js";
 
+let vendors: ChatVendors;
 let anthropic: FakeAnthropic;
 let gemini: FakeGemini;
 let openai: FakeOpenAI;
@@ -25,43 +27,17 @@ const weatherTool = {
 };
 
 test.before(async () => {
-  anthropic = await startFakeAnthropic();
-  gemini = await startFakeGemini();
-  openai = await startFakeOpenAI();
-  const home = await makeHome((config) => {
-    config.providers = {
-      claude: { type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-upstream" },
-      google: { type: "gemini", baseUrl: gemini.url, apiKey: "AIza-upstream" },
-      compat: { type: "openai", baseUrl: openai.url, apiKey: "sk-compat" },
-    };
-    config.routes = [
-      { prefix: "claude/", provider: "claude", priority: 10 },
-      { prefix: "google/", provider: "google", priority: 10 },
-      { prefix: "compat/", provider: "compat", priority: 10 },
-    ];
-    config.models = [
-      { id: "claude/claude-sonnet-4-5", name: "Claude", context_length: 200000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
-      { id: "compat/gpt-x", name: "GPT X", context_length: 100000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
-      { id: "google/gemini-2.5-flash", name: "Gemini", context_length: 100000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
-    ];
-  });
-  gateway = await startTestGateway(home);
-  key = await addKey(home, "ann", "pro");
-  freeKey = await addKey(home, "fay", "free");
+  vendors = await startChatVendors();
+  ({ anthropic, gemini, openai, gateway } = vendors);
+  key = await addKey(vendors.home, "ann", "pro");
+  freeKey = await addKey(vendors.home, "fay", "free");
 });
 
 test.after.always(async () => {
-  await gateway?.shutdown();
-  await anthropic?.close();
-  await gemini?.close();
-  await openai?.close();
+  await vendors?.close();
 });
 
-test.beforeEach(() => {
-  anthropic.reset();
-  gemini.reset();
-  openai.reset();
-});
+test.beforeEach(() => vendors.reset());
 
 const sdk = (apiKey = key) => new Anthropic({ baseURL: `${gateway.url}/anthropic`, apiKey, maxRetries: 0 });
 /** The `error.type` of the Anthropic error body the SDK surfaced. */

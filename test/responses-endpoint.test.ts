@@ -9,11 +9,13 @@ import test from "ava";
 import OpenAI from "openai";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
-import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
-import { type FakeGemini, startFakeGemini } from "./fakes/gemini.js";
-import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
-import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import type { FakeAnthropic } from "./fakes/anthropic.js";
+import type { FakeGemini } from "./fakes/gemini.js";
+import type { FakeOpenAI } from "./fakes/openai.js";
+import { type ChatVendors, startChatVendors } from "./helpers/chat-vendors.js";
+import { addKey, type TestGateway } from "./helpers/gateway-harness.js";
 
+let vendors: ChatVendors;
 let anthropic: FakeAnthropic;
 let gemini: FakeGemini;
 let openai: FakeOpenAI;
@@ -24,44 +26,18 @@ let otherKey: string;
 let home: string;
 
 test.before(async () => {
-  anthropic = await startFakeAnthropic();
-  gemini = await startFakeGemini();
-  openai = await startFakeOpenAI();
-  home = await makeHome((config) => {
-    config.providers = {
-      claude: { type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-upstream" },
-      google: { type: "gemini", baseUrl: gemini.url, apiKey: "AIza-upstream" },
-      compat: { type: "openai", baseUrl: openai.url, apiKey: "sk-compat" },
-    };
-    config.routes = [
-      { prefix: "claude/", provider: "claude", priority: 10 },
-      { prefix: "google/", provider: "google", priority: 10 },
-      { prefix: "compat/", provider: "compat", priority: 10 },
-    ];
-    config.models = [
-      { id: "claude/claude-sonnet-4-5", name: "Claude", context_length: 200000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
-      { id: "compat/gpt-x", name: "GPT X", context_length: 100000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
-      { id: "google/gemini-2.5-flash", name: "Gemini", context_length: 100000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
-    ];
-  });
-  gateway = await startTestGateway(home);
+  vendors = await startChatVendors();
+  ({ anthropic, gemini, openai, gateway, home } = vendors);
   key = await addKey(home, "rita", "pro");
   freeKey = await addKey(home, "finn", "free");
   otherKey = await addKey(home, "oscar", "pro");
 });
 
 test.after.always(async () => {
-  await gateway?.shutdown();
-  await anthropic?.close();
-  await gemini?.close();
-  await openai?.close();
+  await vendors?.close();
 });
 
-test.beforeEach(() => {
-  anthropic.reset();
-  gemini.reset();
-  openai.reset();
-});
+test.beforeEach(() => vendors.reset());
 
 const client = (apiKey = key) => new OpenAI({ baseURL: gateway.v1, apiKey, maxRetries: 0 });
 const rows = () => UsageLog.readRows(homePaths(gateway.home).usageDir, periodOf(new Date())).filter((row) => row.endpoint === "responses");
