@@ -37,6 +37,7 @@ import type { UrlFetcher } from "./media/picture-input.js";
 import { MessagesService } from "./messages/messages-service.js";
 import { createProviders } from "./provider-set.js";
 import { ResponsesService } from "./responses/responses-service.js";
+import { WebSearches } from "./responses/web-searches.js";
 import { CircuitBreakers } from "./routing/circuit-breaker.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
 import { SearchService } from "./search/search-service.js";
@@ -168,7 +169,6 @@ export class Gateway {
     const metering = new ChatMetering(shared, (keyPrefix, tokens) => this.rateLimiter.spendTokens(keyPrefix, tokens));
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering, shared);
-    this.responses = new ResponsesService(this.chat, new FileResponseStore(path.join(paths.dataDir, "responses")), (message) => logger.warn(message));
     this.embeddings = new EmbeddingsService(metering);
     this.describer = new DescribeService(shared, this.chat);
     this.ocr = new OcrService(shared);
@@ -177,6 +177,12 @@ export class Gateway {
     this.transcription = new TranscriptionService(shared);
     this.speech = new SpeechService(shared);
     this.search = new SearchService(shared);
+    this.responses = new ResponsesService(
+      this.chat,
+      new WebSearches(this.search, shared),
+      new FileResponseStore(path.join(paths.dataDir, "responses")),
+      (message) => logger.warn(message),
+    );
     this.videoJobs = VideoJobStore.open(path.join(paths.dataDir, "video-jobs"));
     this.video = new VideoService(shared, this.videoJobs);
     this.videoPoller = new VideoPoller(shared, this.videoJobs, this.video);

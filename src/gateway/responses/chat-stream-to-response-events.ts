@@ -4,10 +4,15 @@
 // content_part.done, output_item.done); per tool call a function_call item (output_item.added,
 // function_call_arguments.delta …, .done, output_item.done); then exactly one of
 // response.completed, response.incomplete or response.failed, with the whole response. Every
-// event carries an increasing sequence_number.
+// event carries an increasing sequence_number. When gw serves web_search, one stream spans the
+// model calls of a response: calls of gw's search function are held back, never shown; a call
+// that searched ends with its text closed and a web_search_call item per search (output_item.added,
+// web_search_call.in_progress, .searching, .completed, output_item.done), and the next call's
+// events follow with the numbering going on; the usage is the calls' sum.
 import { isObject, type Json } from "../../json/json-values.js";
 import type { ChatChunk } from "../../providers/chat-types.js";
 import {
+  addUsage,
   functionCallItem,
   itemId,
   messageItem,
@@ -18,6 +23,7 @@ import {
   statusOf,
 } from "./convert-chat-to-response.js";
 import type { ResponsesRequest } from "./responses-request.js";
+import { SEARCH_FUNCTION_NAME, type SearchFunctionCall, type SearchOutcome, webSearchCallItem } from "./web-search-tool.js";
 
 /** One SSE event: its name and its JSON text. */
 export interface ResponseStreamEvent {
@@ -45,8 +51,14 @@ export class ChatStreamToResponseEvents {
   private text: OpenText | undefined;
   /** Tool calls by their chat index, open until the stream ends (chat may interleave their deltas). */
   private readonly calls = new Map<number, OpenCall>();
+  /** This model call's calls of gw's search function, by chat index: gw runs them, the client never sees them. */
+  private readonly searches = new Map<number, SearchFunctionCall>();
+  /** This model call's text, for the assistant turn the next call reads. */
+  private roundText = "";
   private finishReason: string | undefined;
   private usage: ResponseUsage | undefined;
+  /** The model calls before this one (each ended in searches). */
+  private earlierUsage: ResponseUsage | undefined;
   private failure: { code: string; message: string } | undefined;
   /** The response the stream ended with, made once: the last event and the stored copy are the same. */
   private final: Json | undefined;
@@ -70,6 +82,50 @@ export class ChatStreamToResponseEvents {
     if (typeof delta.content === "string" && delta.content !== "") this.textDelta(delta.content, events);
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isObject(call)) this.callDelta(call, events);
     if (typeof choice.finish_reason === "string") this.finishReason = choice.finish_reason;
+    return events;
+  }
+
+  /** The searches this model call asked for, when it called none of the client's functions (those end the response). */
+  searchRound(): { text: string; calls: SearchFunctionCall[] } | undefined {
+    if (this.searches.size === 0 || this.calls.size > 0) return undefined;
+    return { text: this.roundText, calls: [...this.searches.values()] };
+  }
+
+  /** The model call that searched is over: its text closed, its state cleared for the next call. */
+  endRound(): ResponseStreamEvent[] {
+    const events: ResponseStreamEvent[] = [];
+    this.closeText(events);
+    this.searches.clear();
+    this.roundText = "";
+    this.finishReason = undefined;
+    this.earlierUsage = addUsage(this.earlierUsage, this.usage);
+    this.usage = undefined;
+    return events;
+  }
+
+  /** A search begins: its item, in progress, and the events that say so. */
+  searchStarted(query: string): { index: number; events: ResponseStreamEvent[] } {
+    const index = this.output.length;
+    const item = webSearchCallItem(itemId("ws", this.ids.id, "o", index), query, "in_progress", []);
+    this.output.push(item);
+    const at = { item_id: item.id, output_index: index };
+    return {
+      index,
+      events: [
+        this.event("response.output_item.added", { output_index: index, item }),
+        this.event("response.web_search_call.in_progress", at),
+        this.event("response.web_search_call.searching", at),
+      ],
+    };
+  }
+
+  /** The search at `index` ended: completed (OpenAI has no event for a failed one; the item says it). */
+  searchEnded(index: number, query: string, outcome: SearchOutcome): ResponseStreamEvent[] {
+    const item = webSearchCallItem(itemId("ws", this.ids.id, "o", index), query, outcome.status, outcome.urls);
+    this.output[index] = item;
+    const events: ResponseStreamEvent[] = [];
+    if (outcome.status === "completed") events.push(this.event("response.web_search_call.completed", { item_id: item.id, output_index: index }));
+    events.push(this.event("response.output_item.done", { output_index: index, item }));
     return events;
   }
 
@@ -98,7 +154,8 @@ export class ChatStreamToResponseEvents {
 
   /** The response as the stream has it now (its items so far, in order). */
   response(status: "in_progress" | "completed" | "incomplete" | "failed"): Json {
-    return responseObject(this.request, { ...this.ids, status, output: [...this.output], usage: this.usage, finishReason: this.finishReason });
+    const usage = addUsage(this.earlierUsage, this.usage);
+    return responseObject(this.request, { ...this.ids, status, output: [...this.output], usage, finishReason: this.finishReason });
   }
 
   private textDelta(delta: string, events: ResponseStreamEvent[]): void {
@@ -114,6 +171,7 @@ export class ChatStreamToResponseEvents {
     }
     const text = this.text;
     text.text += delta;
+    this.roundText += delta;
     events.push(this.event("response.output_text.delta", { item_id: text.id, output_index: text.index, content_index: 0, delta, logprobs: [] }));
   }
 
@@ -132,6 +190,11 @@ export class ChatStreamToResponseEvents {
   private callDelta(delta: Json, events: ResponseStreamEvent[]): void {
     const chatIndex = typeof delta.index === "number" ? delta.index : 0;
     const fn = isObject(delta.function) ? delta.function : {};
+    const search = this.searches.get(chatIndex);
+    if (search || (!this.calls.has(chatIndex) && fn.name === SEARCH_FUNCTION_NAME)) {
+      this.holdSearch(chatIndex, search, delta, fn);
+      return;
+    }
     let call = this.calls.get(chatIndex);
     if (!call) {
       // Items are sequential: the text before a call is complete once the call begins.
@@ -147,6 +210,12 @@ export class ChatStreamToResponseEvents {
       call.arguments += fn.arguments;
       events.push(this.event("response.function_call_arguments.delta", { item_id: call.id, output_index: call.index, delta: fn.arguments }));
     }
+  }
+
+  private holdSearch(chatIndex: number, search: SearchFunctionCall | undefined, delta: Json, fn: Json): void {
+    const held = search ?? { id: typeof delta.id === "string" && delta.id !== "" ? delta.id : `call_ws${this.sequence}`, arguments: "" };
+    if (typeof fn.arguments === "string") held.arguments += fn.arguments;
+    this.searches.set(chatIndex, held);
   }
 
   private closeCall(call: OpenCall, events: ResponseStreamEvent[]): void {

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { isObject, type Json } from "../../json/json-values.js";
 import type { ChatCompletion, ChatUsage } from "../../providers/chat-types.js";
 import type { ResponsesRequest } from "./responses-request.js";
+import { SEARCH_FUNCTION_NAME } from "./web-search-tool.js";
 
 /** `resp_` and 48 random hex digits. */
 export function newResponseId(): string {
@@ -71,19 +72,29 @@ export function responseObject(
   };
 }
 
-/** A finished chat completion as the Response. */
-export function convertChatToResponse(request: ResponsesRequest, completion: ChatCompletion, ids: { id: string; createdAt: number; model: string }): Json {
+/**
+ * A finished chat completion as the Response; `earlier`: the items and usage of the model calls
+ * before it that searched. Calls of gw's search function are gw's, never the client's: not shown.
+ */
+export function convertChatToResponse(
+  request: ResponsesRequest,
+  completion: ChatCompletion,
+  ids: { id: string; createdAt: number; model: string },
+  earlier: { output: Json[]; usage?: ResponseUsage } = { output: [] },
+): Json {
   const choice = completion.choices[0] ?? {};
   const message = isObject(choice.message) ? choice.message : {};
-  const output: Json[] = [];
+  const output: Json[] = [...earlier.output];
   const text = typeof message.content === "string" ? message.content : "";
-  if (text !== "" || typeof message.refusal === "string") output.push(messageItem(itemId("msg", ids.id, "o", 0), text, "completed", message.refusal));
+  if (text !== "" || typeof message.refusal === "string")
+    output.push(messageItem(itemId("msg", ids.id, "o", output.length), text, "completed", message.refusal));
   for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
-    if (!isObject(call) || !isObject(call.function)) continue;
+    if (!isObject(call) || !isObject(call.function) || call.function.name === SEARCH_FUNCTION_NAME) continue;
     output.push(functionCallItem(itemId("fc", ids.id, "o", output.length), call.id, call.function.name, call.function.arguments, "completed"));
   }
   const finishReason = typeof choice.finish_reason === "string" ? choice.finish_reason : undefined;
-  return responseObject(request, { ...ids, status: statusOf(finishReason), output, usage: responseUsage(completion.usage), finishReason });
+  const usage = addUsage(earlier.usage, responseUsage(completion.usage));
+  return responseObject(request, { ...ids, status: statusOf(finishReason), output, usage, finishReason });
 }
 
 export function messageItem(id: string, text: string, status: ResponseStatus, refusal?: unknown): Json {
@@ -127,5 +138,17 @@ export function responseUsage(usage: ChatUsage | null | undefined): ResponseUsag
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: typeof details.reasoning_tokens === "number" ? details.reasoning_tokens : 0 },
     total_tokens: usage.total_tokens,
+  };
+}
+
+/** The usage of two model calls of one response, added up (either may be missing). */
+export function addUsage(first: ResponseUsage | undefined, second: ResponseUsage | undefined): ResponseUsage | undefined {
+  if (!first || !second) return first ?? second;
+  return {
+    input_tokens: first.input_tokens + second.input_tokens,
+    input_tokens_details: { cached_tokens: first.input_tokens_details.cached_tokens + second.input_tokens_details.cached_tokens },
+    output_tokens: first.output_tokens + second.output_tokens,
+    output_tokens_details: { reasoning_tokens: first.output_tokens_details.reasoning_tokens + second.output_tokens_details.reasoning_tokens },
+    total_tokens: first.total_tokens + second.total_tokens,
   };
 }

@@ -2,22 +2,27 @@
 // §19): instructions and system/developer items become system messages, function_call items an
 // assistant turn's tool_calls, function_call_output items tool messages; function tools, the
 // tool choice, text.format and reasoning.effort map onto their chat fields. Reasoning items are
-// dropped (a converted upstream cannot read them back); item_references are resolved before
-// (responses-service.ts). Hosted tools Codex always sends but no
-// chat upstream can run are left out and named in `droppedTools`; the others are refused.
+// dropped (a converted upstream cannot read them back), and so are web_search_call items (the
+// answer written from the results follows them); item_references are resolved before
+// (responses-service.ts). The hosted web_search tool becomes gw's search function when gw serves
+// it (web-search-tool.ts); else it is left out and named in `droppedTools`, as `namespace` always
+// is (Codex sends both on every call); other hosted tools are refused.
 import { isObject, type Json } from "../../json/json-values.js";
 import type { JsonObject } from "../../providers/chat-types.js";
 import type { ChatRequestBody } from "../chat/chat-request.js";
 import { InvalidRequestError } from "../errors.js";
 import type { ResponsesRequest } from "./responses-request.js";
+import { SEARCH_FUNCTION_NAME, searchFunctionTool, WEB_SEARCH_TOOL_TYPES } from "./web-search-tool.js";
 
 /** Hosted tools left out of the upstream call, with a warning header, rather than refused: clients send them on every call. */
-const LEFT_OUT_TOOLS = new Set(["web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11", "namespace"]);
+const LEFT_OUT_TOOLS = new Set(["namespace"]);
 
 export interface ConvertedRequest {
   chat: ChatRequestBody;
-  /** Tool types left out of the upstream call (LEFT_OUT_TOOLS), for the warning header. */
+  /** Tool types left out of the upstream call, for the warning header. */
   droppedTools: string[];
+  /** The request had a web_search tool and the model is offered gw's search function for it. */
+  searchOffered: boolean;
 }
 
 /** An item the model is to see, and where it came from (`input[2]`), for the message of a 400. */
@@ -26,8 +31,11 @@ export interface PlacedItem {
   at: string;
 }
 
-/** `items`: the conversation so far (a previous response's, then this request's input), item_references resolved. */
-export function convertResponsesToChat(request: ResponsesRequest, items: readonly PlacedItem[]): ConvertedRequest {
+/**
+ * `items`: the conversation so far (a previous response's, then this request's input), item_references resolved.
+ * `serveWebSearch`: gw can search for this caller; otherwise web_search tools are left out.
+ */
+export function convertResponsesToChat(request: ResponsesRequest, items: readonly PlacedItem[], serveWebSearch = false): ConvertedRequest {
   if (request.background) throw new InvalidRequestError("background responses are not supported by this gateway.", { param: "background" });
   const messages: JsonObject[] = [];
   if (request.instructions) messages.push({ role: "system", content: request.instructions });
@@ -37,7 +45,7 @@ export function convertResponsesToChat(request: ResponsesRequest, items: readonl
   }
 
   const chat: JsonObject = { model: request.model, messages };
-  const { tools, dropped } = convertTools(request.tools ?? []);
+  const { tools, dropped, searchOffered } = convertTools(request.tools ?? [], serveWebSearch);
   if (tools.length > 0) chat.tools = tools;
   if (request.tool_choice !== undefined && tools.length > 0) chat.tool_choice = convertToolChoice(request.tool_choice);
   if (request.parallel_tool_calls != null && tools.length > 0) chat.parallel_tool_calls = request.parallel_tool_calls;
@@ -55,7 +63,7 @@ export function convertResponsesToChat(request: ResponsesRequest, items: readonl
   }
   const effort = request.reasoning?.effort;
   if (effort) chat.reasoning_effort = effort;
-  return { chat: chat as ChatRequestBody, droppedTools: dropped };
+  return { chat: chat as ChatRequestBody, droppedTools: dropped, searchOffered };
 }
 
 function addItem(messages: JsonObject[], item: Json, at: string): void {
@@ -82,6 +90,9 @@ function addItem(messages: JsonObject[], item: Json, at: string): void {
       return;
     case "reasoning":
       // The upstream's own reasoning from an earlier turn: only the model that wrote it reads it back.
+      return;
+    case "web_search_call":
+      // It names a query and URLs, not what the model read; the answer it led to follows it.
       return;
     default:
       throw new InvalidRequestError(`${at}: input items of type '${String(type)}' are not supported by this gateway.`, { param: `${at}.type` });
@@ -151,17 +162,33 @@ function requiredText(value: unknown, param: string, emptyAllowed = false): stri
   throw new InvalidRequestError(value === undefined ? `Missing required parameter: '${param}'.` : `Invalid '${param}': expected a string.`, { param });
 }
 
-function convertTools(tools: ReadonlyArray<{ type: string } & Json>): { tools: JsonObject[]; dropped: string[] } {
+function convertTools(
+  tools: ReadonlyArray<{ type: string } & Json>,
+  serveWebSearch: boolean,
+): { tools: JsonObject[]; dropped: string[]; searchOffered: boolean } {
   const converted: JsonObject[] = [];
   const dropped: string[] = [];
+  const searchOffered = serveWebSearch && tools.some((tool) => WEB_SEARCH_TOOL_TYPES.has(tool.type));
+  // Offered first, once, however many web_search tools (dated, preview) the request names.
+  if (searchOffered) converted.push(searchFunctionTool());
   for (const [index, tool] of tools.entries()) {
     if (tool.type === "function") {
       const name = requiredText(tool.name, `tools[${index}].name`);
+      if (searchOffered && name === SEARCH_FUNCTION_NAME) {
+        throw new InvalidRequestError(
+          `Invalid 'tools[${index}].name': '${SEARCH_FUNCTION_NAME}' is the function this gateway serves web_search with; rename yours.`,
+          {
+            param: `tools[${index}].name`,
+          },
+        );
+      }
       const definition: JsonObject = { name, parameters: isObject(tool.parameters) ? tool.parameters : { type: "object", properties: {} } };
       if (typeof tool.description === "string") definition.description = tool.description;
       if (typeof tool.strict === "boolean") definition.strict = tool.strict;
       converted.push({ type: "function", function: definition });
-    } else if (LEFT_OUT_TOOLS.has(tool.type)) {
+    } else if (WEB_SEARCH_TOOL_TYPES.has(tool.type) && searchOffered) {
+      // Served by the function offered above.
+    } else if (LEFT_OUT_TOOLS.has(tool.type) || WEB_SEARCH_TOOL_TYPES.has(tool.type)) {
       if (!dropped.includes(tool.type)) dropped.push(tool.type);
     } else {
       throw new InvalidRequestError(`Invalid 'tools[${index}]': hosted tools of type '${tool.type}' are not supported by this gateway.`, {
@@ -169,7 +196,7 @@ function convertTools(tools: ReadonlyArray<{ type: string } & Json>): { tools: J
       });
     }
   }
-  return { tools: converted, dropped };
+  return { tools: converted, dropped, searchOffered };
 }
 
 function convertToolChoice(choice: NonNullable<ResponsesRequest["tool_choice"]>): unknown {

@@ -67,4 +67,4 @@ function storedItem(item: Json, responseId: string, index: number): Json {
   return { type, id, role: item.role, content, ...(item.status === undefined ? {} : { status: item.status }) };
 }
 
-const ITEM_PREFIX: Record<string, string> = { message: "msg", function_call: "fc", function_call_output: "fco", reasoning: "rs" };
+const ITEM_PREFIX: Record<string, string> = { message: "msg", function_call: "fc", function_call_output: "fco", reasoning: "rs", web_search_call: "ws" };

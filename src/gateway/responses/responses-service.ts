@@ -3,18 +3,26 @@
 // limits, retries, fallback, breakers, the access log and metrics are chat's, and the usage row
 // names the `responses` endpoint), the answer converted back: a Response object, or the stream
 // of Responses events. A response is stored for its agent unless the request says `store:
-// false`, so `previous_response_id` continues it and GET / DELETE / input_items find it
-// (docs/decisions.md §19).
+// false`, so `previous_response_id` continues it and GET / DELETE / input_items find it.
+// A hosted web_search tool is served with gw's own search providers when the caller reaches one:
+// each model call that asks for searches is followed by the searches and another model call, up
+// to MAX_SEARCH_ROUNDS (docs/decisions.md §19).
 import { type Json, parseJsonObject } from "../../json/json-values.js";
 import type { ChatChunk } from "../../providers/chat-types.js";
 import type { ResponseStore } from "../../store/response-records.js";
+import type { ChatRequestBody } from "../chat/chat-request.js";
 import type { ChatCallContext, ChatService } from "../chat/chat-service.js";
 import { GatewayError } from "../errors.js";
 import { ChatStreamToResponseEvents, type ResponseStreamEvent } from "./chat-stream-to-response-events.js";
-import { convertChatToResponse, newResponseId } from "./convert-chat-to-response.js";
+import { addUsage, convertChatToResponse, itemId, messageItem, newResponseId, type ResponseUsage, responseUsage } from "./convert-chat-to-response.js";
 import { convertResponsesToChat } from "./convert-responses-to-chat.js";
 import { type Conversation, conversationOf, storedResponseOf } from "./response-conversation.js";
 import type { ResponsesRequest } from "./responses-request.js";
+import { MAX_SEARCH_ROUNDS, nextRoundRequest, queryOf, type SearchOutcome, searchRoundOf, webSearchCallItem } from "./web-search-tool.js";
+import type { WebSearches } from "./web-searches.js";
+
+/** A chat call's context and the plan's name, which a search refused for the plan names. */
+export type ResponsesCallContext = ChatCallContext & { planName: string };
 
 export interface ResponsesAnswer {
   upstreamRequestId?: string;
@@ -44,30 +52,52 @@ export interface InputItemsPage {
 export class ResponsesService {
   constructor(
     private readonly chat: ChatService,
+    private readonly webSearches: WebSearches,
     private readonly store: ResponseStore,
     /** The server's log: a response that could not be stored. */
     private readonly warn: (message: string) => void,
   ) {}
 
-  async create(request: ResponsesRequest, context: ChatCallContext): Promise<CreatedResponse> {
+  async create(request: ResponsesRequest, context: ResponsesCallContext): Promise<CreatedResponse> {
     const id = newResponseId();
+    const createdAt = nowSeconds();
     const conversation = await conversationOf(request, context.caller.agent.id, id, this.store);
-    const { chat, droppedTools } = convertResponsesToChat(request, conversation.items);
-    const completed = await this.chat.complete({ ...chat, stream: false }, context);
-    const body = convertChatToResponse(request, completed.body, { id, createdAt: nowSeconds(), model: completed.body.model });
-    await this.keep(request, context, conversation, body);
-    return { body, upstreamRequestId: completed.upstreamRequestId, filledMaxTokens: completed.filledMaxTokens, droppedTools };
+    const { chat, droppedTools, searchOffered } = convertResponsesToChat(request, conversation.items, this.webSearches.offeredTo(context));
+    // The items and usage of the model calls that searched, before the one that answers.
+    const earlier: { output: Json[]; usage?: ResponseUsage } = { output: [] };
+    let call = chat;
+    for (let round = 0; ; round++) {
+      const completed = await this.chat.complete({ ...call, stream: false }, context);
+      const searching = searchOffered && round < MAX_SEARCH_ROUNDS ? searchRoundOf(completed.body) : undefined;
+      if (!searching) {
+        const body = convertChatToResponse(request, completed.body, { id, createdAt, model: completed.body.model }, earlier);
+        await this.keep(request, context, conversation, body);
+        return { body, upstreamRequestId: completed.upstreamRequestId, filledMaxTokens: completed.filledMaxTokens, droppedTools };
+      }
+      if (searching.text !== "") earlier.output.push(messageItem(itemId("msg", id, "o", earlier.output.length), searching.text, "completed"));
+      const outcomes: SearchOutcome[] = [];
+      for (const searchCall of searching.calls) {
+        const outcome = await this.webSearches.run(queryOf(searchCall), context);
+        outcomes.push(outcome);
+        if (outcome.query !== undefined) {
+          earlier.output.push(webSearchCallItem(itemId("ws", id, "o", earlier.output.length), outcome.query, outcome.status, outcome.urls));
+        }
+      }
+      earlier.usage = addUsage(earlier.usage, responseUsage(completed.body.usage));
+      call = nextRoundRequest(call, searching.text, searching.calls, outcomes, round + 1 === MAX_SEARCH_ROUNDS);
+    }
   }
 
   /** Resolves once an upstream accepted the call (failures before that are the usual error answers); events follow. */
-  async stream(request: ResponsesRequest, context: ChatCallContext, log: (error: unknown) => void): Promise<StreamingResponse> {
+  async stream(request: ResponsesRequest, context: ResponsesCallContext, log: (error: unknown) => void): Promise<StreamingResponse> {
     const id = newResponseId();
     const conversation = await conversationOf(request, context.caller.agent.id, id, this.store);
-    const { chat, droppedTools } = convertResponsesToChat(request, conversation.items);
+    const { chat, droppedTools, searchOffered } = convertResponsesToChat(request, conversation.items, this.webSearches.offeredTo(context));
     const streaming = await this.chat.stream({ ...chat, stream: true }, context);
     const converter = new ChatStreamToResponseEvents(request, { id, createdAt: nowSeconds(), model: request.model });
+    const searching = searchOffered ? { chat, context } : undefined;
     return {
-      events: this.relay(streaming.chunks, converter, log, (response) => this.keep(request, context, conversation, response)),
+      events: this.relay(streaming.chunks, converter, log, (response) => this.keep(request, context, conversation, response), searching),
       upstreamRequestId: streaming.upstreamRequestId,
       filledMaxTokens: streaming.filledMaxTokens,
       droppedTools,
@@ -106,22 +136,42 @@ export class ResponsesService {
     return this.store.prune(nowSeconds() - retentionDays * 24 * 3600);
   }
 
+  /** `searching`: web_search is served; the request of the model call under way, for the call after its searches. */
   private async *relay(
-    chunks: AsyncGenerator<string[]>,
+    first: AsyncGenerator<string[]>,
     converter: ChatStreamToResponseEvents,
     log: (error: unknown) => void,
     ended: (response: Json) => Promise<void>,
+    searching: { chat: ChatRequestBody; context: ResponsesCallContext } | undefined,
   ): AsyncGenerator<ResponseStreamEvent[]> {
     yield converter.start();
     let last: ResponseStreamEvent[];
     try {
-      for await (const batch of chunks) {
-        const events: ResponseStreamEvent[] = [];
-        for (const text of batch) {
-          const chunk = parseJsonObject(text);
-          if (chunk) events.push(...converter.push(chunk as ChatChunk));
+      let chunks = first;
+      for (let round = 0; ; round++) {
+        for await (const batch of chunks) {
+          const events: ResponseStreamEvent[] = [];
+          for (const text of batch) {
+            const chunk = parseJsonObject(text);
+            if (chunk) events.push(...converter.push(chunk as ChatChunk));
+          }
+          if (events.length > 0) yield events;
         }
-        if (events.length > 0) yield events;
+        const searches = searching && round < MAX_SEARCH_ROUNDS ? converter.searchRound() : undefined;
+        if (!searching || !searches) break;
+        // Every model call's text streams as it comes; a call that searched ends before the searches' events.
+        yield converter.endRound();
+        const outcomes: SearchOutcome[] = [];
+        for (const searchCall of searches.calls) {
+          const query = queryOf(searchCall);
+          const started = query === undefined ? undefined : converter.searchStarted(query);
+          if (started) yield started.events;
+          const outcome = await this.webSearches.run(query, searching.context);
+          outcomes.push(outcome);
+          if (started && query !== undefined) yield converter.searchEnded(started.index, query, outcome);
+        }
+        searching.chat = nextRoundRequest(searching.chat, searches.text, searches.calls, outcomes, round + 1 === MAX_SEARCH_ROUNDS);
+        chunks = (await this.chat.stream({ ...searching.chat, stream: true }, searching.context)).chunks;
       }
       last = converter.finish();
     } catch (error) {
@@ -135,7 +185,7 @@ export class ResponsesService {
   }
 
   /** Store the response and the conversation it answered, unless the request said store: false. */
-  private async keep(request: ResponsesRequest, context: ChatCallContext, conversation: Conversation, response: Json): Promise<void> {
+  private async keep(request: ResponsesRequest, context: ResponsesCallContext, conversation: Conversation, response: Json): Promise<void> {
     if (request.store === false) return;
     const id = String(response.id);
     try {

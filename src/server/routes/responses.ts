@@ -14,7 +14,7 @@ import { FILLED_MAX_TOKENS_HEADER } from "./chat-completions.js";
 
 export const RESPONSES_PATH = "/v1/responses";
 
-/** Hosted tools a client sent that no chat upstream can run, left out of the call (docs/decisions.md §19). */
+/** Hosted tools a client sent that gw does not serve for it, left out of the call (docs/decisions.md §19). */
 export const TOOLS_LEFT_OUT_HEADER = "x-service-tools-left-out";
 
 export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogger): void {
@@ -22,7 +22,7 @@ export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogge
     const requestId = requestIdOf(event);
     const { caller, plan } = await admitCaller(event, gateway);
     const request = parseResponsesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "responses" };
+    const context = { caller, plan: plan.limits, planName: plan.name, requestId, signal: clientGoneSignal(event), endpoint: "responses" };
     if (request.stream) {
       const streaming = await gateway.responses.stream(request, context, (error) => logger.error(error, requestId));
       return sseResponse(messagesFrames(streaming.events), answerHeaders(streaming), gateway.afterTurnWrites);
