@@ -1,7 +1,10 @@
 // The README's walk-through, run as a reader would: every shell block marked `<!-- readme-test -->`
 // (or `<!-- readme-test exit=N -->` for a block the README says fails) runs in order with
 // `bash -euo pipefail`, in a fresh home, with `gw` on PATH, against a `gw serve` started the way
-// the Quick start says. A wrong command, flag or path in a marked block fails this test.
+// the Quick start says. A block of another kind marked `<!-- readme-test file=PATH -->` (a client's
+// config file, a script) is written, in its place in that order, to PATH in the blocks' working
+// directory (`~/` the reader's home), for the shell blocks after it to use. A wrong command, flag,
+// path or setting in a marked block fails this test.
 //
 // What differs from a reader's machine, and why:
 // - The server listens on a free port, written to config.json's server.port before its first
@@ -18,12 +21,18 @@
 // - The reader's files the storage and image blocks name (report.pdf, photos/*.jpg, big.bin,
 //   a.png) are made in the blocks' working directory.
 // - Blocks share what they `export` (as one terminal session would); nothing else.
+// - The clients the README configures are the real ones the project installs: `codex` and
+//   `claude` are on PATH, and the working directory's node_modules is the project's (as if the
+//   reader had run the README's `npm install`). Nothing they do may leave the machine: Claude Code
+//   runs with telemetry, error reporting, the auto-updater and non-essential traffic off (in the
+//   environment), and `~/.codex/config.toml` gets Codex's update check, analytics and plugin
+//   catalog turned off around the README's text. Both would otherwise call their vendor's servers.
 // - `curl -s` exits 0 on an HTTP error, so every response the server logged during a block that
 //   should succeed must be below 400.
 //
 // GW_README=path runs another copy of the README (to check that a broken command fails here).
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
@@ -38,6 +47,7 @@ import { type FakeOpenAIAudio, startFakeOpenAIAudio } from "./fakes/openai-audio
 import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { type FakeSearxng, startFakeSearxng } from "./fakes/searxng.js";
 import { eventually } from "./helpers/eventually.js";
+import { claudeBinary, claudeCodeOfflineEnv, codexOfflineConfig, codexScript } from "./helpers/real-clients.js";
 
 const repo = path.resolve(import.meta.dirname, "..");
 const readmePath = process.env.GW_README ? path.resolve(process.env.GW_README) : path.join(repo, "README.md");
@@ -48,22 +58,28 @@ interface ReadmeBlock {
   code: string;
   /** The exit status the README says the block ends with. */
   exit: number;
+  /** For a `file=PATH` block: where it is written instead of run. */
+  file?: string;
 }
 
-/** The marked shell blocks, in order. A marker not followed by a shell fence is an error. */
+/** The marked blocks, in order. A shell marker not followed by a shell fence, or a file marker by no fence, is an error. */
 function runnableBlocks(markdown: string): ReadmeBlock[] {
   const lines = markdown.split("\n");
   const blocks: ReadmeBlock[] = [];
   for (let index = 0; index < lines.length; index += 1) {
     const line = lines[index]!;
     if (!line.includes("readme-test")) continue;
-    const mark = /^<!-- readme-test(?: exit=(\d+))? -->$/.exec(line.trim());
-    if (!mark) throw new Error(`README line ${index + 1}: malformed marker ${JSON.stringify(line)} (<!-- readme-test --> or <!-- readme-test exit=N -->)`);
-    if (!/^```(bash|sh)$/.test(lines[index + 1] ?? ""))
-      throw new Error(`README line ${index + 1}: a readme-test marker must be followed by a \`\`\`bash fence`);
+    const mark = /^<!-- readme-test(?: exit=(\d+)| file=(\S+))? -->$/.exec(line.trim());
+    if (!mark)
+      throw new Error(
+        `README line ${index + 1}: malformed marker ${JSON.stringify(line)} (<!-- readme-test -->, <!-- readme-test exit=N --> or <!-- readme-test file=PATH -->)`,
+      );
+    const file = mark[2];
+    if (!(file ? /^```[a-z]*$/ : /^```(bash|sh)$/).test(lines[index + 1] ?? ""))
+      throw new Error(`README line ${index + 1}: a readme-test marker must be followed by a ${file ? "code" : "```bash"} fence`);
     const end = lines.indexOf("```", index + 2);
     if (end < 0) throw new Error(`README line ${index + 2}: unclosed fence`);
-    blocks.push({ line: index + 2, code: lines.slice(index + 2, end).join("\n"), exit: mark[1] ? Number(mark[1]) : 0 });
+    blocks.push({ line: index + 2, code: lines.slice(index + 2, end).join("\n"), exit: mark[1] ? Number(mark[1]) : 0, file });
     index = end;
   }
   return blocks;
@@ -110,10 +126,19 @@ const COVERED = [
   "$GW/health",
   "export GW=",
   "export GW_API_KEY=",
+  "createOpenAI(",
+  "setDefaultOpenAIClient(",
+  "client.responses.create(",
+  "previous_response_id",
+  "node ai-sdk.mjs",
+  'wire_api = "responses"',
+  "codex exec",
+  "ANTHROPIC_BASE_URL=$GW/anthropic",
+  "claude -p",
 ];
 
 // Variables that are a reader's business, never the test machine's: vendor keys and gw's own.
-const DROPPED_ENV = /^(?:NODE_ENV|NODE_OPTIONS|DEBUG|GW|GW_[A-Z_]+|[A-Z0-9_]*_API_KEY)$/;
+const DROPPED_ENV = /^(?:NODE_ENV|NODE_OPTIONS|DEBUG|GW|GW_[A-Z_]+|[A-Z0-9_]*_API_KEY|(?:OPENAI|ANTHROPIC|CODEX|CLAUDE)_[A-Z0-9_]+)$/;
 // The keys the README tells the reader to export before `gw serve`; placeholders stand in.
 const SERVER_KEYS = {
   OPENAI_API_KEY: "sk-readme-placeholder",
@@ -254,8 +279,17 @@ test.before(async () => {
   const home = path.join(root, "home");
   const userHome = path.join(root, "user");
   for (const dir of [bin, work, userHome, path.join(work, "photos")]) mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(bin, "gw"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(repo, "bin/run.js"))} "$@"\n`);
-  chmodSync(path.join(bin, "gw"), 0o755);
+  const commands = {
+    gw: `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(repo, "bin/run.js"))} "$@"`,
+    codex: `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(codexScript)} "$@"`,
+    claude: `exec ${JSON.stringify(await claudeBinary())} "$@"`,
+  };
+  for (const [name, line] of Object.entries(commands)) {
+    writeFileSync(path.join(bin, name), `#!/bin/sh\n${line}\n`);
+    chmodSync(path.join(bin, name), 0o755);
+  }
+  // The packages the README's scripts import, as the reader's `npm install` would have them.
+  symlinkSync(path.join(repo, "node_modules"), path.join(work, "node_modules"), "dir");
 
   // The reader's files.
   writeFileSync(path.join(work, "report.pdf"), `%PDF-1.4\n% a report\n${"lorem ipsum ".repeat(400)}\n%%EOF\n`);
@@ -266,7 +300,7 @@ test.before(async () => {
 
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !DROPPED_ENV.test(name)) env[name] = value;
-  Object.assign(env, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, HOME: userHome, GW_HOME: home });
+  Object.assign(env, { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, HOME: userHome, GW_HOME: home, ...claudeCodeOfflineEnv });
 
   const [chat, images, audio, anthropic, gemini, searxng] = await Promise.all([
     startFakeOpenAI(),
@@ -358,7 +392,30 @@ test.serial("the README's marked blocks cover the walk-through", (t) => {
   for (const command of COVERED) t.true(code.includes(command), `no readme-test block runs ${command}`);
 });
 
+/** Where a `file=PATH` block goes, and what it holds (see the top of this file). */
+function blockFile(w: Walk, block: ReadmeBlock & { file: string }): { target: string; text: string } {
+  const target = block.file.startsWith("~/") ? path.join(w.env.HOME!, block.file.slice(2)) : path.join(w.work, block.file);
+  const text = block.code.replaceAll("127.0.0.1:8787", `127.0.0.1:${w.port}`);
+  if (block.file === "~/.codex/config.toml") return { target, text: [...codexOfflineConfig.head, text, ...codexOfflineConfig.tables, ""].join("\n") };
+  return { target, text: `${text}\n` };
+}
+
+/** The prompt a block passes to `codex exec` or `claude -p`, when it does. */
+const agentPrompt = (code: string) => /^(?:[A-Z_]+=\S+ )*(?:codex exec|claude -p)\b.*?"([^"]+)"/m.exec(code)?.[1];
+
 for (const [index, block] of blocks.entries()) {
+  if (block.file !== undefined) {
+    const file = block.file;
+    test.serial(`README line ${block.line}: writes ${file}`, (t) => {
+      const w = walk!;
+      if (w.brokenAt !== undefined) return t.fail(`not run: the README block at line ${w.brokenAt} did not end as the README says`);
+      const { target, text } = blockFile(w, { ...block, file });
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, text);
+      t.is(readFileSync(target, "utf8"), text);
+    });
+    continue;
+  }
   const firstLine = (block.code.split("\n").find((line) => line.trim() && !line.startsWith("#")) ?? "").replace(/\s+#\s.*$/, "");
   test.serial(`README line ${block.line}: ${firstLine.slice(0, 80)}${block.exit ? ` (exits ${block.exit})` : ""}`, async (t) => {
     t.timeout(BLOCK_HANG_MS + 60_000);
@@ -384,6 +441,18 @@ for (const [index, block] of blocks.entries()) {
     if (block.exit === 1 && /^gw doctor/m.test(block.code)) t.regex(result.stdout, /^FAIL +env OPENAI_API_KEY/m, report);
     if (block.exit === 127) t.regex(result.stderr, /Did you mean/, report);
     if (block.code.includes("> fox.webp")) t.is(readFileSync(path.join(w.work, "fox.webp")).subarray(8, 12).toString("latin1"), "WEBP", report);
+    // The upstream fakes answer `echo: <the last user turn>`: the answer printed is the model's.
+    const scripts = block.code.match(/\bnode \S+\.mjs\b/g) ?? [];
+    if (scripts.length > 0) {
+      const printed = result.stdout.trimEnd().split("\n");
+      t.is(printed.length, scripts.length, report);
+      for (const line of printed) t.regex(line, /^echo: \S/, report);
+    }
+    const prompt = agentPrompt(block.code);
+    if (prompt !== undefined) {
+      t.regex(result.stdout.trim(), /^echo: /, report);
+      t.true(result.stdout.includes(prompt), report);
+    }
     if (result.code === block.exit) w.brokenAt = undefined;
   });
 }
@@ -409,6 +478,23 @@ test.serial("every request the blocks made succeeded, vendor calls reached the f
     w.chat.requests.some((request) => request.path === "/v1/chat/completions"),
     "no chat call reached the fake",
   );
+  // The clients reached gw's endpoints, not something else: each block's calls are in its window.
+  const answeredIn = (marker: RegExp, method: string, endpoint: string) => {
+    const block = blocks.find((candidate) => candidate.file === undefined && marker.test(candidate.code));
+    const window = block && w.windows.find(({ line }) => line === block.line);
+    return window
+      ? access.filter((record) => record.method === method && record.path === endpoint && blockOf(record) === window && record.status === 200).length
+      : -1;
+  };
+  t.true(answeredIn(/^node /m, "POST", "/v1/responses") >= 4, "the README's scripts did not each call POST /v1/responses");
+  t.true(answeredIn(/^codex exec/m, "POST", "/v1/responses") >= 1, "codex exec did not call POST /v1/responses");
+  t.true(answeredIn(/claude -p/, "POST", "/anthropic/v1/messages") >= 1, "claude -p did not call POST /anthropic/v1/messages");
+  // responses.mjs continues with previous_response_id on another upstream: the first exchange reaches it.
+  if (blocks.some((block) => block.code.includes("previous_response_id"))) {
+    const continued = w.anthropic.requests.find((request) => JSON.stringify(request.body.messages ?? "").includes("And another"));
+    t.truthy(continued, "the continued response did not reach the Anthropic fake");
+    t.true(JSON.stringify(continued?.body.messages).includes("echo: Name a colour"), "the first answer did not reach the second model");
+  }
   if (blocks.some((block) => block.code.includes("/v1/image/generations"))) t.true(w.images.requests.length > 0, "no picture was drawn by the fake");
   if (blocks.some((block) => block.code.includes("/v1/search"))) t.true(w.searxng.requests.length > 0, "no search reached the fake");
   if (blocks.some((block) => block.code.includes("/v1/audio/transcriptions"))) {

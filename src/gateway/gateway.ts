@@ -177,11 +177,8 @@ export class Gateway {
     this.transcription = new TranscriptionService(shared);
     this.speech = new SpeechService(shared);
     this.search = new SearchService(shared);
-    this.responses = new ResponsesService(
-      this.chat,
-      new WebSearches(this.search, shared),
-      new FileResponseStore(path.join(paths.dataDir, "responses")),
-      (message) => logger.warn(message),
+    this.responses = new ResponsesService(this.chat, new WebSearches(this.search), new FileResponseStore(path.join(paths.dataDir, "responses")), (message) =>
+      logger.warn(message),
     );
     this.videoJobs = VideoJobStore.open(path.join(paths.dataDir, "video-jobs"));
     this.video = new VideoService(shared, this.videoJobs);

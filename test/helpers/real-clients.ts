@@ -3,12 +3,14 @@
 // to run a client's CLI as a user would (stdin closed, a temp HOME, none of the developer's
 // credentials or proxies, waited on until it exits: ava's timeout is the only bound).
 import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import path from "node:path";
 import { homePaths } from "../../src/config/paths.js";
 import { periodOf, UsageLog, type UsageRow } from "../../src/store/usage-log.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../fakes/anthropic.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
 import { eventually } from "./eventually.js";
-import { addKey, makeHome, startTestGateway, type TestGateway } from "./gateway-harness.js";
+import { addKey, makeHome, projectRoot, startTestGateway, type TestGateway } from "./gateway-harness.js";
 import { tempDir } from "./temp-dirs.js";
 
 export const compatModel = "compat/gpt-x";
@@ -112,3 +114,37 @@ export function textOf(content: unknown): string {
   if (!Array.isArray(content)) return "";
   return content.map((part: { type?: string; text?: string }) => (part.type === "text" && typeof part.text === "string" ? part.text : "")).join("");
 }
+
+/** Codex CLI's launcher script (run it with node), as npm installed it. */
+export const codexScript = path.join(projectRoot, "node_modules/@openai/codex/bin/codex.js");
+
+/**
+ * Claude Code's native binary, placed first when needed: the package's postinstall (install.cjs)
+ * puts the platform package's binary over the bin/claude.exe placeholder, and npm skips it under
+ * --ignore-scripts (or an allow-scripts policy).
+ */
+export async function claudeBinary(): Promise<string> {
+  const packageDir = path.join(projectRoot, "node_modules/@anthropic-ai/claude-code");
+  const binary = path.join(packageDir, "bin/claude.exe");
+  if (statSync(binary).size < 4096) {
+    const installed = await runCli(process.execPath, [path.join(packageDir, "install.cjs")], { env: process.env, cwd: packageDir });
+    if (installed.code !== 0 || statSync(binary).size < 4096) throw new Error(`install.cjs did not place the claude binary: ${describeRun(installed)}`);
+  }
+  return binary;
+}
+
+/** What keeps Claude Code from reaching anything but its base URL: telemetry, error reporting, the auto-updater, non-essential traffic. */
+export const claudeCodeOfflineEnv = {
+  DISABLE_TELEMETRY: "1",
+  DISABLE_ERROR_REPORTING: "1",
+  DISABLE_AUTOUPDATER: "1",
+  DISABLE_BUG_COMMAND: "1",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+};
+
+/** Codex settings that keep it from reaching api.github.com and chatgpt.com: update checks, analytics, the plugin catalog. */
+export const codexOfflineConfig = {
+  /** Top-level keys: TOML wants them before the first table. */
+  head: ["check_for_update_on_startup = false"],
+  tables: ["[analytics]", "enabled = false", "[features]", "plugins = false"],
+};

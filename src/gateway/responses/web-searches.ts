@@ -2,28 +2,16 @@
 // /v1/search runs them (the caller's plan, the allowlist, the credit hold, one `search` usage row
 // per answered search), and whether a caller is offered the tool at all (docs/decisions.md §19).
 import { GatewayError } from "../errors.js";
-import { allowedModelIdsDefaultFirst, providerServes } from "../models/tool-allowlist.js";
 import type { SearchService } from "../search/search-service.js";
-import { modelsView, type ServiceContext } from "../service-context.js";
 import type { ToolCallContext } from "../upstream-calls/tool-provider-call.js";
 import { failedSearchOutcome, noQueryOutcome, SEARCH_RESULTS_PER_CALL, type SearchOutcome, searchResultsOutcome } from "./web-search-tool.js";
 
 export class WebSearches {
-  constructor(
-    private readonly search: SearchService,
-    private readonly shared: Pick<ServiceContext, "config" | "providers">,
-  ) {}
+  constructor(private readonly search: SearchService) {}
 
-  /**
-   * A search model the caller's plan reaches is allowlisted and its provider configured: the
-   * search service's own choice of candidates, asked before the model is offered the tool.
-   */
+  /** A search model the caller's plan reaches is allowlisted and its provider configured (asked before the model is offered the tool). */
   offeredTo(context: Pick<ToolCallContext, "plan">): boolean {
-    const view = modelsView(this.shared);
-    return allowedModelIdsDefaultFirst(view.config, "search").some((id) => {
-      const model = view.config.catalog.search.find((entry) => entry.id === id);
-      return model !== undefined && providerServes(view, model.provider, "search") && (model.freeTier || !context.plan.freeTierOnly);
-    });
+    return this.search.availableTo(context.plan);
   }
 
   /**

@@ -112,12 +112,22 @@ export class SearchService {
     });
   }
 
+  /** Whether a search would find a model to call for a caller on this plan (the Responses API's hosted web_search asks). */
+  availableTo(plan: Pick<ToolCallContext["plan"], "freeTierOnly">): boolean {
+    return this.served().some((model) => model.freeTier || !plan.freeTierOnly);
+  }
+
   /** The allowlisted search models with a configured search provider, in allowlist order (the default first). */
-  private candidates(context: ToolCallContext): SearchModelEntry[] {
+  private served(): SearchModelEntry[] {
     const view = modelsView(this.shared);
-    const served = allowedModelIdsDefaultFirst(view.config, "search")
+    return allowedModelIdsDefaultFirst(view.config, "search")
       .map((id) => view.config.catalog.search.find((model) => model.id === id))
       .filter((model): model is SearchModelEntry => model !== undefined && providerServes(view, model.provider, "search"));
+  }
+
+  /** The served models this caller's plan reaches; none set up is 503, none on the plan 403. */
+  private candidates(context: ToolCallContext): SearchModelEntry[] {
+    const served = this.served();
     const [first] = served;
     if (first === undefined) {
       throw new SearchNotConfiguredError(
