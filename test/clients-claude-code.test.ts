@@ -3,27 +3,19 @@
 // error reporting, the auto-updater and all non-essential traffic off (nothing leaves the
 // machine). It prints the upstream's answer, and gw writes one usage row naming `messages` per
 // model call it answered.
-import { statSync } from "node:fs";
-import path from "node:path";
 import test from "ava";
-import { projectRoot, quietLogger } from "./helpers/gateway-harness.js";
-import { type ClientRig, clientEnv, describeRun, runCli, startClientRig } from "./helpers/real-clients.js";
+import { quietLogger } from "./helpers/gateway-harness.js";
+import { type ClientRig, claudeBinary, claudeCodeOfflineEnv, clientEnv, describeRun, runCli, startClientRig } from "./helpers/real-clients.js";
 import { tempDir } from "./helpers/temp-dirs.js";
 
-const packageDir = path.join(projectRoot, "node_modules/@anthropic-ai/claude-code");
-const claudeBin = path.join(packageDir, "bin/claude.exe");
 /** A current model name as a user would route it: Claude Code sends its current request shape for it (adaptive thinking, effort, context management). */
 const model = "claude/claude-sonnet-4-6";
 
 let rig: ClientRig;
+let claudeBin: string;
 
 test.before(async () => {
-  // The package's postinstall (install.cjs) puts the platform package's binary over the bin/claude.exe
-  // placeholder; npm skips it under --ignore-scripts (or an allow-scripts policy), so do it here then.
-  if (statSync(claudeBin).size < 4096) {
-    const installed = await runCli(process.execPath, [path.join(packageDir, "install.cjs")], { env: process.env, cwd: packageDir });
-    if (installed.code !== 0 || statSync(claudeBin).size < 4096) throw new Error(`install.cjs did not place the claude binary: ${describeRun(installed)}`);
-  }
+  claudeBin = await claudeBinary();
   rig = await startClientRig([{ id: model, name: "Claude Sonnet", context_length: 200000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } }]);
 });
 
@@ -39,11 +31,7 @@ function claudePrint(prompt: string, auth: Record<string, string>) {
     ANTHROPIC_BASE_URL: `${rig.gateway.url}/anthropic`,
     ANTHROPIC_MODEL: model,
     ...auth,
-    DISABLE_TELEMETRY: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_BUG_COMMAND: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ...claudeCodeOfflineEnv,
     CI: "true",
   });
   return runCli(claudeBin, ["-p", prompt], { env, cwd: tempDir("gw-claude-work-") });

@@ -6,11 +6,18 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import test from "ava";
-import { projectRoot } from "./helpers/gateway-harness.js";
-import { type ClientRig, claudeModel, clientEnv, compatModel, describeRun, runCli, startClientRig } from "./helpers/real-clients.js";
+import {
+  type ClientRig,
+  claudeModel,
+  clientEnv,
+  codexOfflineConfig,
+  codexScript,
+  compatModel,
+  describeRun,
+  runCli,
+  startClientRig,
+} from "./helpers/real-clients.js";
 import { tempDir } from "./helpers/temp-dirs.js";
-
-const codexBin = path.join(projectRoot, "node_modules/@openai/codex/bin/codex.js");
 
 let rig: ClientRig;
 
@@ -32,11 +39,8 @@ async function codexExec(model: string, prompt: string) {
     [
       `model = "${model}"`,
       `model_provider = "gw"`,
-      "check_for_update_on_startup = false",
-      "[analytics]",
-      "enabled = false",
-      "[features]",
-      "plugins = false",
+      ...codexOfflineConfig.head,
+      ...codexOfflineConfig.tables,
       "[model_providers.gw]",
       `name = "gw"`,
       `base_url = "${rig.gateway.v1}"`,
@@ -46,7 +50,7 @@ async function codexExec(model: string, prompt: string) {
     ].join("\n"),
   );
   const env = clientEnv({ CODEX_HOME: codexHome, GW_API_KEY: rig.key, CI: "true" });
-  return runCli(process.execPath, [codexBin, "exec", "--skip-git-repo-check", prompt], { env, cwd: tempDir("gw-codex-work-") });
+  return runCli(process.execPath, [codexScript, "exec", "--skip-git-repo-check", prompt], { env, cwd: tempDir("gw-codex-work-") });
 }
 
 for (const target of [
