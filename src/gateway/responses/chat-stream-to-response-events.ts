@@ -17,6 +17,7 @@ import {
   itemId,
   messageItem,
   outputTextPart,
+  type ResponseIds,
   type ResponseUsage,
   responseObject,
   responseUsage,
@@ -65,7 +66,7 @@ export class ChatStreamToResponseEvents {
 
   constructor(
     private readonly request: ResponsesRequest,
-    private readonly ids: { id: string; createdAt: number; model: string },
+    private readonly ids: ResponseIds,
   ) {}
 
   start(): ResponseStreamEvent[] {
@@ -155,7 +156,7 @@ export class ChatStreamToResponseEvents {
   /** The response as the stream has it now (its items so far, in order). */
   response(status: "in_progress" | "completed" | "incomplete" | "failed"): Json {
     const usage = addUsage(this.earlierUsage, this.usage);
-    return responseObject(this.request, { ...this.ids, status, output: [...this.output], usage, finishReason: this.finishReason });
+    return responseObject(this.request, this.ids, { status, output: [...this.output], usage, finishReason: this.finishReason });
   }
 
   private textDelta(delta: string, events: ResponseStreamEvent[]): void {

@@ -18,7 +18,15 @@ import { addUsage, convertChatToResponse, itemId, messageItem, newResponseId, ty
 import { convertResponsesToChat } from "./convert-responses-to-chat.js";
 import { type Conversation, conversationOf, storedResponseOf } from "./response-conversation.js";
 import type { ResponsesRequest } from "./responses-request.js";
-import { MAX_SEARCH_ROUNDS, nextRoundRequest, queryOf, type SearchOutcome, searchRoundOf, webSearchCallItem } from "./web-search-tool.js";
+import {
+  MAX_SEARCH_ROUNDS,
+  nextRoundRequest,
+  queryOf,
+  type SearchOutcome,
+  searchRoundOf,
+  WEB_SEARCH_TOOL_TYPES,
+  webSearchCallItem,
+} from "./web-search-tool.js";
 import type { WebSearches } from "./web-searches.js";
 
 /** A chat call's context and the plan's name, which a search refused for the plan names. */
@@ -62,7 +70,7 @@ export class ResponsesService {
     const id = newResponseId();
     const createdAt = nowSeconds();
     const conversation = await conversationOf(request, context.caller.agent.id, id, this.store);
-    const { chat, droppedTools, searchOffered } = convertResponsesToChat(request, conversation.items, this.webSearches.offeredTo(context));
+    const { chat, droppedTools, searchOffered } = convertResponsesToChat(request, conversation.items, this.searchServed(request, context));
     // The items and usage of the model calls that searched, before the one that answers.
     const earlier: { output: Json[]; usage?: ResponseUsage } = { output: [] };
     let call = chat;
@@ -92,7 +100,7 @@ export class ResponsesService {
   async stream(request: ResponsesRequest, context: ResponsesCallContext, log: (error: unknown) => void): Promise<StreamingResponse> {
     const id = newResponseId();
     const conversation = await conversationOf(request, context.caller.agent.id, id, this.store);
-    const { chat, droppedTools, searchOffered } = convertResponsesToChat(request, conversation.items, this.webSearches.offeredTo(context));
+    const { chat, droppedTools, searchOffered } = convertResponsesToChat(request, conversation.items, this.searchServed(request, context));
     const streaming = await this.chat.stream({ ...chat, stream: true }, context);
     const converter = new ChatStreamToResponseEvents(request, { id, createdAt: nowSeconds(), model: request.model });
     const searching = searchOffered ? { chat, context } : undefined;
@@ -102,6 +110,11 @@ export class ResponsesService {
       filledMaxTokens: streaming.filledMaxTokens,
       droppedTools,
     };
+  }
+
+  /** Whether a hosted web_search the request names is served (asked only when it names one: most requests do not). */
+  private searchServed(request: ResponsesRequest, context: ResponsesCallContext): boolean {
+    return (request.tools ?? []).some((tool) => WEB_SEARCH_TOOL_TYPES.has(tool.type)) && this.webSearches.offeredTo(context);
   }
 
   /** GET /v1/responses/{id}: the caller's agent's stored response. */
