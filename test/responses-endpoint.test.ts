@@ -337,7 +337,7 @@ test.serial("stored responses: retrieve, input_items, and previous_response_id c
 test.serial("stored responses are the agent's: another agent's key gets 404 exactly as for a missing id; DELETE removes", async (t) => {
   openai.enqueue({ content: "secret answer" });
   const mine = await client().responses.create({ model: "compat/gpt-x", input: "hi" });
-  const missing = "resp_" + "0".repeat(48);
+  const missing = `resp_${"0".repeat(48)}`;
   for (const id of [mine.id, missing]) {
     const error = await t.throwsAsync(client(otherKey).responses.retrieve(id));
     t.is((error as { status?: number }).status, 404);
@@ -397,7 +397,7 @@ test.serial("item_reference: a function_call from a stored response is read back
     tool_calls: [{ id: "call_ref", type: "function", function: { name: "get_weather", arguments: '{"city":"Rome"}' } }],
   });
   const unknown = await t.throwsAsync(
-    client().responses.create({ model: "compat/gpt-x", input: [{ type: "item_reference", id: "fc_" + "1".repeat(48) + "o0000" }] }),
+    client().responses.create({ model: "compat/gpt-x", input: [{ type: "item_reference", id: `fc_${"1".repeat(48)}o0000` }] }),
   );
   t.is((unknown as { status?: number }).status, 404);
   t.is((unknown as { param?: string }).param, "input[0].id");
