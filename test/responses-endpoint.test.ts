@@ -14,6 +14,7 @@ import type { FakeGemini } from "./fakes/gemini.js";
 import type { FakeOpenAI } from "./fakes/openai.js";
 import { type ChatVendors, startChatVendors } from "./helpers/chat-vendors.js";
 import { addKey, type TestGateway } from "./helpers/gateway-harness.js";
+import { namedEvents } from "./helpers/named-events.js";
 
 let vendors: ChatVendors;
 let anthropic: FakeAnthropic;
@@ -228,17 +229,10 @@ test.serial("an upstream that breaks after the first byte: the stream ends with 
   t.is(response.status, 200);
   t.regex(response.headers.get("content-type") ?? "", /^text\/event-stream/);
   const text = await response.text();
-  const events = [...text.matchAll(/^event: (\S+)$/gm)].map((match) => match[1]);
+  const { names: events, last: failed } = namedEvents(text);
   t.is(events[0], "response.created");
   t.is(events.at(-1), "response.failed");
   t.false(events.includes("response.completed"));
-  const failed = JSON.parse(
-    text
-      .trim()
-      .split("\n")
-      .at(-1)!
-      .replace(/^data: /, ""),
-  );
   t.is(failed.response.status, "failed");
   t.is(failed.response.error.code, "stream_interrupted");
   t.is(openai.requests.length, 1, "no retry once the stream began");

@@ -12,6 +12,7 @@ import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { type FakeTavily, startFakeTavily, TAVILY_RESULTS } from "./fakes/tavily.js";
 import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { namedEvents } from "./helpers/named-events.js";
 
 const SEARCH_FUNCTION = "gw_web_search";
 const TAVILY_KEY = "tvly-secret-key-789";
@@ -324,17 +325,10 @@ test.serial("stream: a model call after the search that fails ends the stream wi
   });
   t.is(response.status, 200);
   const text = await response.text();
-  const events = [...text.matchAll(/^event: (\S+)$/gm)].map((match) => match[1]);
+  const { names: events, last: failed } = namedEvents(text);
   t.is(events.at(-1), "response.failed");
   t.true(events.includes("response.web_search_call.completed"));
   t.false(events.includes("response.completed"));
-  const failed = JSON.parse(
-    text
-      .trim()
-      .split("\n")
-      .at(-1)!
-      .replace(/^data: /, ""),
-  );
   t.is(failed.response.status, "failed");
   t.truthy(failed.response.error.code);
   t.like(failed.response.output[0], { type: "web_search_call", status: "completed" });
