@@ -9,11 +9,11 @@
 // makes these searches several times faster (measured on Node 20: 2.3 -> 1 µs per event).
 import type { ChatChunk, ChatStreamEvent, ChatUsage } from "../../providers/chat-types.js";
 import { readChatUsage, type UsageReading } from "../billing/token-usage.js";
+import { closingQuote } from "./chat-chunk-text.js";
 
 const USAGE_OBJECT = 'usage":{';
 const COUNTED_STRINGS = ['content":"', 'arguments":"'];
 const QUOTE = 34;
-const BACKSLASH = 92;
 
 export class StreamRelay {
   /** The usage chunk's usage as the client got it (the estimate when the upstream's was invalid). */
@@ -97,14 +97,4 @@ export class StreamRelay {
       }
     }
   }
-}
-
-/** Index of the quote that closes the JSON string whose text starts at `from`. */
-function closingQuote(json: string, from: number): number {
-  for (let quote = json.indexOf('"', from); quote >= 0; quote = json.indexOf('"', quote + 1)) {
-    let backslashes = 0;
-    while (json.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
-    if (backslashes % 2 === 0) return quote;
-  }
-  return json.length;
 }

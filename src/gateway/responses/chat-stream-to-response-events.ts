@@ -9,8 +9,9 @@
 // that searched ends with its text closed and a web_search_call item per search (output_item.added,
 // web_search_call.in_progress, .searching, .completed, output_item.done), and the next call's
 // events follow with the numbering going on; the usage is the calls' sum.
-import { isObject, type Json } from "../../json/json-values.js";
+import { isObject, type Json, parseJsonObject } from "../../json/json-values.js";
 import type { ChatChunk } from "../../providers/chat-types.js";
+import { plainTextDelta, type TextDelta } from "../chat/chat-chunk-text.js";
 import {
   addUsage,
   functionCallItem,
@@ -36,6 +37,8 @@ interface OpenText {
   id: string;
   index: number;
   text: string;
+  /** Its delta events' fields between sequence_number and the delta, written once. */
+  deltaFields: string;
 }
 
 interface OpenCall {
@@ -70,17 +73,28 @@ export class ChatStreamToResponseEvents {
   ) {}
 
   start(): ResponseStreamEvent[] {
-    const response = this.response("in_progress");
-    return [this.event("response.created", { response }), this.event("response.in_progress", { response })];
+    const response = { response: this.response("in_progress") };
+    const fields = JSON.stringify(response);
+    return [this.serialized("response.created", fields), this.serialized("response.in_progress", fields)];
   }
 
-  push(chunk: ChatChunk): ResponseStreamEvent[] {
-    const events: ResponseStreamEvent[] = [];
+  /** A chunk as the chat relay wrote it: most carry one text delta, read from the text (chat-chunk-text.ts); others are parsed. */
+  pushJson(json: string, events: ResponseStreamEvent[]): void {
+    const delta = plainTextDelta(json);
+    if (delta) {
+      if (delta.text !== "") this.textDelta(delta, events);
+      return;
+    }
+    const chunk = parseJsonObject(json);
+    if (chunk) this.push(chunk as ChatChunk, events);
+  }
+
+  push(chunk: ChatChunk, events: ResponseStreamEvent[] = []): ResponseStreamEvent[] {
     if (chunk.usage) this.usage = responseUsage(chunk.usage);
     const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
     if (!choice) return events;
     const delta = isObject(choice.delta) ? choice.delta : {};
-    if (typeof delta.content === "string" && delta.content !== "") this.textDelta(delta.content, events);
+    if (typeof delta.content === "string" && delta.content !== "") this.textDelta({ text: delta.content, literal: JSON.stringify(delta.content) }, events);
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) if (isObject(call)) this.callDelta(call, events);
     if (typeof choice.finish_reason === "string") this.finishReason = choice.finish_reason;
     return events;
@@ -159,21 +173,26 @@ export class ChatStreamToResponseEvents {
     return responseObject(this.request, this.ids, { status, output: [...this.output], usage, finishReason: this.finishReason });
   }
 
-  private textDelta(delta: string, events: ResponseStreamEvent[]): void {
+  private textDelta(delta: TextDelta, events: ResponseStreamEvent[]): void {
     if (!this.text) {
       const index = this.output.length;
-      const text: OpenText = { id: itemId("msg", this.ids.id, "o", index), index, text: "" };
+      const id = itemId("msg", this.ids.id, "o", index);
+      const deltaFields = `"item_id":"${id}","output_index":${index},"content_index":0,"delta":`;
+      const text: OpenText = { id, index, text: "", deltaFields };
       this.text = text;
       this.output.push(messageItem(text.id, "", "in_progress"));
       // The item is announced without content; the part follows in its own event.
-      const added = { ...messageItem(text.id, "", "in_progress"), content: [] };
+      const added = messageItem(text.id, "", "in_progress");
+      added.content = [];
       events.push(this.event("response.output_item.added", { output_index: text.index, item: added }));
       events.push(this.event("response.content_part.added", { item_id: text.id, output_index: text.index, content_index: 0, part: outputTextPart("") }));
     }
     const text = this.text;
-    text.text += delta;
-    this.roundText += delta;
-    events.push(this.event("response.output_text.delta", { item_id: text.id, output_index: text.index, content_index: 0, delta, logprobs: [] }));
+    text.text += delta.text;
+    this.roundText += delta.text;
+    // Written as text, the delta as the upstream escaped it: one event per token (the same fields as event() would write).
+    const data = `{"type":"response.output_text.delta","sequence_number":${this.sequence++},${text.deltaFields}${delta.literal},"logprobs":[]}`;
+    events.push({ event: "response.output_text.delta", data });
   }
 
   private closeText(events: ResponseStreamEvent[]): void {
@@ -182,9 +201,9 @@ export class ChatStreamToResponseEvents {
     this.text = undefined;
     const item = messageItem(text.id, text.text, "completed");
     this.output[text.index] = item;
-    const at = { item_id: text.id, output_index: text.index, content_index: 0 };
-    events.push(this.event("response.output_text.done", { ...at, text: text.text, logprobs: [] }));
-    events.push(this.event("response.content_part.done", { ...at, part: outputTextPart(text.text) }));
+    // Literal objects, not a shared one spread: a spread with more keys after it is V8's slow path.
+    events.push(this.event("response.output_text.done", { item_id: text.id, output_index: text.index, content_index: 0, text: text.text, logprobs: [] }));
+    events.push(this.event("response.content_part.done", { item_id: text.id, output_index: text.index, content_index: 0, part: outputTextPart(text.text) }));
     events.push(this.event("response.output_item.done", { output_index: text.index, item }));
   }
 
@@ -228,7 +247,13 @@ export class ChatStreamToResponseEvents {
     events.push(this.event("response.output_item.done", { output_index: call.index, item }));
   }
 
+  /** `type` and `sequence_number` first, then the fields (written without copying them into a new object). */
   private event(type: string, fields: Json): ResponseStreamEvent {
-    return { event: type, data: JSON.stringify({ type, sequence_number: this.sequence++, ...fields }) };
+    return this.serialized(type, JSON.stringify(fields));
+  }
+
+  /** An event whose fields are already JSON text (an object with at least one field). */
+  private serialized(type: string, fields: string): ResponseStreamEvent {
+    return { event: type, data: `{"type":"${type}","sequence_number":${this.sequence++},${fields.slice(1)}` };
   }
 }
