@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # npm run bench: the shared load harness (../shared/bench) with gw beside direct, Portkey and a
 # bare Node pass-through proxy. Extra arguments go to compare.sh (e.g. --duration 3 --rounds 1).
+# Then /v1/responses against /v1/chat/completions on one gw, non-stream and stream
+# (scripts/bench-responses.mjs; GW_BENCH_NO_RESPONSES=1 skips it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="${GW_BENCH_HARNESS:-$root/../shared/bench}"
@@ -10,4 +12,7 @@ work=$(mktemp -d)
 sed "s#{GW_ROOT}#$root#g" "$root/bench/gw.json" > "$work/gw.json"
 gateways=(--gateway "$work/gw.json" --gateway "$bench/gateways/node-passthrough.json")
 [ "${GW_BENCH_NO_PORTKEY:-0}" = 1 ] || gateways+=(--gateway "$bench/gateways/portkey.json")
-exec bash "$bench/compare.sh" "${gateways[@]}" "$@"
+bash "$bench/compare.sh" "${gateways[@]}" "$@"
+if [ "${GW_BENCH_NO_RESPONSES:-0}" != 1 ]; then
+  for mode in nonstream stream; do GW_BENCH_HARNESS="$bench" node "$root/scripts/bench-responses.mjs" --mode "$mode"; done
+fi

@@ -114,6 +114,11 @@ export const providerSchema = z
      * elsewhere (what every compatible server reads).
      */
     maxTokensField: z.enum(["max_tokens", "max_completion_tokens"]).optional(),
+    /**
+     * `openai` providers only: the upstream speaks OpenAI's Responses API, and POST /v1/responses
+     * is passed through to it rather than converted to chat (docs/decisions.md §19).
+     */
+    responsesApi: z.boolean().optional(),
   })
   .strict();
 
@@ -342,6 +347,12 @@ export const configSchema = z
         }
       });
     });
+    for (const [name, provider] of Object.entries(config.providers)) {
+      if (provider.responsesApi !== undefined && provider.type !== "openai") {
+        const message = `provider "${name}" has type "${provider.type}": only providers of type "openai" take responsesApi`;
+        context.addIssue({ code: "custom", path: ["providers", name, "responsesApi"], message });
+      }
+    }
     for (const [alias, target] of Object.entries(config.planAliases)) {
       if (!Object.hasOwn(DEFAULT_PLANS, target) && !Object.hasOwn(config.plans, target)) {
         context.addIssue({ code: "custom", path: ["planAliases", alias], message: `unknown plan "${target}"` });

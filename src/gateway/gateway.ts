@@ -36,6 +36,7 @@ import { ImageTransformService } from "./images/image-transform-service.js";
 import type { UrlFetcher } from "./media/picture-input.js";
 import { MessagesService } from "./messages/messages-service.js";
 import { createProviders } from "./provider-set.js";
+import { NativeResponses } from "./responses/native-responses.js";
 import { ResponsesService } from "./responses/responses-service.js";
 import { WebSearches } from "./responses/web-searches.js";
 import { CircuitBreakers } from "./routing/circuit-breaker.js";
@@ -177,8 +178,12 @@ export class Gateway {
     this.transcription = new TranscriptionService(shared);
     this.speech = new SpeechService(shared);
     this.search = new SearchService(shared);
-    this.responses = new ResponsesService(this.chat, new WebSearches(this.search), new FileResponseStore(path.join(paths.dataDir, "responses")), (message) =>
-      logger.warn(message),
+    this.responses = new ResponsesService(
+      this.chat,
+      new WebSearches(this.search),
+      new FileResponseStore(path.join(paths.dataDir, "responses")),
+      (message) => logger.warn(message),
+      new NativeResponses(metering, this.chat, shared),
     );
     this.videoJobs = VideoJobStore.open(path.join(paths.dataDir, "video-jobs"));
     this.video = new VideoService(shared, this.videoJobs);

@@ -10,6 +10,7 @@ import type { ChatCapability } from "./chat-types.js";
 import type { EmbeddingCapability } from "./embedding-types.js";
 import type { ImageCapability } from "./image-types.js";
 import type { MessagesCapability } from "./messages-types.js";
+import type { ResponsesCapability } from "./responses-types.js";
 import type { SearchCapability } from "./search-types.js";
 import type { VideoCapability } from "./video-types.js";
 
@@ -38,6 +39,8 @@ export interface Provider {
   chat?: ChatCapability;
   /** Anthropic's Messages API natively (the messages endpoint passes requests through). */
   messages?: MessagesCapability;
+  /** OpenAI's Responses API natively (POST /v1/responses passes requests through). */
+  responses?: ResponsesCapability;
   /** Image generation, editing, upscaling, background removal (each where the vendor has it). */
   images?: ImageCapability;
   /** Speech to text. */

@@ -3,7 +3,8 @@
  *
  * Wire format follows /work/shared/reference/openai-chat.md:
  *  - POST /v1/chat/completions (JSON or SSE), POST /v1/embeddings (fakes/openai-embeddings.ts),
- *    GET /v1/models, everything else 404. Behaviours apply to both POSTs.
+ *    POST /v1/responses (fakes/openai-responses.ts: JSON or SSE, reasoning items with
+ *    encrypted_content), GET /v1/models, everything else 404. Behaviours apply to every POST.
  *  - Errors: {error:{message,type,param,code}}; `x-request-id` on every response.
  *  - Streaming: role chunk, one chunk per content piece, finish_reason chunk with an
  *    empty delta, usage chunk (`choices: []`) only with stream_options.include_usage,
@@ -12,6 +13,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { answerEmbeddings } from "./openai-embeddings.js";
+import { serveResponses } from "./openai-responses.js";
 import { type AnswerMeter, type AnswerPacing, PAD_MARKER, sendPaced, writeEndlessEvents } from "./paced-answers.js";
 
 export interface FakeBehaviour {
@@ -69,7 +71,7 @@ export interface RecordedRequest {
 export interface FakeOpenAI {
   url: string; // base URL including /v1, e.g. http://127.0.0.1:PORT/v1
   port: number;
-  requests: RecordedRequest[]; // every request received, in order (chat and models)
+  requests: RecordedRequest[]; // every request received, in order (chat, responses, embeddings and models)
   set(behaviour: FakeBehaviour): void; // persistent default behaviour (merged over the defaults)
   enqueue(...behaviours: FakeBehaviour[]): void; // one-shot behaviours, consumed in order by the next chat requests
   reset(): void; // clears requests, queue and persistent behaviour
@@ -293,7 +295,7 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
       sendJson(res, 200, { object: "list", data: FAKE_MODELS });
       return;
     }
-    if (method !== "POST" || (path !== "/v1/chat/completions" && path !== "/v1/embeddings")) {
+    if (method !== "POST" || (path !== "/v1/chat/completions" && path !== "/v1/embeddings" && path !== "/v1/responses")) {
       sendJson(res, 404, errorPayload(`Invalid URL (${method} ${url.pathname})`, "invalid_request_error", null));
       return;
     }
@@ -335,6 +337,10 @@ export function startFakeOpenAI(initial?: FakeBehaviour): Promise<FakeOpenAI> {
     }
     if (typeof body.model !== "string" || body.model.length === 0) {
       sendJson(res, 400, errorPayload("you must provide a model parameter", "invalid_request_error", null), errorHeaders);
+      return;
+    }
+    if (path === "/v1/responses") {
+      await serveResponses(body, b, { res, closed: closed.signal, drop, sendJson: (status, answer) => sendJson(res, status, answer) });
       return;
     }
     if (path === "/v1/embeddings") {

@@ -63,18 +63,28 @@ export class ChatService {
       supports: supportsChat,
       heldUnits: heldChatUnits,
       attempt: (attempt) => chatOf(attempt.provider).complete(upstreamRequest(request, attempt.candidate), this.metering.callOptions(call, attempt, context)),
-      answered: async (result, target) => {
-        const body = result.body;
-        body.model = target.candidate.publicModel;
-        const usage = readChatUsage(body.usage);
-        // Measured only when needed: billing reads the text when the upstream's usage does not hold.
-        const relayed = "counts" in usage ? NOTHING_RELAYED : textSize(completionText(body));
-        // The client sees what was billed: the upstream's usage, or the estimate when it had none that holds.
-        if (!("counts" in usage)) body.usage = estimatedChatUsage(call, target, relayed);
-        await this.metering.settle(call, context, target, usage, relayed);
-        return { body, upstreamRequestId: result.upstreamRequestId, filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate) };
-      },
+      answered: async (result, target) => ({
+        body: await this.settleCompletion(result.body, context, target, call),
+        upstreamRequestId: result.upstreamRequestId,
+        filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate),
+      }),
     });
+  }
+
+  /**
+   * An upstream's completion as the client gets it, billed: the public model, and the gateway's
+   * estimate in place of usage that does not hold. Also for other services' chat attempts (a
+   * Responses call whose route mixes native and chat upstreams).
+   */
+  async settleCompletion(body: ChatCompletion, context: ChatCallContext, target: AttemptTarget, call: MeteredCall): Promise<ChatCompletion> {
+    body.model = target.candidate.publicModel;
+    const usage = readChatUsage(body.usage);
+    // Measured only when needed: billing reads the text when the upstream's usage does not hold.
+    const relayed = "counts" in usage ? NOTHING_RELAYED : textSize(completionText(body));
+    // The client sees what was billed: the upstream's usage, or the estimate when it had none that holds.
+    if (!("counts" in usage)) body.usage = estimatedChatUsage(call, target, relayed);
+    await this.metering.settle(call, context, target, usage, relayed);
+    return body;
   }
 
   async stream(request: ChatRequestBody, context: ChatCallContext): Promise<StreamingChat> {
@@ -93,7 +103,7 @@ export class ChatService {
         return { iterator, first: first.value, upstreamRequestId: response.upstreamRequestId };
       },
       answered: async (result, target) => ({
-        chunks: this.relay(result.first, result.iterator, context, target, call),
+        chunks: this.relayChunks(result.first, result.iterator, context, target, call),
         upstreamRequestId: result.upstreamRequestId,
         filledMaxTokens: this.metering.filledMaxTokens(call, target.candidate),
       }),
@@ -103,8 +113,9 @@ export class ChatService {
   /**
    * Forward chunks as they arrive (a batch per upstream read), naming the public model; end with
    * the usage chunk; bill exactly once, also when the client goes away or the upstream breaks.
+   * Also for other services' chat attempts (as settleCompletion).
    */
-  private async *relay(
+  async *relayChunks(
     first: ChatStreamEvent[],
     rest: AsyncIterator<ChatStreamEvent[]>,
     context: ChatCallContext,
@@ -148,7 +159,7 @@ function callSize(request: ChatRequestBody): ChatCallSize {
 }
 
 /** The request as the upstream gets it: no cap fields (the provider writes the one reserved for), no gateway controls. */
-function upstreamRequest(request: ChatRequestBody, candidate: RouteCandidate): ChatRequest {
+export function upstreamRequest(request: ChatRequestBody, candidate: RouteCandidate): ChatRequest {
   return { ...withoutOutputCaps(withoutGatewayControlFields(request)), model: candidate.upstreamModel } as ChatRequest;
 }
 

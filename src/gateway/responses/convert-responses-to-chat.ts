@@ -11,6 +11,7 @@ import { isObject, type Json } from "../../json/json-values.js";
 import type { JsonObject } from "../../providers/chat-types.js";
 import type { ChatRequestBody } from "../chat/chat-request.js";
 import { InvalidRequestError } from "../errors.js";
+import { convertedParamsIgnored } from "./converted-params.js";
 import type { ResponsesRequest } from "./responses-request.js";
 import { SEARCH_FUNCTION_NAME, searchFunctionTool, WEB_SEARCH_TOOL_TYPES } from "./web-search-tool.js";
 
@@ -23,6 +24,8 @@ export interface ConvertedRequest {
   droppedTools: string[];
   /** The request had a web_search tool and the model is offered gw's search function for it. */
   searchOffered: boolean;
+  /** Hints a chat completion cannot carry, left out, for the warning header (converted-params.ts). */
+  paramsIgnored: string[];
 }
 
 /** An item the model is to see, and where it came from (`input[2]`), for the message of a 400. */
@@ -34,9 +37,12 @@ export interface PlacedItem {
 /**
  * `items`: the conversation so far (a previous response's, then this request's input), item_references resolved.
  * `serveWebSearch`: gw can search for this caller; otherwise web_search tools are left out.
+ * `provider`: the route's provider the chat completion goes to, named when a parameter is refused
+ * (none when the model has no route: the chat call then answers that).
  */
-export function convertResponsesToChat(request: ResponsesRequest, items: readonly PlacedItem[], serveWebSearch = false): ConvertedRequest {
+export function convertResponsesToChat(request: ResponsesRequest, items: readonly PlacedItem[], serveWebSearch = false, provider?: string): ConvertedRequest {
   if (request.background) throw new InvalidRequestError("background responses are not supported by this gateway.", { param: "background" });
+  const paramsIgnored = provider === undefined ? [] : convertedParamsIgnored(request, provider);
   const messages: JsonObject[] = [];
   if (request.instructions) messages.push({ role: "system", content: request.instructions });
   for (const { item, at } of items) addItem(messages, item, at);
@@ -63,7 +69,7 @@ export function convertResponsesToChat(request: ResponsesRequest, items: readonl
   }
   const effort = request.reasoning?.effort;
   if (effort) chat.reasoning_effort = effort;
-  return { chat: chat as ChatRequestBody, droppedTools: dropped, searchOffered };
+  return { chat: chat as ChatRequestBody, droppedTools: dropped, searchOffered, paramsIgnored };
 }
 
 function addItem(messages: JsonObject[], item: Json, at: string): void {

@@ -7,15 +7,15 @@
 // A hosted web_search tool is served with gw's own search providers when the caller reaches one:
 // each model call that asks for searches is followed by the searches and another model call, up
 // to MAX_SEARCH_ROUNDS (docs/decisions.md §19).
-import { type Json, parseJsonObject } from "../../json/json-values.js";
-import type { ChatChunk } from "../../providers/chat-types.js";
+import type { Json } from "../../json/json-values.js";
 import type { ResponseStore } from "../../store/response-records.js";
 import type { ChatRequestBody } from "../chat/chat-request.js";
 import type { ChatCallContext, ChatService } from "../chat/chat-service.js";
 import { GatewayError } from "../errors.js";
 import { ChatStreamToResponseEvents, type ResponseStreamEvent } from "./chat-stream-to-response-events.js";
 import { addUsage, convertChatToResponse, itemId, messageItem, newResponseId, type ResponseUsage, responseUsage } from "./convert-chat-to-response.js";
-import { convertResponsesToChat } from "./convert-responses-to-chat.js";
+import { type ConvertedRequest, convertResponsesToChat } from "./convert-responses-to-chat.js";
+import type { NativeResponses } from "./native-responses.js";
 import { type Conversation, conversationOf, storedResponseOf } from "./response-conversation.js";
 import type { ResponsesRequest } from "./responses-request.js";
 import {
@@ -37,6 +37,8 @@ export interface ResponsesAnswer {
   filledMaxTokens?: number;
   /** Hosted tool types left out of the upstream call (said in a response header). */
   droppedTools: string[];
+  /** Hints a chat completion cannot carry, left out of the upstream call (said in a response header). */
+  paramsIgnored: string[];
 }
 
 export interface CreatedResponse extends ResponsesAnswer {
@@ -64,23 +66,33 @@ export class ResponsesService {
     private readonly store: ResponseStore,
     /** The server's log: a response that could not be stored. */
     private readonly warn: (message: string) => void,
+    /** Routes that reach an upstream speaking /v1/responses natively (native-responses.ts). */
+    private readonly native: NativeResponses,
   ) {}
 
   async create(request: ResponsesRequest, context: ResponsesCallContext): Promise<CreatedResponse> {
     const id = newResponseId();
     const createdAt = nowSeconds();
     const conversation = await conversationOf(request, context.caller.agent.id, id, this.store);
-    const { chat, droppedTools, searchOffered } = convertResponsesToChat(request, conversation.items, this.searchServed(request, context));
+    const convert = () => this.converted(request, conversation, context);
+    const first = this.native.reaches(request.model, context)
+      ? await this.native.create(request, conversation, { id, createdAt, model: request.model }, context, convert)
+      : undefined;
+    if (first && "native" in first) {
+      await this.keep(request, context, conversation, first.native.body);
+      return { ...first.native, droppedTools: [], paramsIgnored: [] };
+    }
+    const { chat, droppedTools, searchOffered, paramsIgnored } = first?.converted ?? convert();
     // The items and usage of the model calls that searched, before the one that answers.
     const earlier: { output: Json[]; usage?: ResponseUsage } = { output: [] };
     let call = chat;
     for (let round = 0; ; round++) {
-      const completed = await this.chat.complete({ ...call, stream: false }, context);
+      const completed = round === 0 && first ? first.chat : await this.chat.complete({ ...call, stream: false }, context);
       const searching = searchOffered && round < MAX_SEARCH_ROUNDS ? searchRoundOf(completed.body) : undefined;
       if (!searching) {
         const body = convertChatToResponse(request, completed.body, { id, createdAt, model: completed.body.model }, earlier);
         await this.keep(request, context, conversation, body);
-        return { body, upstreamRequestId: completed.upstreamRequestId, filledMaxTokens: completed.filledMaxTokens, droppedTools };
+        return { body, upstreamRequestId: completed.upstreamRequestId, filledMaxTokens: completed.filledMaxTokens, droppedTools, paramsIgnored };
       }
       if (searching.text !== "") earlier.output.push(messageItem(itemId("msg", id, "o", earlier.output.length), searching.text, "completed"));
       const outcomes: SearchOutcome[] = [];
@@ -100,16 +112,29 @@ export class ResponsesService {
   async stream(request: ResponsesRequest, context: ResponsesCallContext, log: (error: unknown) => void): Promise<StreamingResponse> {
     const id = newResponseId();
     const conversation = await conversationOf(request, context.caller.agent.id, id, this.store);
-    const { chat, droppedTools, searchOffered } = convertResponsesToChat(request, conversation.items, this.searchServed(request, context));
-    const streaming = await this.chat.stream({ ...chat, stream: true }, context);
+    const convert = () => this.converted(request, conversation, context);
+    const ended = (response: Json) => this.keep(request, context, conversation, response);
+    const first = this.native.reaches(request.model, context)
+      ? await this.native.stream(request, conversation, { id, createdAt: nowSeconds(), model: request.model }, context, convert, { ended, log })
+      : undefined;
+    if (first && "native" in first) return { ...first.native, droppedTools: [], paramsIgnored: [] };
+    const { chat, droppedTools, searchOffered, paramsIgnored } = first?.converted ?? convert();
+    const streaming = first?.chat ?? (await this.chat.stream({ ...chat, stream: true }, context));
     const converter = new ChatStreamToResponseEvents(request, { id, createdAt: nowSeconds(), model: request.model });
     const searching = searchOffered ? { chat, context } : undefined;
     return {
-      events: this.relay(streaming.chunks, converter, log, (response) => this.keep(request, context, conversation, response), searching),
+      events: this.relay(streaming.chunks, converter, log, ended, searching),
       upstreamRequestId: streaming.upstreamRequestId,
       filledMaxTokens: streaming.filledMaxTokens,
       droppedTools,
+      paramsIgnored,
     };
+  }
+
+  /** The request as a chat completion, for the route's chat upstreams. */
+  private converted(request: ResponsesRequest, conversation: Conversation, context: ResponsesCallContext): ConvertedRequest {
+    const provider = this.native.convertedProvider(request.model, context);
+    return convertResponsesToChat(request, conversation.items, this.searchServed(request, context), provider);
   }
 
   /** Whether a hosted web_search the request names is served (asked only when it names one: most requests do not). */
@@ -164,10 +189,7 @@ export class ResponsesService {
       for (let round = 0; ; round++) {
         for await (const batch of chunks) {
           const events: ResponseStreamEvent[] = [];
-          for (const text of batch) {
-            const chunk = parseJsonObject(text);
-            if (chunk) events.push(...converter.push(chunk as ChatChunk));
-          }
+          for (const json of batch) converter.pushJson(json, events);
           if (events.length > 0) yield events;
         }
         const searches = searching && round < MAX_SEARCH_ROUNDS ? converter.searchRound() : undefined;

@@ -4,6 +4,7 @@ import { createOpenAISpeech, createOpenAITranscription } from "./openai-audio.js
 import { createOpenAIChat } from "./openai-chat.js";
 import { createOpenAIEmbeddings } from "./openai-embeddings.js";
 import { createOpenAIImages } from "./openai-images.js";
+import { createOpenAIResponses } from "./openai-responses.js";
 import { createOpenAIVideo } from "./openai-video.js";
 
 export const openaiProvider = defineProvider({
@@ -19,6 +20,8 @@ export const openaiProvider = defineProvider({
       speech: createOpenAISpeech(context),
       video: createOpenAIVideo(context),
       embeddings: createOpenAIEmbeddings(context),
+      // Only where the config says the upstream speaks /v1/responses: most compatible servers do not.
+      responses: context.config.responsesApi ? createOpenAIResponses(context) : undefined,
     };
   },
 });

@@ -17,6 +17,9 @@ export const RESPONSES_PATH = "/v1/responses";
 /** Hosted tools a client sent that gw does not serve for it, left out of the call (docs/decisions.md §19). */
 export const TOOLS_LEFT_OUT_HEADER = "x-service-tools-left-out";
 
+/** Hints a chat completion cannot carry, left out of the call (docs/decisions.md §19). */
+export const PARAMS_IGNORED_HEADER = "x-service-params-ignored";
+
 export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogger): void {
   app.post(RESPONSES_PATH, async (event) => {
     const requestId = requestIdOf(event);
@@ -64,5 +67,6 @@ function answerHeaders(answer: ResponsesAnswer): Record<string, string> {
   if (answer.upstreamRequestId) headers["x-service-upstream-trace-id"] = answer.upstreamRequestId;
   if (answer.filledMaxTokens !== undefined) headers[FILLED_MAX_TOKENS_HEADER] = String(answer.filledMaxTokens);
   if (answer.droppedTools.length > 0) headers[TOOLS_LEFT_OUT_HEADER] = answer.droppedTools.join(", ");
+  if (answer.paramsIgnored.length > 0) headers[PARAMS_IGNORED_HEADER] = answer.paramsIgnored.join(", ");
   return headers;
 }
