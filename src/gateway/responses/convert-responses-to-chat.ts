@@ -37,12 +37,17 @@ export interface PlacedItem {
 /**
  * `items`: the conversation so far (a previous response's, then this request's input), item_references resolved.
  * `serveWebSearch`: gw can search for this caller; otherwise web_search tools are left out.
- * `provider`: the route's provider the chat completion goes to, named when a parameter is refused
- * (none when the model has no route: the chat call then answers that).
+ * `providerOf`: the route's provider the chat completion goes to, asked only to name it when a
+ * parameter is refused (none when the model has no route: the chat call then answers that).
  */
-export function convertResponsesToChat(request: ResponsesRequest, items: readonly PlacedItem[], serveWebSearch = false, provider?: string): ConvertedRequest {
+export function convertResponsesToChat(
+  request: ResponsesRequest,
+  items: readonly PlacedItem[],
+  serveWebSearch = false,
+  providerOf: () => string | undefined = () => undefined,
+): ConvertedRequest {
   if (request.background) throw new InvalidRequestError("background responses are not supported by this gateway.", { param: "background" });
-  const paramsIgnored = provider === undefined ? [] : convertedParamsIgnored(request, provider);
+  const paramsIgnored = convertedParamsIgnored(request, providerOf);
   const messages: JsonObject[] = [];
   if (request.instructions) messages.push({ role: "system", content: request.instructions });
   for (const { item, at } of items) addItem(messages, item, at);

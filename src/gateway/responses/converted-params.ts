@@ -39,13 +39,17 @@ const HONOURED_INCLUDES = new Set(["web_search_call.action.sources", "message.in
 /** `include` values that ask for what a converted upstream does not return: reasoning items (it returns none to carry it). */
 const HINT_INCLUDES = new Set(["reasoning.encrypted_content"]);
 
-/** The hints of the request that are not sent upstream, by name, for the warning header. Throws a 400 for what cannot be honoured. */
-export function convertedParamsIgnored(request: ResponsesRequest, provider: string): string[] {
-  refuseUnless(request.truncation === undefined || request.truncation === null || request.truncation === "disabled", "truncation", provider);
-  refuseUnless(request.top_logprobs === undefined || request.top_logprobs === null || request.top_logprobs === 0, "top_logprobs", provider);
-  refuseUnless(request.max_tool_calls === undefined || request.max_tool_calls === null, "max_tool_calls", provider);
-  refuseUnless(request.conversation === undefined || request.conversation === null, "conversation", provider);
-  refuseUnless(request.prompt === undefined || request.prompt === null, "prompt", provider);
+/**
+ * The hints of the request that are not sent upstream, by name, for the warning header. Throws a
+ * 400 for what cannot be honoured, naming `providerOf()` (asked only then: it resolves the route);
+ * none when the model has no route (the chat call answers that).
+ */
+export function convertedParamsIgnored(request: ResponsesRequest, providerOf: () => string | undefined): string[] {
+  refuseUnless(request.truncation === undefined || request.truncation === null || request.truncation === "disabled", "truncation", providerOf);
+  refuseUnless(request.top_logprobs === undefined || request.top_logprobs === null || request.top_logprobs === 0, "top_logprobs", providerOf);
+  refuseUnless(request.max_tool_calls === undefined || request.max_tool_calls === null, "max_tool_calls", providerOf);
+  refuseUnless(request.conversation === undefined || request.conversation === null, "conversation", providerOf);
+  refuseUnless(request.prompt === undefined || request.prompt === null, "prompt", providerOf);
 
   const ignored: string[] = [];
   for (const [field, value] of Object.entries(request)) {
@@ -56,15 +60,17 @@ export function convertedParamsIgnored(request: ResponsesRequest, provider: stri
   if (isObject(request.text)) for (const field of Object.keys(request.text)) if (field !== "format") ignored.push(`text.${field}`);
   (request.include ?? []).forEach((value, index) => {
     if (HINT_INCLUDES.has(value)) ignored.push(`include=${value}`);
-    else refuseUnless(HONOURED_INCLUDES.has(value), `include[${index}]`, provider, `'${value}' cannot be included`);
+    else refuseUnless(HONOURED_INCLUDES.has(value), `include[${index}]`, providerOf, `'${value}' cannot be included`);
   });
   return ignored;
 }
 
 const REFUSED_FIELDS = new Set(["truncation", "top_logprobs", "max_tool_calls", "conversation", "prompt"]);
 
-function refuseUnless(honoured: boolean, param: string, provider: string, what = `'${param}' is not supported`): void {
+function refuseUnless(honoured: boolean, param: string, providerOf: () => string | undefined, what = `'${param}' is not supported`): void {
   if (honoured) return;
+  const provider = providerOf();
+  if (provider === undefined) return;
   throw new InvalidRequestError(`${what} on provider '${provider}': gw serves /v1/responses there over chat completions, which cannot honour it.`, {
     param,
     provider,

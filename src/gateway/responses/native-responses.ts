@@ -73,7 +73,7 @@ export class NativeResponses {
    */
   reaches(model: string, context: ChatCallContext): boolean {
     const providers = this.shared.providers();
-    if (![...providers.values()].some((provider) => provider.responses)) return false;
+    if (!hasNativeProvider(providers.values())) return false;
     try {
       const candidates = resolveRoutes(this.shared.config(), model, { planName: context.caller.agent.plan, plan: context.plan });
       return candidates.some((candidate) => providers.get(candidate.provider)?.responses !== undefined);
@@ -285,4 +285,10 @@ async function firstBatch<T>(iterator: AsyncIterator<T[]>, provider: string): Pr
   const first = await iterator.next();
   if (first.done) throw new UpstreamNetworkError(provider, "invalid_response", "the stream ended before any event");
   return first.value;
+}
+
+/** Whether any configured provider speaks the Responses API (asked per request: no array built). */
+function hasNativeProvider(providers: Iterable<Provider>): boolean {
+  for (const provider of providers) if (provider.responses) return true;
+  return false;
 }

@@ -133,8 +133,8 @@ export class ResponsesService {
 
   /** The request as a chat completion, for the route's chat upstreams. */
   private converted(request: ResponsesRequest, conversation: Conversation, context: ResponsesCallContext): ConvertedRequest {
-    const provider = this.native.convertedProvider(request.model, context);
-    return convertResponsesToChat(request, conversation.items, this.searchServed(request, context), provider);
+    const providerOf = () => this.native.convertedProvider(request.model, context);
+    return convertResponsesToChat(request, conversation.items, this.searchServed(request, context), providerOf);
   }
 
   /** Whether a hosted web_search the request names is served (asked only when it names one: most requests do not). */
