@@ -12,7 +12,7 @@ import type { ResponsesRequest } from "./responses-request.js";
 export interface Conversation {
   /** What the model sees, in order, each with where it came from. */
   items: PlacedItem[];
-  /** This request's input items as stored: typed, with ids (items the client named keep theirs). */
+  /** This request's input items as stored: typed, with ids (items the client named keep theirs); as sent for `store: false`. */
   input: Json[];
   /** The previous response's items (its input, then its output), as stored. */
   history: Json[];
@@ -24,7 +24,8 @@ export async function conversationOf(request: ResponsesRequest, agentId: string,
   const input: Json[] = [];
   for (const [index, item] of raw.entries()) {
     const resolved = item.type === "item_reference" ? await referencedItem(store, agentId, item, `input[${index}]`) : item;
-    input.push(storedItem(resolved, responseId, history.length + index));
+    // Nothing is kept for `store: false`: the item goes to the conversion as it came.
+    input.push(request.store === false ? resolved : storedItem(resolved, responseId, history.length + index));
   }
   return {
     items: [...history.map((item) => ({ item, at: "previous_response_id" })), ...input.map((item, index) => ({ item, at: `input[${index}]` }))],
