@@ -19,12 +19,14 @@ say "building"
 npm run build --silent
 
 # Local engines from the OS (speech, OCR, audio/video). Optional: gw runs without them and
-# `gw doctor` reports what is missing.
-engines=(espeak-ng tesseract-ocr ffmpeg)
+# `gw doctor` reports what is missing. redis-server is for the tests of gw's Redis state (and a
+# single-machine Redis); gw's embedded default does not need it.
+engines=(espeak-ng tesseract-ocr ffmpeg redis-server)
 missing=()
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing OS engines: ${missing[*]}"

@@ -100,7 +100,8 @@ export class FileResponseStore implements ResponseStore {
   }
 }
 
-function isStoredResponse(value: unknown): value is StoredResponse {
+/** A document read back (a file, a Redis value) that has every field of a stored response. */
+export function isStoredResponse(value: unknown): value is StoredResponse {
   return (
     isObject(value) &&
     typeof value.id === "string" &&
