@@ -7,6 +7,7 @@ import { homePaths, resolveHome } from "../src/config/paths.js";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../src/server/server-logger.js";
 import { type RunningServer, startServer } from "../src/server/start-server.js";
 import type { TlsOptions } from "../src/server/tls-setup.js";
+import { type ServeLock, ServeLockedError, takeServeLock } from "../src/store/serve-lock.js";
 
 export default class Serve extends GwCommand {
   static override summary = "Start the gateway server.";
@@ -59,6 +60,16 @@ export default class Serve extends GwCommand {
         return this.exit(1);
       }
     }
+    let lock: ServeLock;
+    try {
+      lock = await takeServeLock(homePaths(home).dataDir);
+    } catch (error) {
+      if (!(error instanceof ServeLockedError)) throw error;
+      process.stderr.write(
+        `gw serve: ${error.message} (${home}): stop it first. Two servers on one home would each hold their own credit reservations and spend past the balances.\n`,
+      );
+      return this.exit(1);
+    }
     let server: RunningServer;
     try {
       server = await startServer({
@@ -70,15 +81,23 @@ export default class Serve extends GwCommand {
         tls,
       });
     } catch (error) {
+      lock.release();
       // One plain line (oclif's error box wraps long paths), then a non-zero exit.
       process.stderr.write(`gw serve: ${listenFailure(error, homePaths(home).config) ?? (error as Error).message}\n`);
       return this.exit(1);
     }
+    lock.listening(server.url);
     process.stdout.write(`listening on ${server.url}\n`);
     const stop = () => {
       server.shutdown().then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => {
+          lock.release();
+          process.exit(0);
+        },
+        () => {
+          lock.release();
+          process.exit(1);
+        },
       );
     };
     process.once("SIGTERM", stop);
