@@ -3,12 +3,13 @@
 // server that stopped, or was killed, leaves the home free at once; an owner file nobody keeps
 // fresh, or whose process is gone, does not block.
 import { spawn } from "node:child_process";
-import { existsSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import test from "ava";
 import { homePaths } from "../src/config/paths.js";
 import { runningOwner, serveLockFile } from "../src/store/serve-lock.js";
+import { gw } from "./_gw-cli.js";
 import { gwBin, makeHome, spawnServe } from "./helpers/gateway-harness.js";
 
 /** `gw serve` expected to refuse: its exit code and what it said. */
@@ -84,4 +85,23 @@ test("an owner on another host blocks while it keeps its file fresh, not after; 
   t.teardown(() => serve.child.kill("SIGKILL"));
   t.is((await fetch(`${serve.url}/health`)).status, 200);
   t.is(path.basename(file), "serve.json");
+});
+
+test("gw restore --force refuses a home whose server runs, and changes nothing in it", async (t) => {
+  const source = await makeHome();
+  const archive = `${source}-backup.tar.gz`;
+  const backup = await gw(["backup", "--home", source, "--output", archive]);
+  t.is(backup.code, 0, backup.stderr);
+  const home = await makeHome();
+  const serve = await spawnServe(home);
+  t.teardown(() => serve.child.kill("SIGKILL"));
+  const restore = await gw(["restore", archive, "--home", home, "--force"]);
+  t.is(restore.code, 1);
+  t.regex(restore.stderr, new RegExp(`a gw serve \\(pid ${serve.child.pid} .*\\) is running on .*: stop it first`));
+  t.is((await fetch(`${serve.url}/health`)).status, 200);
+  t.deepEqual(
+    readdirSync(home).filter((name) => name.startsWith(".gw-replaced")),
+    [],
+    "nothing moved aside",
+  );
 });

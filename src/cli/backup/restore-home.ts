@@ -10,6 +10,7 @@ import { createBlobStore } from "../../blobs/create-blob-store.js";
 import { loadConfigFile } from "../../config/load-config.js";
 import { homePaths } from "../../config/paths.js";
 import { MetadataStore } from "../../store/metadata-store.js";
+import { runningOwner } from "../../store/serve-lock.js";
 import { UsageLog } from "../../store/usage-log.js";
 import { CliError } from "../cli-error.js";
 import type { BackupManifest } from "./backup-manifest.js";
@@ -31,6 +32,11 @@ export interface RestoreResult {
 export async function restoreHome(archive: string, homeDirectory: string, options: { force: boolean; now?: Date }): Promise<RestoreResult> {
   const home = path.resolve(homeDirectory);
   const present = await homeEntries(home);
+  const server = runningOwner(homePaths(home).dataDir);
+  if (server) {
+    // Its files would be swapped under it, and it would go on with the old balances in memory.
+    throw new CliError(`a gw serve (pid ${server.pid} on ${server.host}${server.url ? `, ${server.url}` : ""}) is running on ${home}: stop it first`);
+  }
   if (present.length > 0 && !options.force) {
     throw new CliError(
       `${home} is not empty (${present.slice(0, 5).join(", ")}${present.length > 5 ? " ..." : ""}): restore into an empty or new folder, ` +
