@@ -1,10 +1,12 @@
 // The blob store named by the config's `storage.driver`: "fs" (default, streaming, under
-// $GW_HOME/data/blobs unless `storage.options.base` says otherwise) or any unstorage builtin
-// driver by name ("s3", "redis", "memory" ...) with `storage.options` as its options.
+// $GW_HOME/data/blobs unless `storage.options.base` says otherwise), "s3" (the gateway's own
+// streaming S3 driver, s3-stream-driver.ts), or any other unstorage builtin driver by name
+// ("redis", "memory" ...) with `storage.options` as its options.
 import path from "node:path";
 import { builtinDrivers, createStorage, type Driver } from "unstorage";
 import type { BlobStore } from "./blob-store.js";
 import { streamingFsDriver } from "./fs-stream-driver.js";
+import { streamingS3Driver } from "./s3-stream-driver.js";
 import { UnstorageBlobStore } from "./unstorage-blob-store.js";
 
 export interface BlobStoreSettings {
@@ -22,6 +24,8 @@ async function loadDriver(settings: BlobStoreSettings, defaultBase: string): Pro
     const base = typeof settings.options.base === "string" ? path.resolve(settings.options.base) : defaultBase;
     return streamingFsDriver({ ...settings.options, base });
   }
+  // Before the builtin lookup: unstorage's own s3 driver holds whole files in memory.
+  if (settings.driver === "s3") return streamingS3Driver(settings.options);
   // Only unstorage's own driver modules: the name never becomes an arbitrary import path.
   const drivers = builtinDrivers as Record<string, string>;
   const specifier = Object.hasOwn(drivers, settings.driver) ? drivers[settings.driver] : undefined;
