@@ -361,15 +361,15 @@ test("the blob store itself: keys listed back under the prefix, removing a missi
   }
 });
 
-test("wrong credentials: an upload is answered 500 {message} without a secret, /ready names the blob store, the log names the store's refusal", async (t) => {
+test("wrong credentials: an upload is answered 503 {message} naming the store's refusal without a secret, /ready names the blob store, the log has the detail", async (t) => {
   const wrongHome = await s3Home(s3Options(bucket.endpoint, { accessKeyId: "NOT-A-KEY", secretAccessKey: SECRET }));
   const wrong = await startTestGateway(wrongHome);
   try {
     const key = await addKey(wrongHome, "refused", "pro");
     const linesBefore = quietLogger.lines.length;
     const answer = await storageApi(wrong, key).upload("x.bin", randomBytes(1024));
-    t.is(answer.status, 500, answer.text);
-    t.deepEqual(Object.keys(answer.body), ["message"]);
+    t.is(answer.status, 503, answer.text);
+    t.deepEqual(answer.body, { message: "The file store could not serve this request (S3 PutObject: InvalidAccessKeyId); try again later." });
     t.false(answer.text.includes(SECRET));
     t.deepEqual((await storageApi(wrong, key).list()).body.data, []);
 
@@ -385,7 +385,7 @@ test("wrong credentials: an upload is answered 500 {message} without a secret, /
   }
 });
 
-test("a store that cannot be reached: downloads and uploads are answered 500 {message}, not a hang, no secret", async (t) => {
+test("a store that cannot be reached: downloads and uploads are answered 503 {message} naming the cause, not a hang, no secret", async (t) => {
   const doomed = await startBucket();
   const doomedHome = await s3Home(s3Options(doomed.endpoint));
   const running = await startTestGateway(doomedHome);
@@ -398,14 +398,14 @@ test("a store that cannot be reached: downloads and uploads are answered 500 {me
     const linesBefore = quietLogger.lines.length;
 
     const download = await fetch(link);
-    t.is(download.status, 500);
+    t.is(download.status, 503);
     const downloadBody = await download.text();
-    t.deepEqual(Object.keys(JSON.parse(downloadBody)), ["message"]);
+    t.deepEqual(JSON.parse(downloadBody), { message: "The file store could not serve this request (S3 GetObject: ECONNREFUSED); try again later." });
     t.false(downloadBody.includes(SECRET));
 
     const upload = await api.upload("new.txt", "no store to take it", "text/plain");
-    t.is(upload.status, 500, upload.text);
-    t.deepEqual(Object.keys(upload.body), ["message"]);
+    t.is(upload.status, 503, upload.text);
+    t.regex(upload.body.message, /^The file store could not serve this request \(S3 (PutObject|CreateMultipartUpload): ECONNREFUSED\); try again later\.$/);
     t.false(upload.text.includes(SECRET));
 
     const logged = quietLogger.lines.slice(linesBefore).join("\n");
@@ -416,7 +416,7 @@ test("a store that cannot be reached: downloads and uploads are answered 500 {me
   }
 });
 
-test("a store that takes the connection and never answers: the upload is answered 500 {message} once storage.options.timeoutMs has passed", async (t) => {
+test("a store that takes the connection and never answers: the upload is answered 503 {message} once storage.options.timeoutMs has passed", async (t) => {
   const silent = net.createServer(() => undefined);
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
   const port = (silent.address() as AddressInfo).port;
@@ -425,8 +425,8 @@ test("a store that takes the connection and never answers: the upload is answere
   try {
     const linesBefore = quietLogger.lines.length;
     const upload = await storageApi(running, await addKey(silentHome, "waiting", "pro")).upload("w.txt", "never stored", "text/plain");
-    t.is(upload.status, 500, upload.text);
-    t.deepEqual(Object.keys(upload.body), ["message"]);
+    t.is(upload.status, 503, upload.text);
+    t.deepEqual(upload.body, { message: "The file store could not serve this request (S3 PutObject: no answer within 300 ms); try again later." });
     t.regex(quietLogger.lines.slice(linesBefore).join("\n"), /S3 PutObject gw-blobs\/tenant-a\/\S+ at 127\.0\.0\.1:\d+ did not answer within 300 ms/);
   } finally {
     await running.shutdown();

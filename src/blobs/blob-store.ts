@@ -25,6 +25,22 @@ export interface BlobStore {
   close(): Promise<void>;
 }
 
+/**
+ * The store behind the blobs failed a call (refused it, or did not answer): the gateway answers
+ * 503 naming `reason`, which says what failed and why in words safe to show a client (no bucket,
+ * host, key or credential); the message, with those, is for the log.
+ */
+export class BlobStoreFailure extends Error {
+  constructor(
+    message: string,
+    /** `S3 PutObject: InvalidAccessKeyId`, `S3 GetObject: ECONNREFUSED` ... */
+    readonly reason: string,
+  ) {
+    super(message);
+    this.name = "BlobStoreFailure";
+  }
+}
+
 const KEY_PATTERN = /^[A-Za-z0-9_-]{1,64}(?::[A-Za-z0-9_-]{1,64}){0,3}$/;
 
 /** `agent:file` for the gateway's own ids; anything else is a programming error. */

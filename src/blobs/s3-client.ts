@@ -7,17 +7,20 @@
 import type { Readable } from "node:stream";
 import { AwsClient } from "aws4fetch";
 import { type Dispatcher, request } from "undici";
+import { BlobStoreFailure } from "./blob-store.js";
 import type { S3Settings } from "./s3-settings.js";
 
-export class S3RequestError extends Error {
+export class S3RequestError extends BlobStoreFailure {
   constructor(
     message: string,
+    /** For a client: the action and the store's code or the network's (BlobStoreFailure). */
+    reason: string,
     /** The HTTP status the store answered, when it answered. */
     readonly status?: number,
     /** The store's error code (`NoSuchKey`, `InvalidAccessKeyId` ...), when it said one. */
     readonly code?: string,
   ) {
-    super(message);
+    super(message, reason);
     this.name = "S3RequestError";
   }
 }
@@ -136,15 +139,24 @@ export class S3Client {
     const code = xmlValue(text, "Code");
     const message = xmlValue(text, "Message")?.slice(0, MAX_QUOTED);
     const detail = code ? `${code}${message ? `: ${message}` : ""}` : `HTTP ${status}`;
-    return new S3RequestError(`${this.what(call)} was refused: ${detail}`, status, code);
+    return new S3RequestError(`${this.what(call)} was refused: ${detail}`, `S3 ${call.action}: ${code?.slice(0, 64) ?? `HTTP ${status}`}`, status, code);
   }
 
   /** The store did not answer (refused connection, DNS, timeout, a cut answer). */
   private failure(call: S3Call, error: unknown, timer: Deadline): S3RequestError {
     if (error instanceof S3RequestError) return error;
-    if (timer.expired) return new S3RequestError(`${this.what(call)} did not answer within ${this.settings.timeoutMs} ms`);
+    if (timer.expired) {
+      return new S3RequestError(
+        `${this.what(call)} did not answer within ${this.settings.timeoutMs} ms`,
+        `S3 ${call.action}: no answer within ${this.settings.timeoutMs} ms`,
+      );
+    }
     const reason = errorCode(error) ?? errorCode((error as { cause?: unknown } | null)?.cause) ?? (error instanceof Error ? error.message : String(error));
-    return new S3RequestError(`${this.what(call)} failed: the store could not be reached (${reason.slice(0, MAX_QUOTED)})`);
+    const networkCode = errorCode(error) ?? errorCode((error as { cause?: unknown } | null)?.cause) ?? "unreachable";
+    return new S3RequestError(
+      `${this.what(call)} failed: the store could not be reached (${reason.slice(0, MAX_QUOTED)})`,
+      `S3 ${call.action}: ${networkCode}`,
+    );
   }
 }
 

@@ -200,6 +200,9 @@ export class EndpointRemovedError extends apiError(410, "invalid_request_error",
 
 export class ProviderNotConfiguredError extends apiError(503, "service_unavailable", "provider_not_configured") {}
 
+/** The file store (the blobs' backend: an S3 bucket ...) refused a call or did not answer. */
+export class StorageUnavailableError extends apiError(503, "service_unavailable", "storage_unavailable") {}
+
 /** A local engine (ffprobe ...) is installed but too busy to answer: try again shortly, nothing is misconfigured. */
 export class EngineBusyError extends apiError(503, "service_unavailable", "engine_busy") {
   constructor(message: string, options: { provider?: string } = {}) {

@@ -5,6 +5,7 @@
 import { HTTPError, HTTPResponse } from "h3";
 import { ExpiredApiKeyError, GatewayError, InternalError, InvalidApiKeyError, MalformedRequestError, UpstreamPassthroughError } from "../gateway/errors.js";
 import { messagesErrorType } from "../gateway/messages/chat-stream-to-messages-events.js";
+import { storageUnavailableOf } from "../gateway/storage/blob-store-failures.js";
 
 export type ErrorDialect = "gateway" | "messages" | "storage";
 
@@ -14,8 +15,11 @@ export function errorResponse(error: unknown, requestId: string, dialect: ErrorD
     const contentType = dialect === "messages" ? "application/json" : error.contentType;
     return new HTTPResponse(body, { status: error.status, headers: { "content-type": contentType, "x-request-id": requestId } });
   }
-  const gatewayError = error instanceof GatewayError ? error : (clientErrorOf(error) ?? new InternalError("The gateway failed to handle this request."));
-  if (gatewayError instanceof InternalError && !(error instanceof GatewayError)) log(error);
+  const storeFailure = error instanceof GatewayError ? undefined : storageUnavailableOf(error);
+  const gatewayError =
+    error instanceof GatewayError ? error : (storeFailure ?? clientErrorOf(error) ?? new InternalError("The gateway failed to handle this request."));
+  // The store's failure in full (bucket, host, its message) is the operator's: logged, not answered.
+  if ((gatewayError instanceof InternalError || storeFailure) && !(error instanceof GatewayError)) log(error);
   const body =
     dialect === "messages"
       ? messagesBody(gatewayError.status, messagesMessage(gatewayError))

@@ -1,9 +1,11 @@
 // Opening a stored file's bytes for a download. Whatever is wrong with them on disk is found
-// before the answer starts, so the client gets a `{message}` 500 and the log gets the cause under
-// the request's id: once a 200 is under way a failure can only cut the body short (and srvx
+// before the answer starts, so the client gets a `{message}` 500 (503 when the store refused or
+// did not answer) and the log gets the cause under the request's id: once a 200 is under way a failure can only cut the body short (and srvx
 // answers a read failing before the first byte with a bare 500 that nobody logs).
+
 import type { Readable } from "node:stream";
 import type { FileRecord } from "../../store/file-records.js";
+import { storageUnavailableOf } from "./blob-store-failures.js";
 import { blobKeyOf, type StorageContext } from "./storage-context.js";
 import { FileNotFoundError, StoredBytesUnreadableError } from "./storage-errors.js";
 
@@ -15,7 +17,8 @@ export async function openStoredBytes(
   const key = blobKeyOf(record);
   const unreadable = (cause: unknown) => {
     logFault(context, cause, requestId);
-    return new StoredBytesUnreadableError();
+    // A store that refused or did not answer is not a lost file: 503, try again.
+    return storageUnavailableOf(cause) ?? new StoredBytesUnreadableError();
   };
   let blob: { body: Readable; sizeBytes: number } | null;
   try {
