@@ -6,6 +6,7 @@ import { initHome, isInitialised } from "../src/config/init-home.js";
 import { homePaths, resolveHome } from "../src/config/paths.js";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../src/server/server-logger.js";
 import { type RunningServer, startServer } from "../src/server/start-server.js";
+import { readTlsPair } from "../src/server/tls-pair.js";
 import type { TlsOptions } from "../src/server/tls-setup.js";
 import { type ServeLock, ServeLockedError, takeServeLock } from "../src/store/serve-lock.js";
 
@@ -57,6 +58,16 @@ export default class Serve extends GwCommand {
         await initHome(home);
       } catch (error) {
         process.stderr.write(`gw serve: cannot create the home at ${home}: ${(error as Error).message}\n`);
+        return this.exit(1);
+      }
+    }
+    if (tls && "certFile" in tls) {
+      // Checked before the home is claimed: a start that cannot serve is refused for its files,
+      // whatever else runs on the home (startServer reads them again, and watches them).
+      try {
+        readTlsPair(tls.certFile, tls.keyFile);
+      } catch (error) {
+        process.stderr.write(`gw serve: ${(error as Error).message}\n`);
         return this.exit(1);
       }
     }
