@@ -8,7 +8,6 @@ import type { ChatCapability, ChatChunk, ChatStreamEvent, JsonObject } from "../
 import { withoutOutputCaps } from "../../providers/max-tokens.js";
 import type { MessagesCapability, NativeMessagesEvent } from "../../providers/messages-types.js";
 import type { Provider } from "../../providers/provider.js";
-import { UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureMessagesPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage, readMessagesUsage, type UsageReading } from "../billing/token-usage.js";
@@ -27,6 +26,7 @@ import {
   type MeteredCall,
   textSize,
 } from "../upstream-calls/chat-metering.js";
+import { firstBatch } from "../upstream-calls/first-batch.js";
 import type { AttemptTarget } from "../upstream-calls/upstream-attempts.js";
 import { ChatStreamToMessagesEvents, messagesErrorEvent, messagesErrorType } from "./chat-stream-to-messages-events.js";
 import { convertChatToMessages, convertChatUsage } from "./convert-chat-to-messages.js";
@@ -94,12 +94,12 @@ export class MessagesService {
       native: async (messages, upstream, options, candidate) => {
         const response = await messages.stream(forNativeUpstream(upstream, headers), { ...options, headers });
         const rest = response.events[Symbol.asyncIterator]();
-        return { source: { kind: "native", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
+        return { source: { kind: "native", first: await firstBatch(rest, candidate.provider), rest } as Source, upstreamRequestId: response.upstreamRequestId };
       },
       converted: async (chat, upstream, options, candidate) => {
         const response = await chat.stream({ ...convertMessagesToChat(upstream), stream: true }, options);
         const rest = response.chunks[Symbol.asyncIterator]();
-        return { source: { kind: "chat", ...(await firstBatch(rest, candidate.provider)), rest } as Source, upstreamRequestId: response.upstreamRequestId };
+        return { source: { kind: "chat", first: await firstBatch(rest, candidate.provider), rest } as Source, upstreamRequestId: response.upstreamRequestId };
       },
       answered: async (result, target, call) => {
         const events =
@@ -260,12 +260,6 @@ function upstreamRequest(request: MessagesRequest, candidate: RouteCandidate): U
 /** The usage object's fields, for merging message_start's and message_delta's. */
 function usageFields(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-async function firstBatch<T>(iterator: AsyncIterator<T[]>, provider: string): Promise<{ first: T[] }> {
-  const first = await iterator.next();
-  if (first.done) throw new UpstreamNetworkError(provider, "invalid_response", "the stream ended before any event");
-  return { first: first.value };
 }
 
 /** A failure after the stream started ends it with the native `error` event. */

@@ -10,7 +10,6 @@
 import type { Json } from "../../json/json-values.js";
 import type { ChatCapability, ChatRequest, ChatUsage } from "../../providers/chat-types.js";
 import type { Provider } from "../../providers/provider.js";
-import { UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { NativeResponsesEvent, ResponsesCallOptions, ResponsesCapability } from "../../providers/responses-types.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureChatPrompt } from "../billing/prompt-measure.js";
@@ -29,6 +28,7 @@ import {
   type RelayedText,
   textSize,
 } from "../upstream-calls/chat-metering.js";
+import { firstBatch } from "../upstream-calls/first-batch.js";
 import type { AttemptTarget } from "../upstream-calls/upstream-attempts.js";
 import { type ResponseIds, type ResponseUsage, responseUsage } from "./convert-chat-to-response.js";
 import type { ConvertedRequest } from "./convert-responses-to-chat.js";
@@ -280,12 +280,6 @@ const ZERO_USAGE: ResponseUsage = {
   output_tokens_details: { reasoning_tokens: 0 },
   total_tokens: 0,
 };
-
-async function firstBatch<T>(iterator: AsyncIterator<T[]>, provider: string): Promise<T[]> {
-  const first = await iterator.next();
-  if (first.done) throw new UpstreamNetworkError(provider, "invalid_response", "the stream ended before any event");
-  return first.value;
-}
 
 /** Whether any configured provider speaks the Responses API (asked per request: no array built). */
 function hasNativeProvider(providers: Iterable<Provider>): boolean {
