@@ -522,7 +522,10 @@ test.serial("a vendor's 400 passes through verbatim, unbilled; its 5xx is 502 na
   assertNoVendorKey(t, dgBad);
 
   t.is(rows().length, billed, "no usage row for a failed call");
-  t.is(gateway.gateway.ledger.used(gateway.gateway.store.data.agents.find((agent) => agent.name === "listener")!.id), sumCredits(rows()));
+  t.is(
+    (await gateway.gateway.ledger.planBalance(gateway.gateway.store.data.agents.find((agent) => agent.name === "listener")!.id, 0)).used,
+    sumCredits(rows()),
+  );
 });
 
 function sumCredits(list: UsageRow[]): number {

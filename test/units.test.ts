@@ -14,6 +14,7 @@ import { LatencyTracker } from "../src/gateway/routing/latency-tracker.js";
 import { resolveRoutes, weightedOrder } from "../src/gateway/routing/route-resolver.js";
 import { formatReset } from "../src/server/rate-limit-headers.js";
 import { generateApiKey, hashApiKey, KEY_PATTERN, visiblePrefix } from "../src/store/api-keys.js";
+import { LocalCreditStore } from "../src/store/local-credit-store.js";
 import type { KeyRecord } from "../src/store/records.js";
 import { UsageLog } from "../src/store/usage-log.js";
 import { tempSubdir } from "./helpers/temp-dirs.js";
@@ -128,18 +129,18 @@ test("pricing: cache reads and writes at their own prices, else at the input pri
 test("ledger: a key's monthly budget and its agent's plan both hold; the 402 names the one that ran out", async (t) => {
   const directory = tempSubdir("gw-ledger-", "usage");
   const log = UsageLog.open(directory);
-  const ledger = new CreditLedger(log, () => new Date("2026-03-15T00:00:00Z"));
+  const ledger = new CreditLedger(new LocalCreditStore(log), () => new Date("2026-03-15T00:00:00Z"));
   const budgeted = account("agent", 1000, { prefix: "gw_budget", budget: { credits: 100, period: "month" } });
   const unlimited = account("agent", 1000, { prefix: "gw_other" });
-  const first = ledger.reserve(budgeted, 60);
-  const refused = t.throws(() => ledger.reserve(budgeted, 50), { instanceOf: InsufficientCreditsError });
+  const first = await ledger.reserve(budgeted, 60);
+  const refused = await t.throwsAsync(ledger.reserve(budgeted, 50), { instanceOf: InsufficientCreditsError });
   t.regex(refused.message, /40 left this month of this key's budget of 100 a month/);
   await ledger.settle(first, { agent: "agent", keyPrefix: "gw_budget", endpoint: "chat", model: "m", provider: "p", units: {}, credits: 60, requestId: "r1" });
-  t.is(ledger.keySpent("gw_budget", { credits: 100, period: "month" }), 60);
-  t.deepEqual(ledger.spendable(budgeted), { credits: 40, limit: "key" });
-  t.deepEqual(ledger.spendable(unlimited), { credits: 940, limit: "plan" }, "the agent's other key is limited by the plan only");
-  const big = ledger.reserve(unlimited, 930);
-  const plan = t.throws(() => ledger.reserve(budgeted, 20), { instanceOf: InsufficientCreditsError });
+  t.like(await ledger.balance(budgeted), { keySpent: 60, keyHeld: 0 });
+  t.deepEqual(await ledger.spendable(budgeted), { credits: 40, limit: "key" });
+  t.deepEqual(await ledger.spendable(unlimited), { credits: 940, limit: "plan" }, "the agent's other key is limited by the plan only");
+  const big = await ledger.reserve(unlimited, 930);
+  const plan = await t.throwsAsync(ledger.reserve(budgeted, 20), { instanceOf: InsufficientCreditsError });
   t.regex(plan.message, /10 left this period on the agent's plan/, "the plan ran out before the key's budget");
   ledger.release(big);
   log.close();
@@ -152,14 +153,14 @@ test("ledger: a lifetime budget counts earlier months, read once and kept in key
   writeFileSync(path.join(directory, "2026-01.jsonl"), row("2026-01-10T00:00:00Z", "gw_life", 50) + row("2026-01-11T00:00:00Z", "gw_other", 500));
   writeFileSync(path.join(directory, "2026-02.jsonl"), row("2026-02-10T00:00:00Z", "gw_life", 20));
   const log = UsageLog.open(directory, new Date("2026-03-15T00:00:00Z"));
-  const ledger = new CreditLedger(log, () => new Date("2026-03-15T00:00:00Z"));
+  const ledger = new CreditLedger(new LocalCreditStore(log), () => new Date("2026-03-15T00:00:00Z"));
   const lifetime = account("agent", 10_000, { prefix: "gw_life", budget: { credits: 100, period: "total" } });
   const monthly = account("agent", 10_000, { prefix: "gw_life", budget: { credits: 100, period: "month" } });
-  t.deepEqual(ledger.spendable(lifetime), { credits: 30, limit: "key" });
-  t.deepEqual(ledger.spendable(monthly), { credits: 100, limit: "key" }, "a monthly budget starts afresh");
-  const refused = t.throws(() => ledger.reserve(lifetime, 31), { instanceOf: InsufficientCreditsError });
+  t.deepEqual(await ledger.spendable(lifetime), { credits: 30, limit: "key" });
+  t.deepEqual(await ledger.spendable(monthly), { credits: 100, limit: "key" }, "a monthly budget starts afresh");
+  const refused = await t.throwsAsync(ledger.reserve(lifetime, 31), { instanceOf: InsufficientCreditsError });
   t.regex(refused.message, /30 left of this key's lifetime budget of 100/);
-  await ledger.settle(ledger.reserve(lifetime, 30), {
+  await ledger.settle(await ledger.reserve(lifetime, 30), {
     agent: "agent",
     keyPrefix: "gw_life",
     endpoint: "chat",
@@ -169,7 +170,7 @@ test("ledger: a lifetime budget counts earlier months, read once and kept in key
     credits: 25,
     requestId: "r2",
   });
-  t.is(ledger.keySpent("gw_life", { credits: 100, period: "total" }), 95);
+  t.is((await ledger.balance(lifetime)).keySpent, 95);
   t.deepEqual(JSON.parse(readFileSync(path.join(directory, "key-totals.json"), "utf8")), {
     "2026-01": { gw_life: 50, gw_other: 500 },
     "2026-02": { gw_life: 20 },
@@ -177,38 +178,38 @@ test("ledger: a lifetime budget counts earlier months, read once and kept in key
   log.close();
 });
 
-test("rate limiter: a bucket of `perMinute`, refilled continuously, answers seconds to wait", (t) => {
+test("rate limiter: a bucket of `perMinute`, refilled continuously, answers seconds to wait", async (t) => {
   let now = 0;
   const limiter = new RateLimiter(() => now);
-  for (let index = 0; index < 3; index += 1) t.is(limiter.admit("k", 3).retryAfterSeconds, 0);
-  const refused = limiter.admit("k", 3);
+  for (let index = 0; index < 3; index += 1) t.is((await limiter.admit("k", 3)).retryAfterSeconds, 0);
+  const refused = await limiter.admit("k", 3);
   t.is(refused.retryAfterSeconds, 20);
   t.is(refused.refusedBy, "requests");
   t.deepEqual(refused.requests, { limit: 3, remaining: 0, resetMs: 60_000 });
-  t.is(limiter.admit("other", 3).retryAfterSeconds, 0);
+  t.is((await limiter.admit("other", 3)).retryAfterSeconds, 0);
   now += 20_000;
-  t.deepEqual(limiter.admit("k", 3).requests, { limit: 3, remaining: 0, resetMs: 60_000 }, "one refilled, and taken");
-  t.true(limiter.admit("k", 3).retryAfterSeconds > 0);
+  t.deepEqual((await limiter.admit("k", 3)).requests, { limit: 3, remaining: 0, resetMs: 60_000 }, "one refilled, and taken");
+  t.true((await limiter.admit("k", 3)).retryAfterSeconds > 0);
 });
 
-test("rate limiter: tokens per minute are spent after the call; a key over them waits until it has paid them back", (t) => {
+test("rate limiter: tokens per minute are spent after the call; a key over them waits until it has paid them back", async (t) => {
   let now = 0;
   const limiter = new RateLimiter(() => now);
-  const first = limiter.admit("k", 100, 1000);
+  const first = await limiter.admit("k", 100, 1000);
   t.deepEqual(first.tokens, { limit: 1000, remaining: 1000, resetMs: 0 });
   limiter.spendTokens("k", 1500);
-  const refused = limiter.admit("k", 100, 1000);
+  const refused = await limiter.admit("k", 100, 1000);
   t.is(refused.refusedBy, "tokens");
   t.is(refused.retryAfterSeconds, 31, "501 tokens to earn back at 1000 a minute");
   t.is(refused.requests.remaining, 99, "a refused request takes nothing");
   now += 30_000;
-  t.is(limiter.admit("k", 100, 1000).refusedBy, "tokens");
+  t.is((await limiter.admit("k", 100, 1000)).refusedBy, "tokens");
   now += 1_000;
-  const admitted = limiter.admit("k", 100, 1000);
+  const admitted = await limiter.admit("k", 100, 1000);
   t.is(admitted.refusedBy, undefined);
   t.is(admitted.tokens?.remaining, 16, "-500 + 31 s x 1000/min");
   limiter.spendTokens("no-limit", 10_000);
-  t.is(limiter.admit("no-limit", 100).refusedBy, undefined, "tokens of a key without a token limit are not counted");
+  t.is((await limiter.admit("no-limit", 100)).refusedBy, undefined, "tokens of a key without a token limit are not counted");
 });
 
 test("api keys: gw_ + 43 base62 characters (32 random bytes); only a hash and a prefix are kept", (t) => {
@@ -224,16 +225,16 @@ test("api keys: gw_ + 43 base62 characters (32 random bytes); only a hash and a 
 test("ledger: reservations hold credits until settled; settling appends a usage row", async (t) => {
   const directory = tempSubdir("gw-ledger-", "usage");
   const log = UsageLog.open(directory);
-  const ledger = new CreditLedger(log, () => new Date("2026-03-15T00:00:00Z"));
-  const first = ledger.reserve(account("agent", 100), 60);
-  t.throws(() => ledger.reserve(account("agent", 100), 50), { instanceOf: InsufficientCreditsError });
+  const ledger = new CreditLedger(new LocalCreditStore(log), () => new Date("2026-03-15T00:00:00Z"));
+  const first = await ledger.reserve(account("agent", 100), 60);
+  await t.throwsAsync(ledger.reserve(account("agent", 100), 50), { instanceOf: InsufficientCreditsError });
   await ledger.settle(first, { agent: "agent", keyPrefix: "gw_x", endpoint: "chat", model: "m", provider: "p", units: {}, credits: 30, requestId: "r1" });
-  t.is(ledger.used("agent"), 30);
-  t.is(ledger.remaining("agent", 100), 70);
-  const second = ledger.reserve(account("agent", 100), 70);
+  t.deepEqual(await ledger.planBalance("agent", 100), { used: 30, remaining: 70 });
+  const second = await ledger.reserve(account("agent", 100), 40);
+  await ledger.reserve(account("agent", 100), 30);
   ledger.release(second);
   ledger.release(second);
-  t.is(ledger.remaining("agent", 100), 70, "releasing twice does not free credits twice");
+  t.deepEqual(await ledger.planBalance("agent", 100), { used: 30, remaining: 40 }, "releasing twice does not free credits twice");
   log.close();
   const rows = readFileSync(path.join(directory, "2026-03.jsonl"), "utf8")
     .trim()

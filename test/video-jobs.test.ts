@@ -226,7 +226,7 @@ test.serial("another agent's job is 404 like a missing one; cancel is 409 on a f
       [submitted.body.id],
     );
     const director = setup.gateway.gateway.store.data.agents.find((agent) => agent.name === "director")!;
-    t.is(setup.gateway.gateway.ledger.remaining(director.id, 20_000_000), 20_000_000, "the cancelled job's hold is given back");
+    t.is((await setup.gateway.gateway.ledger.planBalance(director.id, 20_000_000)).remaining, 20_000_000, "the cancelled job's hold is given back");
   } finally {
     await setup.gateway.shutdown();
   }

@@ -205,7 +205,7 @@ test("Runway image to video: SUBMITTED then SUCCEEDED; version header, key, rati
   t.is(rows.length, 1);
   t.like(rows[0]!, { model: "runway/gen4_turbo", provider: "runway", requestId: id, credits: 5 * 50_000 });
   t.is(rows[0]!.units.seconds, 5);
-  t.is(setup.gateway.gateway.ledger.remaining(setup.agentId, setup.allowance), setup.allowance - 5 * 50_000, "the hold became the bill");
+  t.is((await setup.gateway.gateway.ledger.planBalance(setup.agentId, setup.allowance)).remaining, setup.allowance - 5 * 50_000, "the hold became the bill");
 
   const late = await api(setup, "DELETE", `/v1/video/jobs/${id}`);
   t.is(late.status, 409);
@@ -269,14 +269,14 @@ test("Sora: SUCCEEDED after its polls, the clip streamed from /content; seconds 
 test("a vendor failure: FAILED with the vendor's reason, finishedAt, nothing billed, the held credits released", async (t) => {
   const setup = await start(t, { runway: { fail: { reason: "The prompt was flagged by moderation.", code: "SAFETY.INPUT.TEXT" } } });
   const id = await submit(t, setup, { prompt: "something flagged", image_url: photo });
-  t.is(setup.gateway.gateway.ledger.remaining(setup.agentId, setup.allowance), setup.allowance - 5 * 50_000, "the estimate is held");
+  t.is((await setup.gateway.gateway.ledger.planBalance(setup.agentId, setup.allowance)).remaining, setup.allowance - 5 * 50_000, "the estimate is held");
   const job = await waitJob(setup, id, finished);
   t.is(job.status, "FAILED", JSON.stringify(job));
   t.is(job.error, "runway failed the job: The prompt was flagged by moderation. (SAFETY.INPUT.TEXT)");
   t.truthy(job.finishedAt);
   t.is(job.resultUrl, undefined);
   t.deepEqual(videoRows(setup.home), []);
-  t.is(setup.gateway.gateway.ledger.remaining(setup.agentId, setup.allowance), setup.allowance, "the hold is given back");
+  t.is((await setup.gateway.gateway.ledger.planBalance(setup.agentId, setup.allowance)).remaining, setup.allowance, "the hold is given back");
   const late = await api(setup, "DELETE", `/v1/video/jobs/${id}`);
   t.is(late.status, 409);
   t.is(late.body.error.code, "video_job_finished");
@@ -329,7 +329,7 @@ test("a vanished task (404 on a poll): FAILED, the vendor no longer knows it; no
   t.is(job.status, "FAILED", JSON.stringify(job));
   t.is(job.error, "runway no longer knows the job's task");
   t.deepEqual(videoRows(setup.home), []);
-  t.is(setup.gateway.gateway.ledger.remaining(setup.agentId, setup.allowance), setup.allowance);
+  t.is((await setup.gateway.gateway.ledger.planBalance(setup.agentId, setup.allowance)).remaining, setup.allowance);
 });
 
 test("a stuck task past maxJobMinutes: FAILED saying so, the vendor task cancelled, nothing billed", async (t) => {
@@ -345,7 +345,7 @@ test("a stuck task past maxJobMinutes: FAILED saying so, the vendor task cancell
   await eventually(() => setup.runway.cancels.includes(task.id), "the vendor's DELETE");
   t.true(setup.runway.requests.some((request) => request.method === "DELETE" && request.path === `/v1/tasks/${task.id}`));
   t.deepEqual(videoRows(setup.home), []);
-  t.is(setup.gateway.gateway.ledger.remaining(setup.agentId, setup.allowance), setup.allowance);
+  t.is((await setup.gateway.gateway.ledger.planBalance(setup.agentId, setup.allowance)).remaining, setup.allowance);
 });
 
 test("a submit refused with 400: FAILED with the vendor's message; a 503 is retried and the job succeeds", async (t) => {
@@ -424,7 +424,7 @@ test("cancel while QUEUED and while SUBMITTED (the vendor task cancelled), then 
     t.regex(again.body.error.message, /already finished \(CANCELLED\)/);
   }
   t.deepEqual(videoRows(setup.home), []);
-  t.is(setup.gateway.gateway.ledger.remaining(setup.agentId, setup.allowance), setup.allowance);
+  t.is((await setup.gateway.gateway.ledger.planBalance(setup.agentId, setup.allowance)).remaining, setup.allowance);
 });
 
 test("a job cancelled while the vendor's finished clip downloads is neither stored nor billed", async (t) => {
@@ -446,7 +446,7 @@ test("a job cancelled while the vendor's finished clip downloads is neither stor
   t.is(job.status, "CANCELLED");
   t.is(job.resultUrl, undefined);
   t.deepEqual(videoRows(setup.home), []);
-  t.is(setup.gateway.gateway.ledger.remaining(setup.agentId, setup.allowance), setup.allowance);
+  t.is((await setup.gateway.gateway.ledger.planBalance(setup.agentId, setup.allowance)).remaining, setup.allowance);
   const stored = await api(setup, "GET", "/v1/storage/files");
   t.is(stored.status, 200);
   t.deepEqual(stored.body.data, [], "the clip was not kept");

@@ -12,6 +12,7 @@ import { UnsetEnvWarnings } from "../config/unset-env-warnings.js";
 import { safeFetch } from "../net/safe-fetch.js";
 import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
+import { LocalCreditStore } from "../store/local-credit-store.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { ProjectStore } from "../store/project-records.js";
 import { FileResponseStore } from "../store/response-records.js";
@@ -135,7 +136,7 @@ export class Gateway {
     this.envWarnings.report(config);
     this.currentProviders = createProviders(config, http, (message) => logger.warn(message), this.fetchUrl);
     this.ledger = new CreditLedger(
-      usageLog,
+      new LocalCreditStore(usageLog),
       undefined,
       (row) => options.observer?.billed(row),
       (message) => logger.warn(message),
@@ -210,6 +211,7 @@ export class Gateway {
       now: options.now,
     });
     gateway = new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store, options.now), storage, new UpstreamHttp(), logger, options);
+    await gateway.video.restoreHolds();
     return gateway;
   }
 
@@ -276,7 +278,7 @@ export class Gateway {
   }
 
   /** Count one request against the caller's key (auth/rate-limiter.ts): 429 with Retry-After when over. */
-  takeRateLimit(caller: Caller, plan: PlanLimits): Admission {
+  takeRateLimit(caller: Caller, plan: PlanLimits): Promise<Admission> {
     return admitCaller(this.rateLimiter, caller, plan);
   }
 

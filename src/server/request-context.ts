@@ -49,7 +49,7 @@ export async function admitCaller(event: H3Event, gateway: Gateway, presented = 
   const caller = rememberCaller(event, await gateway.authenticator.authenticate(presented));
   const plan = gateway.planOf(caller);
   try {
-    setRateLimitHeaders(event.res.headers, gateway.takeRateLimit(caller, plan.limits));
+    setRateLimitHeaders(event.res.headers, await gateway.takeRateLimit(caller, plan.limits));
   } catch (error) {
     if (error instanceof RateLimitExceededError) setRateLimitHeaders(event.res.headers, error.admission);
     throw error;

@@ -125,7 +125,7 @@ test("the server starts on a log with invalid rows and logs a warning naming eac
   const logger = { info: () => undefined, warn: (message: string) => warnings.push(message), error: () => undefined, access: () => undefined };
   const server = await startServer({ home, host: "127.0.0.1", port: 0, logger });
   try {
-    t.is(server.gateway.ledger.used("agent-1"), 5);
+    t.is((await server.gateway.ledger.planBalance("agent-1", 0)).used, 5);
     t.true(
       warnings.some((message) => message.includes(file) && /line 2\b/.test(message)),
       warnings.join("\n"),

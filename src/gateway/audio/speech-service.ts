@@ -58,7 +58,7 @@ export class SpeechService {
     }
     const voice = await this.checkVoice(view, model, body.voice, context.signal);
     const credits = speechCredits(model, characters);
-    requireCredits(this.shared.ledger, context, credits);
+    await requireCredits(this.shared.ledger, context, credits);
     const lineage = await this.shared.library.lineage(context.caller.agent.id, { projectId: body.project_id });
 
     const { result, reservation } = await callToolProvider(this.shared, model, context, {

@@ -39,7 +39,7 @@ export class TranscriptionService {
       );
     }
     // The cheapest refusal first: not even one second can be paid for.
-    requireCredits(this.shared.ledger, context, transcriptionCredits(model, 1));
+    await requireCredits(this.shared.ledger, context, transcriptionCredits(model, 1));
 
     const maxBytes = Math.min(model.constraints.maxBytes, maxAudioUploadBytes(this.shared.config()));
     const audio = await readAudio(body.source, { maxBytes, fetch: this.shared.fetchUrl, signal: context.signal });

@@ -22,14 +22,14 @@ export interface KeyInfo {
   limit_remaining: number;
 }
 
-export function keyInfo(ledger: CreditLedger, caller: Caller, plan: { name: string; limits: PlanLimits }): { data: KeyInfo } {
+export async function keyInfo(ledger: CreditLedger, caller: Caller, plan: { name: string; limits: PlanLimits }): Promise<{ data: KeyInfo }> {
   const { key, agent } = caller;
-  const planSpent = ledger.used(agent.id);
+  const balance = await ledger.balance({ caller, plan: plan.limits });
   const budget = key.budget && {
     limit: key.budget.credits,
     period: key.budget.period,
-    spent: ledger.keySpent(key.prefix, key.budget),
-    remaining: Math.max(0, ledger.keyRemaining(caller)),
+    spent: balance.keySpent,
+    remaining: Math.max(0, key.budget.credits - balance.keySpent - balance.keyHeld),
   };
   return {
     data: {
@@ -44,10 +44,10 @@ export function keyInfo(ledger: CreditLedger, caller: Caller, plan: { name: stri
       budget: budget ?? null,
       plan_credits: {
         limit: plan.limits.monthlyCredits,
-        spent: planSpent,
-        remaining: Math.max(0, ledger.remaining(agent.id, plan.limits.monthlyCredits)),
+        spent: balance.planUsed,
+        remaining: Math.max(0, plan.limits.monthlyCredits - balance.planUsed - balance.planHeld),
       },
-      limit_remaining: Math.max(0, ledger.spendable({ caller, plan: plan.limits }).credits),
+      limit_remaining: Math.max(0, balance.spendable.credits),
     },
   };
 }

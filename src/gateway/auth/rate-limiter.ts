@@ -6,25 +6,11 @@
 // the x-ratelimit-reset-* headers say something else, until each bucket is full.
 
 import type { PlanLimits } from "../../config/config-schema.js";
+import type { Admission, LimitState, RateLimitBuckets } from "../../store/rate-buckets.js";
 import { RateLimitExceededError } from "../errors.js";
 import type { Caller } from "./key-authenticator.js";
 
-/** One limit's state, as OpenAI's x-ratelimit-* headers report it. */
-export interface LimitState {
-  limit: number;
-  remaining: number;
-  /** Milliseconds until the bucket is full again. */
-  resetMs: number;
-}
-
-export interface Admission {
-  /** 0 when admitted, else the whole seconds (rounded up) until the request would be admitted. */
-  retryAfterSeconds: number;
-  /** Which limit refused, when one did: the one that holds the request longest. */
-  refusedBy?: "requests" | "tokens";
-  requests: LimitState;
-  tokens?: LimitState;
-}
+export type { Admission, LimitState, RateLimitBuckets };
 
 interface Bucket {
   capacity: number;
@@ -33,25 +19,14 @@ interface Bucket {
 }
 
 /**
- * The buckets of every key: one process's in memory (RateLimiter); instances that share their
- * callers share them through another implementation of this.
- */
-export interface RateLimitBuckets {
-  /** Take one request from the key's request bucket, unless the key is over its tokens per minute. */
-  admit(key: string, requestsPerMinute: number, tokensPerMinute?: number): Admission;
-  /** Count tokens a call used against its key (a no-op for keys without a token limit). */
-  spendTokens(key: string, tokens: number): void;
-}
-
-/**
  * Count one request against the caller's key: requests per minute (the plan's, or the key's own
  * when lower) and its tokens per minute; 429 with Retry-After when over. The state is what the
  * x-ratelimit-* headers report.
  */
-export function admitCaller(buckets: RateLimitBuckets, caller: Caller, plan: PlanLimits): Admission {
+export async function admitCaller(buckets: RateLimitBuckets, caller: Caller, plan: PlanLimits): Promise<Admission> {
   const requestsPerMinute = Math.min(plan.requestsPerMinute, caller.key.rpm ?? Number.POSITIVE_INFINITY);
   const tokensPerMinute = caller.key.tpm;
-  const admission = buckets.admit(caller.key.prefix, requestsPerMinute, tokensPerMinute);
+  const admission = await buckets.admit(caller.key.prefix, requestsPerMinute, tokensPerMinute);
   if (admission.refusedBy === "tokens" && tokensPerMinute !== undefined)
     throw new RateLimitExceededError(tokensPerMinute, admission.retryAfterSeconds, admission);
   if (admission.refusedBy === "requests") throw new RateLimitExceededError(requestsPerMinute, admission.retryAfterSeconds, admission);
@@ -68,7 +43,11 @@ export class RateLimiter implements RateLimitBuckets {
    * Take one request from the key's request bucket, unless the key is over its tokens per minute.
    * Refused requests take nothing.
    */
-  admit(key: string, requestsPerMinute: number, tokensPerMinute?: number): Admission {
+  admit(key: string, requestsPerMinute: number, tokensPerMinute?: number): Promise<Admission> {
+    return Promise.resolve(this.take(key, requestsPerMinute, tokensPerMinute));
+  }
+
+  private take(key: string, requestsPerMinute: number, tokensPerMinute: number | undefined): Admission {
     const now = this.now();
     const requests = refill(this.requestBuckets, key, requestsPerMinute, now);
     const tokens = tokensPerMinute === undefined ? undefined : refill(this.tokenBuckets, key, tokensPerMinute, now);

@@ -1,15 +1,19 @@
-// Credit balances per agent and period, and per key for keys with their own budget. Used credits
-// come from the usage log's in-memory totals; in-flight requests hold reservations so a burst of
+// Credit balances per agent and period, and per key for keys with their own budget, over a credit
+// store (store/credit-store.ts: this process's, or Redis shared by several instances). In-flight
+// requests hold reservations so a burst of
 // parallel requests cannot spend more than the balance. A reservation settles to the real usage
 // when the call ends, never to more than it held: an upstream that reports or produces more than
 // the call could cost leaves the excess on the row as `overage`, unbilled (docs/decisions.md §3).
 // A call must fit both its agent's plan and its key's budget (docs/decisions.md §10).
 import { randomUUID } from "node:crypto";
 import type { PlanLimits } from "../../config/config-schema.js";
-import type { KeyBudget } from "../../store/records.js";
-import { periodOf, type UsageRecords, type UsageRow } from "../../store/usage-log.js";
+import type { CreditAccount, CreditBalance, CreditHold, CreditStore, Spendable } from "../../store/credit-store.js";
+import { spendableOf } from "../../store/credit-store.js";
+import { periodOf, type UsageRow } from "../../store/usage-log.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import { InsufficientCreditsError } from "../errors.js";
+
+export type { Spendable };
 
 /** Who pays: the caller's agent under its plan, and the caller's key. Every call context has both. */
 export interface Account {
@@ -18,17 +22,10 @@ export interface Account {
 }
 
 export interface Reservation {
-  agentId: string;
-  /** The key whose budget the reservation also holds (only keys with a budget). */
-  keyPrefix?: string;
-  amount: number;
+  readonly hold: CreditHold;
+  readonly amount: number;
+  /** Settled or released: its credits are no longer this reservation's to give back. */
   settled: boolean;
-}
-
-/** What an account may still spend, and which limit that is. */
-export interface Spendable {
-  credits: number;
-  limit: "plan" | "key";
 }
 
 export type UsageEntry = Omit<UsageRow, "id" | "time" | "overage">;
@@ -40,71 +37,54 @@ export interface SettleOptions {
   bound?: number;
 }
 
-export class CreditLedger {
-  private readonly reserved = new Map<string, number>();
-  private readonly reservedByKey = new Map<string, number>();
-  /** Reservations that outlive their request (a running video job's), by name. */
-  private readonly kept = new Map<string, Reservation>();
+/** What GET /v1/key reports: the plan's and the key's numbers, reservations in flight deducted from what remains. */
+export interface AccountBalance extends CreditBalance {
+  spendable: Spendable;
+}
 
+export class CreditLedger {
   constructor(
-    private readonly log: UsageRecords,
+    private readonly store: CreditStore,
     private readonly now: () => Date = () => new Date(),
     /** Told of every row once it is written (the access log). */
     private readonly onRecorded?: (row: UsageRow) => void,
-    /** The server's log: a call whose usage came to more than it held. */
+    /** The server's log: a call whose usage came to more than it held, a release the store did not take. */
     private readonly warn?: (message: string) => void,
   ) {}
 
-  used(agentId: string): number {
-    return this.log.creditsUsed(agentId, periodOf(this.now()));
+  /** The account's balance this period, and what it may still spend. */
+  async balance(account: Account): Promise<AccountBalance> {
+    const credits = creditAccount(account);
+    const balance = await this.store.balance(credits, periodOf(this.now()));
+    return { ...balance, spendable: spendableOf(credits, balance) };
   }
 
-  /** The agent's plan credits left this period, reservations deducted. */
-  remaining(agentId: string, allowance: number): number {
-    return allowance - this.used(agentId) - (this.reserved.get(agentId) ?? 0);
-  }
-
-  /** Credits a key with a budget has spent in its budget's period (this month, or its whole life). */
-  keySpent(keyPrefix: string, budget: KeyBudget): number {
-    const period = periodOf(this.now());
-    return budget.period === "total" ? this.log.keyCreditsLifetime(keyPrefix, period) : this.log.keyCreditsUsed(keyPrefix, period);
-  }
-
-  /** The key's budget left, reservations deducted; Infinity for a key without one. */
-  keyRemaining(caller: Caller): number {
-    const budget = caller.key.budget;
-    if (!budget) return Number.POSITIVE_INFINITY;
-    return budget.credits - this.keySpent(caller.key.prefix, budget) - (this.reservedByKey.get(caller.key.prefix) ?? 0);
+  /** An agent's plan this period, whichever key calls: credits billed, and what remains with holds deducted. */
+  async planBalance(agentId: string, allowance: number): Promise<{ used: number; remaining: number }> {
+    const balance = await this.store.balance({ agentId, allowance }, periodOf(this.now()));
+    return { used: balance.planUsed, remaining: allowance - balance.planUsed - balance.planHeld };
   }
 
   /** The smaller of the plan's and the key's credits left. */
-  spendable(account: Account): Spendable {
-    const plan = this.remaining(account.caller.agent.id, account.plan.monthlyCredits);
-    const key = this.keyRemaining(account.caller);
-    return key < plan ? { credits: key, limit: "key" } : { credits: plan, limit: "plan" };
+  async spendable(account: Account): Promise<Spendable> {
+    return (await this.balance(account)).spendable;
   }
 
   /** Refuse with 402 unless `amount` credits are left under both limits (nothing is held). */
-  requireAvailable(account: Account, amount: number): void {
-    const { credits, limit } = this.spendable(account);
+  async requireAvailable(account: Account, amount: number): Promise<void> {
+    const { credits, limit } = await this.spendable(account);
     if (credits <= 0 || credits < amount)
       throw new InsufficientCreditsError(Math.max(0, credits), amount, undefined, this.describeLimit(account.caller, limit));
   }
 
   /** Hold `amount` credits or refuse with 402 before any upstream call. */
-  reserve(account: Account, amount: number): Reservation {
-    this.requireAvailable(account, amount);
-    return this.hold(account.caller.agent.id, amount, account.caller.key.budget ? account.caller.key.prefix : undefined);
-  }
-
-  /**
-   * Hold `amount` without a check: a reservation made before a restart (a video job still running)
-   * is held again as it was, even if the balance has moved since.
-   */
-  hold(agentId: string, amount: number, keyPrefix?: string): Reservation {
-    this.reserved.set(agentId, (this.reserved.get(agentId) ?? 0) + amount);
-    if (keyPrefix !== undefined) this.reservedByKey.set(keyPrefix, (this.reservedByKey.get(keyPrefix) ?? 0) + amount);
-    return { agentId, keyPrefix, amount, settled: false };
+  async reserve(account: Account, amount: number): Promise<Reservation> {
+    const outcome = await this.store.hold(creditAccount(account), amount, amount, periodOf(this.now()));
+    if (!outcome.held) {
+      const { credits, limit } = outcome.spendable;
+      throw new InsufficientCreditsError(Math.max(0, credits), amount, undefined, this.describeLimit(account.caller, limit));
+    }
+    return { hold: outcome.held, amount: outcome.held.amount, settled: false };
   }
 
   /**
@@ -112,23 +92,29 @@ export class CreditLedger {
    * reservation; resolves once the row is written. Every endpoint settles here: this is where the
    * reservation's promise is kept whatever the upstream reported.
    */
-  settle(reservation: Reservation, entry: UsageEntry, options: SettleOptions = {}): Promise<UsageRow> {
-    this.release(reservation);
+  async settle(reservation: Reservation, entry: UsageEntry, options: SettleOptions = {}): Promise<UsageRow> {
     const held = Math.min(reservation.amount, options.bound ?? reservation.amount);
-    if (entry.credits <= held) return this.record(entry, options.rowId);
-    const overage = entry.credits - held;
-    this.warn?.(
-      `provider ${entry.provider} overran what request ${entry.requestId} held: its usage comes to ${entry.credits} credits, billed ${held}, overage ${overage} credits not billed`,
-    );
-    return this.record({ ...entry, credits: held, overage }, options.rowId);
+    let billed: UsageEntry & Pick<UsageRow, "overage"> = entry;
+    if (entry.credits > held) {
+      const overage = entry.credits - held;
+      this.warn?.(
+        `provider ${entry.provider} overran what request ${entry.requestId} held: its usage comes to ${entry.credits} credits, billed ${held}, overage ${overage} credits not billed`,
+      );
+      billed = { ...entry, credits: held, overage };
+    }
+    if (reservation.settled) return this.record(billed, options.rowId);
+    reservation.settled = true;
+    try {
+      return await this.write(reservation.hold, billed, options.rowId);
+    } catch (error) {
+      this.giveBack(reservation.hold);
+      throw error;
+    }
   }
 
   /** A row for free work (local OCR): nothing reserved, so never refused; resolves once written. */
-  async record(entry: UsageEntry & Pick<UsageRow, "overage">, rowId: string = randomUUID()): Promise<UsageRow> {
-    const row: UsageRow = { id: rowId, time: this.now().toISOString(), ...entry };
-    await this.log.append(row);
-    this.onRecorded?.(row);
-    return row;
+  record(entry: UsageEntry & Pick<UsageRow, "overage">, rowId: string = randomUUID()): Promise<UsageRow> {
+    return this.write(null, entry, rowId);
   }
 
   /** How a 402 names the limit that ran out. */
@@ -140,33 +126,61 @@ export class CreditLedger {
 
   /**
    * Keep a reservation under a name (a video job's id) after its request has ended: whatever
-   * finishes the job later (the poller, after a restart too) finds it with `keptFor`.
+   * finishes the job later (the poller, after a restart too, on any instance) finds it with `keptFor`.
    */
-  keep(name: string, reservation: Reservation): void {
-    this.kept.set(name, reservation);
+  keep(name: string, reservation: Reservation): Promise<void> {
+    return this.store.keep(name, reservation.hold);
   }
 
-  keptFor(name: string): Reservation | undefined {
-    return this.kept.get(name);
+  /** The reservation kept under `name`, if it is still held. */
+  async keptFor(name: string): Promise<Reservation | undefined> {
+    const hold = await this.store.kept(name);
+    return hold && { hold, amount: hold.amount, settled: false };
+  }
+
+  /**
+   * The reservation kept under `name`, held now without a check when there is none: a job that
+   * was running before a restart holds what it held, even if the balance has moved since.
+   */
+  async keptOrHeld(name: string, agentId: string, amount: number, keyPrefix?: string): Promise<Reservation> {
+    const hold = await this.store.keepUnchecked(name, agentId, amount, keyPrefix);
+    return { hold, amount: hold.amount, settled: false };
   }
 
   /** Release a kept reservation (if it is not settled yet) and forget its name. */
-  releaseKept(name: string): void {
-    const reservation = this.kept.get(name);
-    if (reservation) this.release(reservation);
-    this.kept.delete(name);
+  async releaseKept(name: string): Promise<void> {
+    const hold = await this.store.kept(name);
+    if (hold) await this.store.release(hold);
   }
 
+  /**
+   * Give the reservation's credits back. Never fails its caller: a release the store did not take
+   * is logged, and the hold's lease returns the credits instead.
+   */
   release(reservation: Reservation): void {
     if (reservation.settled) return;
     reservation.settled = true;
-    subtract(this.reserved, reservation.agentId, reservation.amount);
-    if (reservation.keyPrefix !== undefined) subtract(this.reservedByKey, reservation.keyPrefix, reservation.amount);
+    this.giveBack(reservation.hold);
+  }
+
+  private giveBack(hold: CreditHold): void {
+    this.store.release(hold).catch((error: unknown) => {
+      this.warn?.(
+        `credits held by ${hold.agentId} not released now (${error instanceof Error ? error.message : String(error)}); they return when the hold's lease ends`,
+      );
+    });
+  }
+
+  private async write(hold: CreditHold | null, entry: UsageEntry & Pick<UsageRow, "overage">, rowId: string = randomUUID()): Promise<UsageRow> {
+    const row: UsageRow = { id: rowId, time: this.now().toISOString(), ...entry };
+    await this.store.settle(hold, row);
+    this.onRecorded?.(row);
+    return row;
   }
 }
 
-function subtract(totals: Map<string, number>, name: string, amount: number): void {
-  const left = (totals.get(name) ?? 0) - amount;
-  if (left > 0) totals.set(name, left);
-  else totals.delete(name);
+/** The store's view of who pays: the agent's plan allowance and the key's budget, when it has one. */
+function creditAccount({ caller, plan }: Account): CreditAccount {
+  const budget = caller.key.budget;
+  return { agentId: caller.agent.id, allowance: plan.monthlyCredits, key: budget && { prefix: caller.key.prefix, budget } };
 }

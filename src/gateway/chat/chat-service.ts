@@ -58,7 +58,7 @@ export class ChatService {
   constructor(private readonly metering: ChatMetering) {}
 
   async complete(request: ChatRequestBody, context: ChatCallContext): Promise<CompletedChat> {
-    const call = this.metering.begin(request.model, callSize(request), context);
+    const call = await this.metering.begin(request.model, callSize(request), context);
     return this.metering.run(call, context, {
       supports: supportsChat,
       heldUnits: heldChatUnits,
@@ -88,7 +88,7 @@ export class ChatService {
   }
 
   async stream(request: ChatRequestBody, context: ChatCallContext): Promise<StreamingChat> {
-    const call = this.metering.begin(request.model, callSize(request), context);
+    const call = await this.metering.begin(request.model, callSize(request), context);
     return this.metering.run(call, context, {
       supports: supportsChat,
       heldUnits: heldChatUnits,

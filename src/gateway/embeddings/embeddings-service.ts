@@ -32,7 +32,7 @@ export class EmbeddingsService {
       throw new InvalidRequestError("Embeddings need a named model (`auto` picks chat models), e.g. `openai/text-embedding-3-small`.", { param: "model" });
     }
     const size = measureEmbeddingInput(request.input);
-    const call = this.metering.beginWith(request.model, context, (config, candidates, remaining, limit) =>
+    const call = await this.metering.beginWith(request.model, context, (config, candidates, remaining, limit) =>
       planEmbeddingReservation(config, candidates, size, remaining, limit),
     );
     return this.metering.run(call, context, {

@@ -76,7 +76,7 @@ export class ImageDrawingService {
     const roles = rolesFor(model, body.images);
     // Cheap checks (values, plan caps, credits) before any picture is downloaded or read.
     const preliminary = planDrawing(model, body, context);
-    requireCredits(
+    await requireCredits(
       this.shared.ledger,
       context,
       imageReservationCredits(model, { n: preliminary.request.n, width: preliminary.width, height: preliminary.height, quality: body.quality }),

@@ -65,7 +65,7 @@ export class ImageTransformService {
     // The parent is checked (404) before any picture is downloaded.
     const lineage = await library.lineage(context.caller.agent.id, { projectId: body.project_id, parentAssetId: body.parent_asset_id });
     // 402 before any download when not even the smallest price can be paid.
-    requireCredits(ledger, context, imagePriceCredits(model, { n: 1, width: 1, height: 1 }));
+    await requireCredits(ledger, context, imagePriceCredits(model, { n: 1, width: 1, height: 1 }));
     const input = await this.readInput(body, context);
 
     const request: ImageTransformRequest = { model: model.model, image: await vendorReadable(input, MAX_PICTURE_PIXELS) };

@@ -116,7 +116,7 @@ export class MessagesService {
    * other chat provider gets it converted; either way with the output cap reserved for (written
    * in the field the provider reads: its maxTokensField for OpenAI-compatible ones).
    */
-  private call<Result, Answer>(
+  private async call<Result, Answer>(
     request: MessagesRequest,
     context: ChatCallContext,
     how: {
@@ -125,7 +125,7 @@ export class MessagesService {
       answered: (result: Result, target: AttemptTarget, call: MeteredCall) => Promise<Answer>;
     },
   ): Promise<Answer> {
-    const call = this.metering.begin(request.model, callSize(request), context);
+    const call = await this.metering.begin(request.model, callSize(request), context);
     return this.metering.run(call, context, {
       supports: supportsMessages,
       heldUnits: heldChatUnits,

@@ -165,7 +165,7 @@ export class NativeResponses {
    * converted to any other chat provider: with the output cap reserved for, written in the field
    * the provider reads. The reservation bounds both forms of the prompt.
    */
-  private call<NativeResult, ChatResult, Answer>(
+  private async call<NativeResult, ChatResult, Answer>(
     request: ResponsesRequest,
     conversation: Conversation,
     context: ChatCallContext,
@@ -186,7 +186,7 @@ export class NativeResponses {
       maxOutputTokens: request.max_output_tokens ?? undefined,
       choices: 1,
     };
-    const call = this.metering.begin(request.model, size, context);
+    const call = await this.metering.begin(request.model, size, context);
     return this.metering.run(call, context, {
       supports: supportsResponses,
       heldUnits: heldChatUnits,

@@ -53,7 +53,7 @@ export class SearchService {
   async search(body: SearchBody, context: ToolCallContext): Promise<{ body: SearchResponseBody; upstreamRequestId?: string }> {
     const candidates = this.candidates(context);
     const price = Math.max(...candidates.map((model) => model.pricing.perRequest));
-    const reservation = this.shared.ledger.reserve(context, price);
+    const reservation = await this.shared.ledger.reserve(context, price);
     // The answering provider is billed its own price: one row, `search`, units {requests, results}.
     const bill = (model: SearchModelEntry, results: number) =>
       this.shared.ledger.settle(reservation, {

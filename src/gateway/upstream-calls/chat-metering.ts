@@ -62,20 +62,20 @@ export class ChatMetering {
   ) {}
 
   /** Route and reserve the call's worst case for the caller's balance. */
-  begin(model: string, size: ChatCallSize, context: ChatCallContext): MeteredCall {
+  begin(model: string, size: ChatCallSize, context: ChatCallContext): Promise<MeteredCall> {
     return this.beginWith(model, context, (config, candidates, remaining, limit) => planChatReservation(config, candidates, size, remaining, limit));
   }
 
   /** Route and reserve what `plan` says the call may cost at most (another endpoint's sizing than chat's). */
-  beginWith<Budget extends Bounded>(model: string, context: ChatCallContext, plan: ReservationPlanner<Budget>): MeteredCall<Budget> {
+  async beginWith<Budget extends Bounded>(model: string, context: ChatCallContext, plan: ReservationPlanner<Budget>): Promise<MeteredCall<Budget>> {
     const started = performance.now();
     const config = this.shared.config();
     const { ledger } = this.shared;
     assertKeyAllowsModel(context.caller.key, model);
     const routed = resolveRoutes(config, model, { planName: context.caller.agent.plan, plan: context.plan, latency: this.shared.latency });
-    const spendable = ledger.spendable(context);
+    const spendable = await ledger.spendable(context);
     const planned = plan(config, routed, spendable.credits, ledger.describeLimit(context.caller, spendable.limit));
-    const reservation = ledger.reserve(context, planned.amount);
+    const reservation = await ledger.reserve(context, planned.amount);
     return { candidates: planned.candidates, budgets: planned.budgets, reservation, started };
   }
 

@@ -50,7 +50,7 @@ export async function callToolProvider<Capability, Result>(
 ): Promise<ReservedResult<Result>> {
   const config = shared.config();
   assertKeyAllowsModel(context.caller.key, model.id);
-  const reservation = shared.ledger.reserve(context, call.estimate);
+  const reservation = await shared.ledger.reserve(context, call.estimate);
   const size = new AnswerSizeWatch();
   try {
     const started = performance.now();
@@ -94,8 +94,8 @@ export async function callToolProvider<Capability, Result>(
  * 402 early, before inputs are downloaded or read, when the caller cannot pay even this
  * estimate; the reservation in callToolProvider still decides.
  */
-export function requireCredits(ledger: CreditLedger, context: ToolCallContext, estimate: number): void {
-  ledger.requireAvailable(context, estimate);
+export function requireCredits(ledger: CreditLedger, context: ToolCallContext, estimate: number): Promise<void> {
+  return ledger.requireAvailable(context, estimate);
 }
 
 /** Settle or release: anything that fails between the call and the usage row must not leave the reservation behind. */

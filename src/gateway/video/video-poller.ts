@@ -78,12 +78,12 @@ export class VideoPoller {
         if (this.inFlight.has(job.id)) continue;
         if (now - Date.parse(job.queuedAt) > config.video.maxJobMinutes * 60_000 && !job.billing) {
           const minutes = config.video.maxJobMinutes;
-          this.fail(job, `the job did not finish within ${minutes} ${minutes === 1 ? "minute" : "minutes"}`, true);
+          await this.fail(job, `the job did not finish within ${minutes} ${minutes === 1 ? "minute" : "minutes"}`, true);
           continue;
         }
         const video = this.shared.providers().get(job.provider)?.video;
         if (!video) {
-          this.fail(job, `the provider ${job.provider} is no longer configured`);
+          await this.fail(job, `the provider ${job.provider} is no longer configured`);
           continue;
         }
         if (job.nextPollAt && Date.parse(job.nextPollAt) > now) continue;
@@ -233,7 +233,7 @@ export class VideoPoller {
     const { ledger } = this.shared;
     if (!billing.written && !(options.recovering && this.rowWritten(billing.rowId))) {
       // The job's estimate is what it held: the most it is billed.
-      const reservation = ledger.keptFor(job.id) ?? ledger.hold(job.agentId, job.estimateCredits, job.keyPrefix);
+      const reservation = await ledger.keptOrHeld(job.id, job.agentId, job.estimateCredits, job.keyPrefix);
       await ledger.settle(
         reservation,
         {
@@ -249,7 +249,7 @@ export class VideoPoller {
         { rowId: billing.rowId },
       );
     }
-    ledger.releaseKept(job.id);
+    await ledger.releaseKept(job.id);
     this.jobs.update(job.id, {
       status: "SUCCEEDED",
       finishedAt: new Date(this.shared.now()).toISOString(),
@@ -290,10 +290,10 @@ export class VideoPoller {
     this.jobs.update(job.id, { nextPollAt: new Date(this.shared.now() + (retryAfter ?? this.pollIntervalMs())).toISOString() });
   }
 
-  private fail(job: VideoJobRecord, error: string, cancelTask = false, status: "FAILED" | "CANCELLED" = "FAILED"): void {
+  private async fail(job: VideoJobRecord, error: string, cancelTask = false, status: "FAILED" | "CANCELLED" = "FAILED"): Promise<void> {
     const current = this.jobs.get(job.id);
     if (!current || current.status === "SUCCEEDED" || current.status === "FAILED" || current.status === "CANCELLED") return;
-    this.service.end(current, status, error);
+    await this.service.end(current, status, error);
     const video = this.shared.providers().get(job.provider)?.video;
     if (cancelTask && current.taskId && video?.cancel)
       video.cancel(current.taskId, { signal: this.operationSignal(OPERATION_TIMEOUT_MS) }).catch(() => undefined);

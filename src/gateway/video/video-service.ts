@@ -32,9 +32,11 @@ export class VideoService {
   constructor(
     private readonly shared: ServiceContext,
     private readonly jobs: VideoJobStore,
-  ) {
-    // Jobs that were running before a restart hold their estimate again.
-    for (const job of jobs.active()) shared.ledger.keep(job.id, shared.ledger.hold(job.agentId, job.estimateCredits, job.keyPrefix));
+  ) {}
+
+  /** Jobs that were running before a restart hold their estimate again (once: a shared ledger may still hold it). */
+  async restoreHolds(): Promise<void> {
+    for (const job of this.jobs.active()) await this.shared.ledger.keptOrHeld(job.id, job.agentId, job.estimateCredits, job.keyPrefix);
   }
 
   async submit(body: VideoGenerationBody, context: ToolCallContext): Promise<VideoJobBody> {
@@ -44,10 +46,10 @@ export class VideoService {
     const plan = checkAgainstModel(model, body);
     const estimate = estimateVideoCredits(model, plan);
     // 402 before the picture is fetched; the reservation below still decides.
-    ledger.requireAvailable(context, estimate);
+    await ledger.requireAvailable(context, estimate);
     const picture = body.image_url ? await readPicture(body.image_url, { fetch: this.shared.fetchUrl, param: "image_url", signal: context.signal }) : undefined;
     const lineage = await this.shared.library.lineage(context.caller.agent.id, { projectId: body.project_id });
-    const reservation = ledger.reserve(context, estimate);
+    const reservation = await ledger.reserve(context, estimate);
     const job: VideoJobRecord = {
       id: newVideoJobId(),
       agentId: context.caller.agent.id,
@@ -68,7 +70,7 @@ export class VideoService {
       ledger.release(reservation);
       throw error;
     }
-    ledger.keep(job.id, reservation);
+    await ledger.keep(job.id, reservation);
     return { id: job.id, status: job.status, model: job.model, queuedAt: job.queuedAt };
   }
 
@@ -87,7 +89,7 @@ export class VideoService {
     if (TERMINAL_STATUSES.has(job.status))
       throw new VideoJobConflictError(`The video job ${id} has already finished (${job.status}); only a queued or running job can be cancelled.`);
     if (job.billing) throw new VideoJobConflictError(`The video job ${id} is finishing (its clip is being stored); it can no longer be cancelled.`);
-    const cancelled = this.end(job, "CANCELLED", "cancelled by client");
+    const cancelled = await this.end(job, "CANCELLED", "cancelled by client");
     const video = this.shared.providers().get(job.provider)?.video;
     if (job.taskId && video?.cancel) {
       const taskId = job.taskId;
@@ -101,7 +103,7 @@ export class VideoService {
   }
 
   /** Make a job terminal (FAILED or CANCELLED) and give its held credits back. */
-  end(job: VideoJobRecord, status: "FAILED" | "CANCELLED", error: string): VideoJobRecord {
+  async end(job: VideoJobRecord, status: "FAILED" | "CANCELLED", error: string): Promise<VideoJobRecord> {
     const ended = this.jobs.update(job.id, {
       status,
       error,
@@ -109,7 +111,7 @@ export class VideoService {
       nextPollAt: undefined,
       progress: undefined,
     });
-    this.shared.ledger.releaseKept(job.id);
+    await this.shared.ledger.releaseKept(job.id);
     return ended;
   }
 

@@ -46,7 +46,7 @@ export class DescribeService {
   async describe(body: DescribeBody, context: VisionCallContext): Promise<DescribeResult> {
     // The model is checked first: a refused request downloads nothing.
     const model = chooseToolModel(this.shared.config(), "describe", body.model);
-    const { credits, limit } = this.shared.ledger.spendable(context);
+    const { credits, limit } = await this.shared.ledger.spendable(context);
     if (credits <= 0) throw new InsufficientCreditsError(0, DESCRIBE_MAX_TOKENS, undefined, this.shared.ledger.describeLimit(context.caller, limit));
     const input = await readSourcePicture(body.picture, this.shared.fetchUrl, context.signal);
     const picture = await pictureForModel(input, MAX_PICTURE_PIXELS);

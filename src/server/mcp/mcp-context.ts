@@ -18,7 +18,7 @@ export function mcpToolContext(gateway: Gateway, caller: Caller, requestId: stri
       try {
         const plan = gateway.planOf(caller);
         // A tool call is a request like any other: initialize and tools/list are not counted.
-        gateway.takeRateLimit(caller, plan.limits);
+        await gateway.takeRateLimit(caller, plan.limits);
         return await work({ caller, planName: plan.name, plan: plan.limits, requestId, signal });
       } catch (error) {
         return toolError(error, log);

@@ -1,0 +1,37 @@
+// Requests and tokens per minute per key, as token buckets: the port under the rate limiter. One
+// process keeps its buckets in memory (gateway/auth/rate-limiter.ts); several gw instances share
+// them in Redis (RedisRateBuckets), where a take is one atomic script on the server's clock. Both
+// answer the same conformance suite (test/state/rate-buckets.conformance.ts).
+
+/** One limit's state, as OpenAI's x-ratelimit-* headers report it. */
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  /** Milliseconds until the bucket is full again. */
+  resetMs: number;
+}
+
+export interface Admission {
+  /** 0 when admitted, else the whole seconds (rounded up) until the request would be admitted. */
+  retryAfterSeconds: number;
+  /** Which limit refused, when one did: the one that holds the request longest. */
+  refusedBy?: "requests" | "tokens";
+  requests: LimitState;
+  tokens?: LimitState;
+}
+
+/** The buckets of every key. */
+export interface RateLimitBuckets {
+  /**
+   * Take one request from the key's request bucket, unless the key is over its tokens per minute
+   * (then the token bucket's wait decides). A refused request takes nothing. A limit changed by
+   * `gw keys set` takes effect at once; a bucket never holds more than its limit.
+   */
+  admit(key: string, requestsPerMinute: number, tokensPerMinute?: number): Promise<Admission>;
+  /**
+   * Count tokens a call used against its key; a no-op for keys without a token limit (no bucket
+   * yet). A bucket may go below zero: the key then waits until it has paid it back. Never fails
+   * the call that spent them (an implementation that cannot count them logs it).
+   */
+  spendTokens(key: string, tokens: number): void;
+}
