@@ -203,6 +203,14 @@ export class ProviderNotConfiguredError extends apiError(503, "service_unavailab
 /** The file store (the blobs' backend: an S3 bucket ...) refused a call or did not answer. */
 export class StorageUnavailableError extends apiError(503, "service_unavailable", "storage_unavailable") {}
 
+/** The shared state store (Redis) did not answer or refused: nothing was served or billed; try again shortly. */
+export class StateUnavailableError extends apiError(503, "service_unavailable", "state_unavailable") {
+  constructor(message: string) {
+    super(message);
+    this.headers = { "retry-after": "1" };
+  }
+}
+
 /** A local engine (ffprobe ...) is installed but too busy to answer: try again shortly, nothing is misconfigured. */
 export class EngineBusyError extends apiError(503, "service_unavailable", "engine_busy") {
   constructor(message: string, options: { provider?: string } = {}) {

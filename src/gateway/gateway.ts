@@ -14,7 +14,7 @@ import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import { LocalCreditStore } from "../store/local-credit-store.js";
 import { MetadataStore } from "../store/metadata-store.js";
-import { ProjectStore } from "../store/project-records.js";
+import { type ProjectRecords, ProjectStore } from "../store/project-records.js";
 import { FileResponseStore } from "../store/response-records.js";
 import { UsageLog } from "../store/usage-log.js";
 import { VideoJobStore } from "../store/video-jobs.js";
@@ -88,7 +88,7 @@ export class Gateway {
   readonly imageTransforms: ImageTransformService;
   readonly imageLibrary: ImageLibrary;
   readonly ledger: CreditLedger;
-  readonly projects: ProjectStore;
+  readonly projects: ProjectRecords;
   /** Picture reading: description through the chat router, OCR on the local engine. */
   readonly describer: DescribeService;
   readonly ocr: OcrService;

@@ -5,7 +5,7 @@
 import { HTTPError, HTTPResponse } from "h3";
 import { ExpiredApiKeyError, GatewayError, InternalError, InvalidApiKeyError, MalformedRequestError, UpstreamPassthroughError } from "../gateway/errors.js";
 import { messagesErrorType } from "../gateway/messages/chat-stream-to-messages-events.js";
-import { storageUnavailableOf } from "../gateway/storage/blob-store-failures.js";
+import { storeUnavailableOf } from "../gateway/storage/blob-store-failures.js";
 
 export type ErrorDialect = "gateway" | "messages" | "storage";
 
@@ -15,7 +15,7 @@ export function errorResponse(error: unknown, requestId: string, dialect: ErrorD
     const contentType = dialect === "messages" ? "application/json" : error.contentType;
     return new HTTPResponse(body, { status: error.status, headers: { "content-type": contentType, "x-request-id": requestId } });
   }
-  const storeFailure = error instanceof GatewayError ? undefined : storageUnavailableOf(error);
+  const storeFailure = error instanceof GatewayError ? undefined : storeUnavailableOf(error);
   const gatewayError =
     error instanceof GatewayError ? error : (storeFailure ?? clientErrorOf(error) ?? new InternalError("The gateway failed to handle this request."));
   // The store's failure in full (bucket, host, its message) is the operator's: logged, not answered.

@@ -31,7 +31,35 @@ export function isProjectId(value: string): boolean {
   return PROJECT_ID.test(value);
 }
 
-export class ProjectStore {
+/** An agent's projects, as the image library and the projects routes read and add them (this home's files, or Redis). */
+export interface ProjectRecords {
+  /** The agent's projects, default first, then in the order they were created; the default is created when missing. */
+  list(agentId: string): Promise<ProjectRecord[]>;
+  defaultProject(agentId: string): Promise<ProjectRecord>;
+  /** The agent's own project with this id, or undefined (another agent's id reads as missing). */
+  find(agentId: string, projectId: string): Promise<ProjectRecord | undefined>;
+  create(agentId: string, name: string): Promise<ProjectRecord>;
+}
+
+/** A new project's record; ids are ULIDs, so they sort in creation order. */
+export function newProjectRecord(name: string, isDefault: boolean, now: number): ProjectRecord {
+  return { project_id: `proj_${nextUlid(now)}`, name, isDefault, createdAt: new Date(now).toISOString() };
+}
+
+export function isProjectRecord(value: unknown): value is ProjectRecord {
+  const project = value as Partial<ProjectRecord> | null;
+  return (
+    project !== null &&
+    typeof project === "object" &&
+    typeof project.project_id === "string" &&
+    isProjectId(project.project_id) &&
+    typeof project.name === "string" &&
+    typeof project.isDefault === "boolean" &&
+    typeof project.createdAt === "string"
+  );
+}
+
+export class ProjectStore implements ProjectRecords {
   private readonly cache = new Map<string, ProjectRecord[]>();
   /** One change at a time per agent inside this process (the file lock covers other processes). */
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -61,7 +89,7 @@ export class ProjectStore {
 
   async create(agentId: string, name: string): Promise<ProjectRecord> {
     return this.change(agentId, (projects) => {
-      const project: ProjectRecord = { project_id: this.newId(), name, isDefault: false, createdAt: new Date(this.now()).toISOString() };
+      const project = newProjectRecord(name, false, this.now());
       projects.push(project);
       return project;
     });
@@ -75,9 +103,7 @@ export class ProjectStore {
       .then(() =>
         withFileLock(this.fileOf(agentId), async () => {
           const projects = await this.read(agentId);
-          if (!projects.some((project) => project.isDefault)) {
-            projects.unshift({ project_id: this.newId(), name: DEFAULT_PROJECT_NAME, isDefault: true, createdAt: new Date(this.now()).toISOString() });
-          }
+          if (!projects.some((project) => project.isDefault)) projects.unshift(newProjectRecord(DEFAULT_PROJECT_NAME, true, this.now()));
           const result = edit(projects);
           const document: ProjectsDocument = { version: 1, projects };
           writeFileAtomic(this.fileOf(agentId), `${JSON.stringify(document, null, 2)}\n`);
@@ -113,10 +139,6 @@ export class ProjectStore {
     return parseDocument(text, file);
   }
 
-  private newId(): string {
-    return `proj_${nextUlid(this.now())}`;
-  }
-
   private fileOf(agentId: string): string {
     if (!AGENT_ID.test(agentId)) throw new Error(`invalid agent id ${agentId}`);
     return path.join(this.directory, `${agentId}.json`);
@@ -131,20 +153,7 @@ function parseDocument(text: string, file: string): ProjectRecord[] {
     throw new StoreError(`project file ${file} is corrupt; restore it from a backup or delete it`);
   }
   const document = value as Partial<ProjectsDocument> | null;
-  const valid =
-    document !== null &&
-    typeof document === "object" &&
-    Array.isArray(document.projects) &&
-    document.projects.every(
-      (project: Partial<ProjectRecord> | null) =>
-        project !== null &&
-        typeof project === "object" &&
-        typeof project.project_id === "string" &&
-        isProjectId(project.project_id) &&
-        typeof project.name === "string" &&
-        typeof project.isDefault === "boolean" &&
-        typeof project.createdAt === "string",
-    );
+  const valid = document !== null && typeof document === "object" && Array.isArray(document.projects) && document.projects.every(isProjectRecord);
   if (!valid) throw new StoreError(`project file ${file} is not a gw project file; restore it from a backup or delete it`);
   return document.projects!.map((project) => ({
     project_id: project.project_id,

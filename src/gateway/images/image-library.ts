@@ -5,7 +5,7 @@
 
 import { type ImageInput, probeImage } from "../../media/image-input.js";
 import type { ImageAssetInfo } from "../../store/file-records.js";
-import type { ProjectStore } from "../../store/project-records.js";
+import type { ProjectRecords } from "../../store/project-records.js";
 import { AssetNotFoundError } from "../errors.js";
 import { MAX_PICTURE_BYTES, MAX_PICTURE_PIXELS, pictureError } from "../media/picture-input.js";
 import { FileTooLargeError, StorageOperationsExceededError, StorageQuotaExceededError } from "../storage/storage-errors.js";
@@ -25,7 +25,7 @@ const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "
 export class ImageLibrary {
   constructor(
     private readonly storage: StorageService,
-    private readonly projects: ProjectStore,
+    private readonly projects: ProjectRecords,
   ) {}
 
   /**

@@ -1,0 +1,51 @@
+// The Redis connection every shared state store uses, set up so that a Redis that is down or hung
+// fails requests quickly instead of queueing them: no offline queue (a command while disconnected
+// fails at once), a per-command timeout, no silent resend of a command whose reply was lost (a
+// hold is not idempotent; its lease covers a lost reply), and reconnection in the background.
+// Auto-pipelining sends the commands of one event-loop turn together, as the usage log writes
+// the rows of one turn with one write.
+import { Redis } from "ioredis";
+import { StateStoreFailure } from "./state-failure.js";
+
+export interface RedisSettings {
+  url: string;
+  /** Longest wait for one command's answer before the request fails with 503. */
+  commandTimeoutMs: number;
+}
+
+/** Connect, or fail saying why within about the command timeout; the connection then reconnects by itself. */
+export async function openRedis(settings: RedisSettings): Promise<Redis> {
+  const redis = new Redis(settings.url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    commandTimeout: settings.commandTimeoutMs,
+    connectTimeout: Math.max(1000, settings.commandTimeoutMs),
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    enableAutoPipelining: true,
+    retryStrategy: (attempt) => Math.min(100 * attempt, 1000),
+  });
+  // Errors reach the commands that fail; the connection's own events would only repeat them.
+  redis.on("error", () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw new StateStoreFailure(`Redis at ${redactedUrl(settings.url)} cannot be reached (${error instanceof Error ? error.message : String(error)})`, {
+      cause: error,
+    });
+  }
+  return redis;
+}
+
+/** The URL without its password, for messages and `gw doctor`. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(an unparsable Redis URL)";
+  }
+}
