@@ -5,7 +5,6 @@ import path from "node:path";
 import test from "ava";
 import { z } from "zod";
 import { DEFAULT_PLANS, type RouteConfig, routeSchema } from "../src/config/config-schema.js";
-import { RateLimiter } from "../src/gateway/auth/rate-limiter.js";
 import { type Account, CreditLedger } from "../src/gateway/billing/credit-ledger.js";
 import { creditsForTokens } from "../src/gateway/billing/pricing.js";
 import { InsufficientCreditsError, InvalidRequestError, ModelNotFoundError, ModelRequiresUpgradeError } from "../src/gateway/errors.js";
@@ -15,6 +14,7 @@ import { resolveRoutes, weightedOrder } from "../src/gateway/routing/route-resol
 import { formatReset } from "../src/server/rate-limit-headers.js";
 import { generateApiKey, hashApiKey, KEY_PATTERN, visiblePrefix } from "../src/store/api-keys.js";
 import { LocalCreditStore } from "../src/store/local-credit-store.js";
+import { LocalRateBuckets } from "../src/store/local-rate-buckets.js";
 import type { KeyRecord } from "../src/store/records.js";
 import { UsageLog } from "../src/store/usage-log.js";
 import { tempSubdir } from "./helpers/temp-dirs.js";
@@ -180,7 +180,7 @@ test("ledger: a lifetime budget counts earlier months, read once and kept in key
 
 test("rate limiter: a bucket of `perMinute`, refilled continuously, answers seconds to wait", async (t) => {
   let now = 0;
-  const limiter = new RateLimiter(() => now);
+  const limiter = new LocalRateBuckets(() => now);
   for (let index = 0; index < 3; index += 1) t.is((await limiter.admit("k", 3)).retryAfterSeconds, 0);
   const refused = await limiter.admit("k", 3);
   t.is(refused.retryAfterSeconds, 20);
@@ -194,7 +194,7 @@ test("rate limiter: a bucket of `perMinute`, refilled continuously, answers seco
 
 test("rate limiter: tokens per minute are spent after the call; a key over them waits until it has paid them back", async (t) => {
   let now = 0;
-  const limiter = new RateLimiter(() => now);
+  const limiter = new LocalRateBuckets(() => now);
   const first = await limiter.admit("k", 100, 1000);
   t.deepEqual(first.tokens, { limit: 1000, remaining: 1000, resetMs: 0 });
   limiter.spendTokens("k", 1500);

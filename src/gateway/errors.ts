@@ -1,4 +1,4 @@
-import type { Admission } from "./auth/rate-limiter.js";
+import type { Admission } from "../store/rate-buckets.js";
 
 // One error class per API error code. Each knows its status, type and code; the server's
 // single error handler renders them into the envelopes of docs/decisions.md §2.

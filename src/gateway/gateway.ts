@@ -13,8 +13,10 @@ import { safeFetch } from "../net/safe-fetch.js";
 import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import { LocalCreditStore } from "../store/local-credit-store.js";
+import { LocalRateBuckets } from "../store/local-rate-buckets.js";
 import { MetadataStore } from "../store/metadata-store.js";
 import { type ProjectRecords, ProjectStore } from "../store/project-records.js";
+import type { Admission } from "../store/rate-buckets.js";
 import { FileResponseStore } from "../store/response-records.js";
 import { UsageLog } from "../store/usage-log.js";
 import { VideoJobStore } from "../store/video-jobs.js";
@@ -25,7 +27,7 @@ import { TranscriptionService } from "./audio/transcription-service.js";
 import { listVoices, type VoiceEntry } from "./audio/voice-catalog.js";
 import { type Caller, KeyAuthenticator } from "./auth/key-authenticator.js";
 import { type CallerPlan, PlanLookup } from "./auth/plan-lookup.js";
-import { type Admission, admitCaller, RateLimiter } from "./auth/rate-limiter.js";
+import { admitCaller } from "./auth/rate-limiter.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
 import { ChatService } from "./chat/chat-service.js";
 import { EmbeddingsService } from "./embeddings/embeddings-service.js";
@@ -108,7 +110,7 @@ export class Gateway {
   private currentProviders: Map<string, Provider>;
   /** The SSRF-safe fetcher for user-supplied URLs. */
   readonly fetchUrl: UrlFetcher;
-  private readonly rateLimiter = new RateLimiter();
+  private readonly rateLimiter = new LocalRateBuckets();
   private readonly latency = new LatencyTracker();
   /** One circuit per provider name; they outlive config reloads. */
   readonly breakers: CircuitBreakers;

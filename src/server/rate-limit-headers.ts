@@ -1,6 +1,6 @@
 // OpenAI's x-ratelimit-* headers on every authenticated response: the key's requests per minute,
 // and its tokens per minute when it has a token limit. Durations in OpenAI's form ("20ms", "1.5s", "6m0s").
-import type { Admission, LimitState } from "../gateway/auth/rate-limiter.js";
+import type { Admission, LimitState } from "../store/rate-buckets.js";
 
 /** Header names built once: these are set on every authenticated response. */
 const HEADER_NAMES = {
