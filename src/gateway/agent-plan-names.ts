@@ -2,14 +2,14 @@
 // the metrics count tokens and credits by plan. A map built once and rebuilt only after the
 // metadata or the config changed, so a row costs one lookup, not a scan of every agent.
 import { type Config, canonicalPlanName } from "../config/resolved-config.js";
-import type { MetadataStore } from "../store/metadata-store.js";
+import type { MetadataRecords } from "../store/metadata-store.js";
 
 export class AgentPlanNames {
   private names = new Map<string, string>();
   private builtFor: Config | null = null;
 
   constructor(
-    private readonly store: MetadataStore,
+    private readonly store: MetadataRecords,
     private readonly config: () => Config,
   ) {
     store.onChange(() => {

@@ -12,14 +12,13 @@ import { UnsetEnvWarnings } from "../config/unset-env-warnings.js";
 import { safeFetch } from "../net/safe-fetch.js";
 import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
-import { LocalCreditStore } from "../store/local-credit-store.js";
-import { LocalRateBuckets } from "../store/local-rate-buckets.js";
-import { MetadataStore } from "../store/metadata-store.js";
+import type { MetadataRecords } from "../store/metadata-store.js";
+import { openState, type StateSettings, type StateStores } from "../store/open-state.js";
 import { type ProjectRecords, ProjectStore } from "../store/project-records.js";
-import type { Admission } from "../store/rate-buckets.js";
+import type { Admission, RateLimitBuckets } from "../store/rate-buckets.js";
 import { FileResponseStore } from "../store/response-records.js";
 import { UsageLog } from "../store/usage-log.js";
-import { VideoJobStore } from "../store/video-jobs.js";
+import type { VideoJobRecords } from "../store/video-jobs.js";
 import { type PublicAudioCatalog, publicAudioCatalog } from "./audio/audio-catalog.js";
 import { SpeechService } from "./audio/speech-service.js";
 import { maxAudioUploadBytes } from "./audio/transcription-request.js";
@@ -73,6 +72,11 @@ export interface GatewayOptions {
   observer?: CallObserver;
   /** Wall-clock milliseconds for link lifetimes and expiries (tests move time by hand). */
   now?: () => number;
+  /**
+   * Where the shared state lives; this home's files when absent. Not in the config file yet: the
+   * storage index is not shared through Redis yet (docs/decisions.md §21), so only tests choose Redis.
+   */
+  state?: StateSettings;
 }
 
 /** How often stored responses past their retention are removed (and once at start). */
@@ -105,12 +109,12 @@ export class Gateway {
   /** Which plan a caller, or an agent, is on now. */
   readonly plans: PlanLookup;
   /** The video jobs' records (the metrics count them by state). */
-  readonly videoJobs: VideoJobStore;
+  readonly videoJobs: VideoJobRecords;
   private currentConfig: Config;
   private currentProviders: Map<string, Provider>;
   /** The SSRF-safe fetcher for user-supplied URLs. */
   readonly fetchUrl: UrlFetcher;
-  private readonly rateLimiter = new LocalRateBuckets();
+  private readonly rateLimiter: RateLimitBuckets;
   private readonly latency = new LatencyTracker();
   /** One circuit per provider name; they outlive config reloads. */
   readonly breakers: CircuitBreakers;
@@ -119,13 +123,15 @@ export class Gateway {
   /** `${NAME}` variables the environment lacks: logged once each, at load or the reload that adds them. */
   private readonly envWarnings: UnsetEnvWarnings;
   /** Runs a task at the end of this turn of the event loop, after the turn's usage rows are written. */
-  readonly afterTurnWrites = (task: () => void): void => this.usageLog.afterTurnWrites(task);
+  readonly afterTurnWrites: (task: () => void) => void;
+  /** Agents and keys. */
+  readonly store: MetadataRecords;
 
   private constructor(
     readonly paths: HomePaths,
     config: Config,
-    readonly store: MetadataStore,
-    readonly usageLog: UsageLog,
+    /** Every kind of state the server keeps: this home's, or Redis shared by several instances (store/open-state.ts). */
+    readonly state: StateStores,
     readonly authenticator: KeyAuthenticator,
     readonly storage: StorageService,
     private readonly http: UpstreamHttp,
@@ -137,8 +143,15 @@ export class Gateway {
     this.envWarnings = new UnsetEnvWarnings((message) => logger.warn(message));
     this.envWarnings.report(config);
     this.currentProviders = createProviders(config, http, (message) => logger.warn(message), this.fetchUrl);
+    this.store = state.metadata;
+    const { usageLog } = state;
+    // A stream's last frames leave with the turn's usage rows when they are this process's log; Redis answers on its own time.
+    this.afterTurnWrites = usageLog ? (task) => usageLog.afterTurnWrites(task) : (task) => void setImmediate(task);
+    this.rateLimiter = state.rates;
+    this.projects = state.projects;
+    this.videoJobs = state.videoJobs;
     this.ledger = new CreditLedger(
-      new LocalCreditStore(usageLog),
+      state.credits,
       undefined,
       (row) => options.observer?.billed(row),
       (message) => logger.warn(message),
@@ -150,16 +163,14 @@ export class Gateway {
     }, options.clock);
     const plans = new PlanLookup(
       () => this.currentConfig,
-      () => store.data.agents,
+      () => state.metadata.data.agents,
     );
     this.plans = plans;
-    this.projects = new ProjectStore(path.join(paths.dataDir, "projects"));
     this.imageLibrary = new ImageLibrary(storage, this.projects);
     const shared: ServiceContext = {
       config: () => this.currentConfig,
       providers: () => this.currentProviders,
       ledger: this.ledger,
-      usage: usageLog,
       plans,
       storage,
       library: this.imageLibrary,
@@ -184,11 +195,10 @@ export class Gateway {
     this.responses = new ResponsesService(
       this.chat,
       new WebSearches(this.search),
-      new FileResponseStore(path.join(paths.dataDir, "responses")),
+      state.responses,
       (message) => logger.warn(message),
       new NativeResponses(metering, this.chat, shared),
     );
-    this.videoJobs = VideoJobStore.open(path.join(paths.dataDir, "video-jobs"));
     this.video = new VideoService(shared, this.videoJobs);
     this.videoPoller = new VideoPoller(shared, this.videoJobs, this.video);
   }
@@ -196,13 +206,7 @@ export class Gateway {
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */
   static async open(paths: HomePaths, logger: GatewayLogger, options: GatewayOptions = {}): Promise<Gateway> {
     const config = loadConfigFile(paths.config);
-    const store = await MetadataStore.open(paths.metadata);
-    const usageLog = UsageLog.open(paths.usageDir);
-    // Rows skipped for invalid credits or agent: billing goes on without them, but say which.
-    const shown = usageLog.warnings.slice(0, 20);
-    for (const warning of shown) logger.warn(warning);
-    if (usageLog.warnings.length > shown.length)
-      logger.warn(`${usageLog.warnings.length - shown.length} more usage rows skipped (run \`gw usage\` to list them)`);
+    const state = await openState(options.state ?? { driver: "embedded" }, paths, logger);
     // Storage follows config reloads (size limit, link lifetime, secret); its blob driver is fixed at start.
     let gateway: Gateway | undefined;
     const storage = await StorageService.open({
@@ -212,7 +216,7 @@ export class Gateway {
       logger,
       now: options.now,
     });
-    gateway = new Gateway(paths, config, store, usageLog, new KeyAuthenticator(store, options.now), storage, new UpstreamHttp(), logger, options);
+    gateway = new Gateway(paths, config, state, new KeyAuthenticator(state.metadata, options.now), storage, new UpstreamHttp(), logger, options);
     await gateway.video.restoreHolds();
     return gateway;
   }
@@ -288,8 +292,7 @@ export class Gateway {
     clearInterval(this.responsePruning);
     await this.videoPoller.stop();
     this.configWatcher?.close();
-    this.store.close();
-    this.usageLog.close();
+    await this.state.close();
     await this.storage.close();
     await this.http.close();
   }

@@ -1,6 +1,7 @@
 // GET /ready's checks: can this gateway do its work right now? The config is loaded (a Gateway
 // never runs without one), the metadata and usage-log folders take a new file (what an atomic
-// metadata write and a new month's log need), and the blob store takes and drops a small blob.
+// metadata write and a new month's log need) or, on Redis, the shared state store answers a PING
+// in time, and the blob store takes and drops a small blob.
 // Each probe writes and removes its own file, so it also fails as root on a read-only or full
 // disk, where a permission check would pass. Only the check names leave this module: the causes
 // (with paths) go to the server's log (docs/decisions.md §12).
@@ -10,20 +11,23 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import type { BlobStore } from "../blobs/blob-store.js";
 
-export const READINESS_CHECKS = ["config", "metadata", "usage_log", "blob_store"] as const;
-export type ReadinessCheck = (typeof READINESS_CHECKS)[number];
+/** The checks of the embedded state, in order; on Redis, `state` (the shared store answers) replaces metadata and usage_log. */
+export const EMBEDDED_CHECKS = ["config", "metadata", "usage_log", "blob_store"] as const;
+export const SHARED_STATE_CHECKS = ["config", "state", "blob_store"] as const;
+export type ReadinessCheck = (typeof EMBEDDED_CHECKS)[number] | (typeof SHARED_STATE_CHECKS)[number];
 
 export interface ReadinessResult {
   ready: boolean;
-  checks: Record<ReadinessCheck, "ok" | "failed">;
+  /** Each check run, in order, and how it went. */
+  checks: Partial<Record<ReadinessCheck, "ok" | "failed">>;
   /** The causes of the failed checks, for the server's log only (they name paths). */
   causes: Partial<Record<ReadinessCheck, string>>;
 }
 
 export interface ReadinessTargets {
   config: () => unknown;
-  metadataFile: string;
-  usageDir: string;
+  /** The embedded state's files, or the shared state store's probe (a PING within its command timeout). */
+  state: { driver: "embedded"; metadataFile: string; usageDir: string } | { driver: "redis"; ping: () => Promise<void> };
   blobs: BlobStore;
 }
 
@@ -32,34 +36,42 @@ const PROBE_KEY = "gw-ready-probe";
 /** A blob store that does not answer within this long is not reachable. */
 const BLOB_PROBE_TIMEOUT_MS = 5000;
 
+export function readinessChecks(targets: Pick<ReadinessTargets, "state">): readonly ReadinessCheck[] {
+  return targets.state.driver === "embedded" ? EMBEDDED_CHECKS : SHARED_STATE_CHECKS;
+}
+
 export async function checkReadiness(targets: ReadinessTargets): Promise<ReadinessResult> {
-  const probes: Record<ReadinessCheck, () => Promise<void>> = {
+  const { state } = targets;
+  const probes: Partial<Record<ReadinessCheck, () => Promise<void>>> = {
     config: async () => {
       if (!targets.config()) throw new Error("no config loaded");
     },
-    metadata: async () => {
-      await probeDirectory(path.dirname(targets.metadataFile));
-      await access(targets.metadataFile, constants.W_OK);
-    },
-    usage_log: () => probeDirectory(targets.usageDir),
     blob_store: () => withTimeout(probeBlobs(targets.blobs), BLOB_PROBE_TIMEOUT_MS),
   };
+  if (state.driver === "embedded") {
+    probes.metadata = async () => {
+      await probeDirectory(path.dirname(state.metadataFile));
+      await access(state.metadataFile, constants.W_OK);
+    };
+    probes.usage_log = () => probeDirectory(state.usageDir);
+  } else probes.state = state.ping;
+  const names = readinessChecks(targets);
   const outcomes = await Promise.all(
-    READINESS_CHECKS.map(async (name) => {
+    names.map(async (name) => {
       try {
-        await probes[name]();
+        await probes[name]?.();
         return undefined;
       } catch (error) {
         return error instanceof Error ? error.message : String(error);
       }
     }),
   );
-  const result: ReadinessResult = { ready: true, checks: { config: "ok", metadata: "ok", usage_log: "ok", blob_store: "ok" }, causes: {} };
-  READINESS_CHECKS.forEach((name, index) => {
+  const result: ReadinessResult = { ready: true, checks: {}, causes: {} };
+  names.forEach((name, index) => {
     const cause = outcomes[index];
+    result.checks[name] = cause === undefined ? "ok" : "failed";
     if (cause === undefined) return;
     result.ready = false;
-    result.checks[name] = "failed";
     result.causes[name] = cause;
   });
   return result;

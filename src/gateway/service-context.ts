@@ -1,12 +1,11 @@
 // What every domain service is given, once, by the gateway: the config and the providers as they
-// are now (both follow reloads), billing (the credit ledger and the usage records behind it),
+// are now (both follow reloads), billing (the credit ledger and the credit store behind it),
 // plans, the agents' storage and picture library, the SSRF-safe fetcher, routing health, clocks,
 // the log and the observer. A service that needs more (another service, a job store) takes that
-// one thing beside it. The state that instances would share (reservations, usage totals) sits
-// behind the ledger's and the usage records' interfaces.
+// one thing beside it. The state that instances share (reservations, usage totals) sits behind
+// the ledger's store (store/credit-store.ts).
 import type { Config } from "../config/resolved-config.js";
 import type { Provider } from "../providers/provider.js";
-import type { UsageRecords } from "../store/usage-log.js";
 import type { PlanLookup } from "./auth/plan-lookup.js";
 import type { CreditLedger } from "./billing/credit-ledger.js";
 import type { ImageLibrary } from "./images/image-library.js";
@@ -23,7 +22,6 @@ export interface ServiceContext {
   /** The providers built from the config now. */
   providers: () => ReadonlyMap<string, Provider>;
   ledger: CreditLedger;
-  usage: UsageRecords;
   plans: PlanLookup;
   storage: StorageService;
   library: ImageLibrary;

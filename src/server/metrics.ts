@@ -97,10 +97,11 @@ export class ServerMetrics {
   observe(gateway: Gateway): void {
     this.planNames = new AgentPlanNames(gateway.store, () => gateway.config);
     this.modelLabels = new ModelLabels(() => gateway.config);
-    gateway.usageLog.onWrite = (durationMs, failed) => {
-      if (failed) this.usageWriteFailures.inc();
-      else this.usageWriteSeconds.observe(durationMs / 1000);
-    };
+    if (gateway.state.usageLog)
+      gateway.state.usageLog.onWrite = (durationMs, failed) => {
+        if (failed) this.usageWriteFailures.inc();
+        else this.usageWriteSeconds.observe(durationMs / 1000);
+      };
     new Gauge({
       name: "gw_upstream_circuit_state",
       help: "Circuit breaker state by provider: 1 for the state it is in (closed, open, half-open), 0 for the others",
@@ -121,8 +122,8 @@ export class ServerMetrics {
       help: "Video jobs kept by the gateway, by state",
       labelNames: ["state"] as const,
       registers: [this.registry],
-      collect() {
-        const counts = gateway.videoJobs.countByStatus();
+      async collect() {
+        const counts = await gateway.videoJobs.countByStatus();
         for (const state of VIDEO_STATES) this.set({ state }, counts.get(state) ?? 0);
       },
     });

@@ -1,6 +1,7 @@
 // Listen on the configured (or given) host and port, with the bounds on what a client may make the
 // server read (connection-policy.ts, client-errors.ts); on shutdown, drain in-flight requests and
 // streams (server-drain.ts) before closing connections.
+
 import { createServer, type Server } from "node:http";
 import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -9,6 +10,7 @@ import { initHome, isInitialised } from "../config/init-home.js";
 import { homePaths } from "../config/paths.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { UrlFetcher } from "../gateway/media/picture-input.js";
+import type { StateSettings } from "../store/open-state.js";
 import { AccessLog } from "./access-log.js";
 import { createApp, dialectOf } from "./app.js";
 import { answerClientErrors } from "./client-errors.js";
@@ -44,6 +46,8 @@ export interface StartOptions {
   tls?: TlsOptions;
   /** Test seam: GET /metrics treats every client as remote, so that tests reach its token check. */
   metricsPeersRemote?: boolean;
+  /** Test seam until the config file chooses it: where the shared state lives (Gateway's `state` option). */
+  state?: StateSettings;
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
@@ -58,6 +62,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     clock: options.clock,
     now: options.now,
     observer: accessLog,
+    state: options.state,
   });
   gateway.watch();
   metrics.observe(gateway);

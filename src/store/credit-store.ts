@@ -46,8 +46,8 @@ export interface CreditBalance {
 
 export interface CreditStore {
   /**
-   * Atomically, against both limits: hold `min(want, spendable)` credits when that is more than
-   * 0 and at least `atLeast`; otherwise hold nothing and say what is spendable. `period` is the
+   * Atomically, against both limits: when something is spendable, hold `min(want, spendable)`
+   * credits if that is at least `atLeast`; otherwise hold nothing and say what is spendable. `period` is the
    * current one ("2026-11"): a key with a lifetime budget counts every period up to it.
    */
   hold(account: CreditAccount, want: number, atLeast: number, period: string): Promise<HoldOutcome>;

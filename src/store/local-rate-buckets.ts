@@ -1,8 +1,6 @@
 // The rate-limit buckets of one gw process: token buckets in memory that refill continuously, on
-// this process's monotonic clock. A refused request is told one wait, computed once: until every
-// bucket holds one again, i.e. until it would be admitted (Retry-After and the message); the
-// x-ratelimit-reset-* headers say something else, until each bucket is full.
-import type { Admission, LimitState, RateLimitBuckets } from "./rate-buckets.js";
+// this process's monotonic clock (what a take answers: rate-buckets.ts admissionOf).
+import { type Admission, admissionOf, msUntilOne, type RateLimitBuckets } from "./rate-buckets.js";
 
 interface Bucket {
   capacity: number;
@@ -28,14 +26,9 @@ export class LocalRateBuckets implements RateLimitBuckets {
     const now = this.now();
     const requests = refill(this.requestBuckets, key, requestsPerMinute, now);
     const tokens = tokensPerMinute === undefined ? undefined : refill(this.tokenBuckets, key, tokensPerMinute, now);
-    // Both limits count: a key out of tokens and of requests waits for the later of the two.
-    const requestsWaitMs = msUntilOne(requests);
-    const tokensWaitMs = tokens ? msUntilOne(tokens) : 0;
-    const waitMs = Math.max(requestsWaitMs, tokensWaitMs);
-    let refusedBy: Admission["refusedBy"];
-    if (waitMs > 0) refusedBy = tokensWaitMs > requestsWaitMs ? "tokens" : "requests";
-    else requests.level -= 1;
-    return { retryAfterSeconds: Math.ceil(waitMs / 1000), refusedBy, requests: stateOf(requests), tokens: tokens && stateOf(tokens) };
+    const admitted = msUntilOne(requests) === 0 && (!tokens || msUntilOne(tokens) === 0);
+    if (admitted) requests.level -= 1;
+    return admissionOf(admitted, requests, tokens);
   }
 
   /** Count tokens a call used against its key (a no-op for keys without a token limit). */
@@ -59,17 +52,4 @@ function refill(buckets: Map<string, Bucket>, key: string, capacity: number, now
   bucket.level = Math.min(capacity, bucket.level + ((now - bucket.updatedAt) * capacity) / 60_000);
   bucket.updatedAt = now;
   return bucket;
-}
-
-/** Milliseconds until the bucket holds one (a request, a token) again; 0 when it does. */
-function msUntilOne(bucket: Bucket): number {
-  return bucket.level >= 1 ? 0 : ((1 - bucket.level) * 60_000) / bucket.capacity;
-}
-
-function stateOf(bucket: Bucket): LimitState {
-  return {
-    limit: bucket.capacity,
-    remaining: Math.max(0, Math.floor(bucket.level)),
-    resetMs: Math.max(0, Math.ceil(((bucket.capacity - bucket.level) * 60_000) / bucket.capacity)),
-  };
 }

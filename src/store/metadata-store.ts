@@ -11,7 +11,25 @@ import { StoreError } from "./store-error.js";
 
 type Mutation = { apply: (data: MetadataData) => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
-export class MetadataStore {
+/**
+ * The agents-and-keys store as the server and the `gw` commands use it, whichever backend holds
+ * it: this file for one gw, Redis (redis-metadata-store.ts) for several instances sharing state.
+ */
+export interface MetadataRecords {
+  /** The document as last read or written; replaced (not edited in place) when it changes. */
+  readonly data: MetadataData;
+  /** Apply a change to a fresh read of the document and persist it; resolves with `apply`'s result. */
+  mutate<T>(apply: (data: MetadataData) => T): Promise<T>;
+  /** Re-read when someone else changed the document. Returns true when data changed. */
+  reloadIfChanged(): Promise<boolean>;
+  /** Follow changes made elsewhere (the CLI, other instances) without being asked. */
+  watch(): void;
+  /** Called after every reload and every own mutation. */
+  onChange(listener: () => void): void;
+  close(): void;
+}
+
+export class MetadataStore implements MetadataRecords {
   private readonly db: Low<MetadataData>;
   private pending: Mutation[] = [];
   private flushing: Promise<void> | null = null;

@@ -2,7 +2,7 @@
 // Each runs as one locked read-modify-write of the metadata file.
 import { ulid } from "ulid";
 import { generateApiKey, hashApiKey, KEY_PATTERN, visiblePrefix } from "./api-keys.js";
-import type { MetadataStore } from "./metadata-store.js";
+import type { MetadataRecords } from "./metadata-store.js";
 import type { AgentRecord, KeyLimits, KeyRecord, MetadataData } from "./records.js";
 
 export class ProvisioningError extends Error {
@@ -16,7 +16,7 @@ export function findAgent(data: MetadataData, nameOrId: string): AgentRecord | u
   return data.agents.find((agent) => agent.name === nameOrId || agent.id === nameOrId);
 }
 
-export async function createAgent(store: MetadataStore, name: string, plan: string): Promise<AgentRecord> {
+export async function createAgent(store: MetadataRecords, name: string, plan: string): Promise<AgentRecord> {
   return store.mutate((data) => {
     if (findAgent(data, name)) throw new ProvisioningError(`agent "${name}" already exists`);
     const agent: AgentRecord = { id: `agt_${ulid()}`, name, plan, createdAt: new Date().toISOString() };
@@ -33,7 +33,7 @@ export interface CreatedKey {
 
 /** Create a key for an agent, creating the agent (with `plan`) when it does not exist yet. */
 export async function createKey(
-  store: MetadataStore,
+  store: MetadataRecords,
   agentName: string,
   plan: string | undefined,
   defaultPlan: string,
@@ -63,7 +63,7 @@ export async function createKey(
 }
 
 /** Change a live key's limits (`gw keys set`); a `null` limit is removed. */
-export async function setKeyLimits(store: MetadataStore, prefixOrId: string, limits: KeyLimits): Promise<KeyRecord> {
+export async function setKeyLimits(store: MetadataRecords, prefixOrId: string, limits: KeyLimits): Promise<KeyRecord> {
   return store.mutate((data) => {
     const key = liveKey(data, prefixOrId);
     applyLimits(key, limits);
@@ -90,7 +90,7 @@ function liveKey(data: MetadataData, prefixOrId: string): KeyRecord {
 }
 
 /** Register an existing key (a migration, or the benchmark's fixed key). Only its hash is kept. */
-export async function importKey(store: MetadataStore, agentName: string, plan: string, key: string): Promise<CreatedKey> {
+export async function importKey(store: MetadataRecords, agentName: string, plan: string, key: string): Promise<CreatedKey> {
   if (!KEY_PATTERN.test(key)) throw new ProvisioningError("a gw key is `gw_` followed by at least 43 letters and digits");
   return store.mutate((data) => {
     const hash = hashApiKey(key);
@@ -114,7 +114,7 @@ export async function importKey(store: MetadataStore, agentName: string, plan: s
 }
 
 /** Revoke every live key whose visible prefix (or id) matches; refuses an ambiguous prefix. */
-export async function revokeKey(store: MetadataStore, prefixOrId: string): Promise<KeyRecord> {
+export async function revokeKey(store: MetadataRecords, prefixOrId: string): Promise<KeyRecord> {
   return store.mutate((data) => {
     const key = liveKey(data, prefixOrId);
     key.revokedAt = new Date().toISOString();
@@ -122,7 +122,7 @@ export async function revokeKey(store: MetadataStore, prefixOrId: string): Promi
   });
 }
 
-export async function setAgentPlan(store: MetadataStore, agentName: string, plan: string): Promise<AgentRecord> {
+export async function setAgentPlan(store: MetadataRecords, agentName: string, plan: string): Promise<AgentRecord> {
   return store.mutate((data) => {
     const agent = findAgent(data, agentName);
     if (!agent) throw new ProvisioningError(`no agent "${agentName}"`);

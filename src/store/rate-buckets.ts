@@ -35,3 +35,41 @@ export interface RateLimitBuckets {
    */
   spendTokens(key: string, tokens: number): void;
 }
+
+/** A bucket's size and what it holds now (a request's or a token's worth each). */
+export interface BucketLevel {
+  capacity: number;
+  level: number;
+}
+
+/**
+ * What a take tells its request, from the buckets' levels after it (as they were, when refused).
+ * A refused request is told one wait, computed once: until every bucket holds one again, i.e.
+ * until it would be admitted (Retry-After and the message); the x-ratelimit-reset-* headers say
+ * something else, until each bucket is full. Both limits count: the one that holds the request
+ * longer refuses it.
+ */
+export function admissionOf(admitted: boolean, requests: BucketLevel, tokens: BucketLevel | undefined): Admission {
+  let waitMs = 0;
+  let refusedBy: Admission["refusedBy"];
+  if (!admitted) {
+    const requestsWaitMs = msUntilOne(requests);
+    const tokensWaitMs = tokens ? msUntilOne(tokens) : 0;
+    waitMs = Math.max(requestsWaitMs, tokensWaitMs);
+    refusedBy = tokensWaitMs > requestsWaitMs ? "tokens" : "requests";
+  }
+  return { retryAfterSeconds: Math.ceil(waitMs / 1000), refusedBy, requests: stateOf(requests), tokens: tokens && stateOf(tokens) };
+}
+
+/** Milliseconds until the bucket holds one (a request, a token) again; 0 when it does. */
+export function msUntilOne(bucket: BucketLevel): number {
+  return bucket.level >= 1 ? 0 : ((1 - bucket.level) * 60_000) / bucket.capacity;
+}
+
+function stateOf(bucket: BucketLevel): LimitState {
+  return {
+    limit: bucket.capacity,
+    remaining: Math.max(0, Math.floor(bucket.level)),
+    resetMs: Math.max(0, Math.ceil(((bucket.capacity - bucket.level) * 60_000) / bucket.capacity)),
+  };
+}

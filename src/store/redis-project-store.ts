@@ -4,7 +4,6 @@
 // instances that need it at once agree on one.
 import type { Redis } from "ioredis";
 import { DEFAULT_PROJECT_NAME, isProjectId, isProjectRecord, newProjectRecord, type ProjectRecord, type ProjectRecords } from "./project-records.js";
-import { redisCall } from "./state-failure.js";
 import { StoreError } from "./store-error.js";
 
 const DEFAULT_FIELD = "default";
@@ -33,7 +32,7 @@ export class RedisProjectStore implements ProjectRecords {
   }
 
   async list(agentId: string): Promise<ProjectRecord[]> {
-    const fields = await redisCall("projects list", () => this.redis.hgetall(this.keyOf(agentId)));
+    const fields = await this.redis.hgetall(this.keyOf(agentId));
     if (fields[DEFAULT_FIELD] === undefined) {
       await this.ensureDefault(agentId);
       return this.list(agentId);
@@ -54,20 +53,20 @@ export class RedisProjectStore implements ProjectRecords {
 
   async find(agentId: string, projectId: string): Promise<ProjectRecord | undefined> {
     if (!isProjectId(projectId)) return undefined;
-    const text = await redisCall("projects find", () => this.redis.hget(this.keyOf(agentId), projectId));
+    const text = await this.redis.hget(this.keyOf(agentId), projectId);
     return text === null ? undefined : parseRecord(projectId, text, agentId);
   }
 
   async create(agentId: string, name: string): Promise<ProjectRecord> {
     await this.ensureDefault(agentId);
     const project = newProjectRecord(name, false, this.now());
-    await redisCall("projects create", () => this.redis.hset(this.keyOf(agentId), project.project_id, JSON.stringify(project)));
+    await this.redis.hset(this.keyOf(agentId), project.project_id, JSON.stringify(project));
     return project;
   }
 
   private async ensureDefault(agentId: string): Promise<void> {
     const project = newProjectRecord(DEFAULT_PROJECT_NAME, true, this.now());
-    await redisCall("projects default", () => this.redis.gwEnsureDefaultProject(this.keyOf(agentId), project.project_id, JSON.stringify(project)));
+    await this.redis.gwEnsureDefaultProject(this.keyOf(agentId), project.project_id, JSON.stringify(project));
   }
 
   private keyOf(agentId: string): string {

@@ -1,11 +1,12 @@
-// A failure of the shared state store (Redis) as the request path sees it: the operation that
-// failed and a short reason, never the server's address or password. The renderer answers it as
-// 503 state_unavailable with Retry-After (docs/decisions.md §2); the log has the cause in full.
-// A request that cannot reach the ledger is refused, never served unbilled.
+// A failure of the shared state store (Redis) as the request path sees it: the part of the state
+// and a short reason, never the server's address or password. The renderer answers it as 503
+// state_unavailable with Retry-After (docs/decisions.md §2); the log has the cause in full. A
+// request that cannot reach the ledger is refused, never served unbilled.
+import { ReplyError } from "ioredis";
 
 export class StateStoreFailure extends Error {
   constructor(
-    /** `Redis hold: no answer within 1500 ms`, `Redis settle: connection refused` ... */
+    /** `Redis credits.hold: no answer in time`, `Redis metadata.mutate: not connected` ... */
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
@@ -14,25 +15,44 @@ export class StateStoreFailure extends Error {
   }
 }
 
-/**
- * Run one operation against Redis; whatever Redis does wrong (down, hung past the command
- * timeout, out of memory, read-only, a script error) becomes a StateStoreFailure naming the
- * operation. Errors the store raised itself before calling Redis (a refused row) pass unchanged.
- */
-export async function redisCall<T>(operation: string, work: () => Promise<T>, ownErrors: (error: unknown) => boolean = () => false): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof StateStoreFailure || ownErrors(error)) throw error;
-    throw new StateStoreFailure(`Redis ${operation}: ${shortReason(error)}`, { cause: error });
-  }
+/** The messages ioredis rejects a command with when Redis is down, hung or gone (its own errors carry no class). */
+const CONNECTION_FAILURE = /^(Command timed out|Connection is closed\.|Stream isn't writeable|Reached the max retries per request limit)/;
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "ENOENT", "EHOSTUNREACH"]);
+
+/** Whether an error is Redis failing (unreachable, hung, refusing with an error reply), not the store's own refusal. */
+export function isRedisFailure(error: unknown): error is Error {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof ReplyError) return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  return CONNECTION_FAILURE.test(error.message) || (code !== undefined && NETWORK_CODES.has(code));
 }
 
-function shortReason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  if (/timed out/i.test(message)) return "no answer in time";
-  if (/enableOfflineQueue|Connection is closed|Stream isn't writeable|ECONNREFUSED|ENOENT|EPIPE|ECONNRESET/i.test(message)) return "not connected";
-  // A Redis reply error starts with its code (OOM, READONLY, MISCONF, NOSCRIPT ...): the code says enough.
-  const code = /^([A-Z]{3,})\b/.exec(message)?.[1];
-  return code ? `Redis answered ${code}` : "failed";
+/**
+ * The store with Redis failing, in every method that returns a promise, turned into a
+ * StateStoreFailure naming `component.method`: one place makes every Redis-backed port fail the same way, whatever its
+ * implementation calls. Properties and methods that return no promise pass through.
+ */
+export function reportingRedisFailures<T extends object>(store: T, component: string): T {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function" || typeof property !== "string") return value;
+      return (...args: unknown[]) => {
+        const result: unknown = Reflect.apply(value, target, args);
+        if (!(result instanceof Promise)) return result;
+        return result.catch((error: unknown) => {
+          throw isRedisFailure(error) ? new StateStoreFailure(`Redis ${component}.${property}: ${shortReason(error)}`, { cause: error }) : error;
+        });
+      };
+    },
+  });
+}
+
+function shortReason(error: Error): string {
+  if (error instanceof ReplyError) {
+    // A Redis error reply starts with its code (OOM, READONLY, MISCONF, NOSCRIPT ...): the code says enough.
+    const code = /^([A-Z]{3,})\b/.exec(error.message)?.[1];
+    return code ? `Redis answered ${code}` : "Redis answered an error";
+  }
+  return /timed out/i.test(error.message) ? "no answer in time" : "not connected";
 }

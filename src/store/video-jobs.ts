@@ -1,7 +1,15 @@
-// Video jobs, persisted so they survive a restart: one JSON document per job,
+// Video jobs, persisted so they survive a restart. `VideoJobRecords` is the port the video service
+// and poller use; the embedded VideoJobStore keeps one JSON document per job,
 // `<dir>/<job id>.json`, written atomically (temp file, fsync, rename) on every change, and the
-// reference photo a queued job still needs beside it (`<job id>.input`) until the job ends. The
-// server is the only writer; every job is read once at start and then answered from memory.
+// reference photo a queued job still needs beside it (`<job id>.input`) until the job ends. It is
+// the only writer of its directory (one `gw serve` per home); every job is read once at start and
+// then answered from memory. Several instances share RedisVideoJobStore instead.
+//
+// Whoever works a job (submits, polls, downloads, bills it) first claims it for a while and renews
+// the claim as it goes: two instances never work the same job at once, and a job whose claimant
+// died is taken by another once the claim ends. A change made under a claim is written only while
+// that claim is held (fencing) and never to a job that has already ended.
+import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { monotonicFactory } from "ulid";
@@ -61,8 +69,76 @@ export function newVideoJobId(): string {
   return `vid_${nextUlid()}`;
 }
 
-export class VideoJobStore {
+/** A claim on one job: held until released or until its lease runs out without a renewal. */
+export interface JobClaim {
+  readonly jobId: string;
+  /** Extend the lease by its length again; false when the claim is no longer held (it ran out, or another took the job). */
+  renew(): Promise<boolean>;
+  /** Let the job go now (another instance may take it at once); nothing when it is no longer held. */
+  release(): Promise<void>;
+}
+
+/** What the video service and poller need of the jobs' records, embedded or shared. */
+export interface VideoJobRecords {
+  get(id: string): Promise<VideoJobRecord | undefined>;
+  /** How many jobs are in each state (the metrics). */
+  countByStatus(): Promise<Map<VideoJobStatus, number>>;
+  /** Jobs that are not finished, oldest first. */
+  active(): Promise<VideoJobRecord[]>;
+  /** An agent's jobs, newest first. */
+  list(agentId: string, limit: number): Promise<VideoJobRecord[]>;
+  /** A new job, with the reference photo it needs until it ends. */
+  create(job: VideoJobRecord, image?: Buffer): Promise<void>;
+  /**
+   * Apply a change (a field set to undefined is removed) and persist it; the new record is
+   * returned. Under a claim the change is written only while the claim is held
+   * (VideoJobClaimLostError otherwise) and only to a job that has not ended (VideoJobEndedError).
+   * The photo is deleted when the job ends. `check` is given the record the change applies to and
+   * throws to refuse it (a cancel refuses a job that has ended meanwhile); no other change comes
+   * between the two.
+   */
+  update(id: string, change: Partial<VideoJobRecord>, claim?: JobClaim, check?: (current: VideoJobRecord) => void): Promise<VideoJobRecord>;
+  /** The reference photo of a job that still needs it. */
+  readImage(id: string): Promise<Buffer | undefined>;
+  /** Claim a job for `ttlMs`; null when someone holds it now. */
+  claim(id: string, ttlMs: number): Promise<JobClaim | null>;
+}
+
+/** A change under a claim that is no longer held was not written: whoever made it must stop working the job. */
+export class VideoJobClaimLostError extends Error {
+  constructor(readonly jobId: string) {
+    super(`the claim on video job ${jobId} is no longer held (its lease ran out); the change was not written`);
+    this.name = "VideoJobClaimLostError";
+  }
+}
+
+/** A change under a claim found the job already ended (a client cancelled it meanwhile): not written. */
+export class VideoJobEndedError extends Error {
+  constructor(
+    readonly jobId: string,
+    readonly status: VideoJobStatus,
+  ) {
+    super(`video job ${jobId} has already ended (${status}); the change was not written`);
+    this.name = "VideoJobEndedError";
+  }
+}
+
+/** The record with a change applied: a field set to undefined is removed. */
+export function applyJobChange(current: VideoJobRecord, change: Partial<VideoJobRecord>): VideoJobRecord {
+  const next: VideoJobRecord = { ...current, ...change };
+  for (const [key, value] of Object.entries(change)) if (value === undefined) delete (next as unknown as Record<string, unknown>)[key];
+  return next;
+}
+
+interface LocalClaim {
+  token: string;
+  expiresAt: number;
+}
+
+export class VideoJobStore implements VideoJobRecords {
   private readonly jobs = new Map<string, VideoJobRecord>();
+  /** Job id -> the claim on it (one process: a Map with expiry is enough). */
+  private readonly claims = new Map<string, LocalClaim>();
 
   private constructor(readonly directory: string) {}
 
@@ -85,53 +161,66 @@ export class VideoJobStore {
     return store;
   }
 
-  get(id: string): VideoJobRecord | undefined {
+  async get(id: string): Promise<VideoJobRecord | undefined> {
     return this.jobs.get(id);
   }
 
-  /** How many jobs are in each state (the metrics). */
-  countByStatus(): Map<VideoJobStatus, number> {
+  async countByStatus(): Promise<Map<VideoJobStatus, number>> {
     const counts = new Map<VideoJobStatus, number>();
     for (const job of this.jobs.values()) counts.set(job.status, (counts.get(job.status) ?? 0) + 1);
     return counts;
   }
 
-  /** Jobs that are not finished, oldest first. */
-  active(): VideoJobRecord[] {
+  async active(): Promise<VideoJobRecord[]> {
     return [...this.jobs.values()].filter((job) => !TERMINAL_STATUSES.has(job.status)).sort((a, b) => a.id.localeCompare(b.id));
   }
 
-  /** An agent's jobs, newest first. */
-  list(agentId: string, limit: number): VideoJobRecord[] {
+  async list(agentId: string, limit: number): Promise<VideoJobRecord[]> {
     return [...this.jobs.values()]
       .filter((job) => job.agentId === agentId)
       .sort((a, b) => b.id.localeCompare(a.id))
       .slice(0, limit);
   }
 
-  create(job: VideoJobRecord, image?: Buffer): void {
+  async create(job: VideoJobRecord, image?: Buffer): Promise<void> {
     if (image) writeFileSync(this.inputFile(job.id), image, { mode: 0o600 });
     this.write(job);
   }
 
-  /** Apply a change and persist it; the new record is returned. */
-  update(id: string, change: Partial<VideoJobRecord>): VideoJobRecord {
+  async update(id: string, change: Partial<VideoJobRecord>, claim?: JobClaim, check?: (current: VideoJobRecord) => void): Promise<VideoJobRecord> {
     const current = this.jobs.get(id);
     if (!current) throw new StoreError(`video job ${id} is not in the store`);
-    const next: VideoJobRecord = { ...current, ...change };
-    for (const [key, value] of Object.entries(change)) if (value === undefined) delete (next as unknown as Record<string, unknown>)[key];
+    if (claim) {
+      if (!(claim instanceof LocalJobClaim && claim.jobId === id && this.holds(claim))) throw new VideoJobClaimLostError(id);
+      if (TERMINAL_STATUSES.has(current.status)) throw new VideoJobEndedError(id, current.status);
+    }
+    check?.(current);
+    const next = applyJobChange(current, change);
     this.write(next);
     if (TERMINAL_STATUSES.has(next.status)) rmSync(this.inputFile(id), { force: true });
     return next;
   }
 
-  /** The reference photo of a job that still needs it. */
-  readImage(id: string): Buffer | undefined {
+  async readImage(id: string): Promise<Buffer | undefined> {
     try {
       return readFileSync(this.inputFile(id));
     } catch {
       return undefined;
     }
+  }
+
+  async claim(id: string, ttlMs: number): Promise<JobClaim | null> {
+    checkLease(ttlMs);
+    const held = this.claims.get(id);
+    if (held && held.expiresAt > Date.now()) return null;
+    const token = randomUUID();
+    this.claims.set(id, { token, expiresAt: Date.now() + ttlMs });
+    return new LocalJobClaim(id, token, ttlMs, this.claims);
+  }
+
+  private holds(claim: LocalJobClaim): boolean {
+    const held = this.claims.get(claim.jobId);
+    return held !== undefined && held.token === claim.token && held.expiresAt > Date.now();
   }
 
   private write(job: VideoJobRecord): void {
@@ -142,4 +231,29 @@ export class VideoJobStore {
   private inputFile(id: string): string {
     return path.join(this.directory, `${id}.input`);
   }
+}
+
+class LocalJobClaim implements JobClaim {
+  constructor(
+    readonly jobId: string,
+    readonly token: string,
+    private readonly ttlMs: number,
+    private readonly claims: Map<string, LocalClaim>,
+  ) {}
+
+  async renew(): Promise<boolean> {
+    const held = this.claims.get(this.jobId);
+    if (!held || held.token !== this.token || held.expiresAt <= Date.now()) return false;
+    held.expiresAt = Date.now() + this.ttlMs;
+    return true;
+  }
+
+  async release(): Promise<void> {
+    if (this.claims.get(this.jobId)?.token === this.token) this.claims.delete(this.jobId);
+  }
+}
+
+/** A lease is a whole, positive number of milliseconds (Redis's PX takes nothing else). */
+export function checkLease(ttlMs: number): void {
+  if (!(Number.isSafeInteger(ttlMs) && ttlMs > 0)) throw new RangeError(`a claim's lease must be a whole number of ms above 0, not ${ttlMs}`);
 }

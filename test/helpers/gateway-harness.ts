@@ -1,6 +1,7 @@
 // Start a real gw server for a test: a fresh temp home, config edited by the test, keys created
 // through the same provisioning code the CLI uses. In-process (fast) or as a `gw serve`
 // subprocess (when the test is about the process itself).
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -11,6 +12,7 @@ import type { UrlFetcher } from "../../src/gateway/media/picture-input.js";
 import type { AccessRecord, ServerLogger } from "../../src/server/server-logger.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import { MetadataStore } from "../../src/store/metadata-store.js";
+import type { StateSettings } from "../../src/store/open-state.js";
 import { createKey } from "../../src/store/provisioning.js";
 import type { KeyLimits } from "../../src/store/records.js";
 import { eventually } from "./eventually.js";
@@ -85,7 +87,10 @@ export interface TestGateway extends RunningServer {
   v1: string;
 }
 
-export async function startTestGateway(home: string, options: { fetchUrl?: UrlFetcher; clock?: () => number; now?: () => number } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  home: string,
+  options: { fetchUrl?: UrlFetcher; clock?: () => number; now?: () => number; state?: StateSettings } = {},
+): Promise<TestGateway> {
   const server = await startServer({ home, host: "127.0.0.1", port: 0, logger: quietLogger, ...options });
   return Object.assign(server, { home, v1: `${server.url}/v1` });
 }

@@ -12,6 +12,9 @@ export interface TestRedis {
   socket: string;
   /** A new client of this server (closed by stop()). */
   client(): Redis;
+  /** Hang the server (SIGSTOP), as a Redis that stops answering without closing its connections, and resume it (SIGCONT). */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -34,6 +37,8 @@ export async function startRedis(): Promise<TestRedis> {
   return {
     socket,
     client,
+    pause: () => server.kill("SIGSTOP"),
+    resume: () => server.kill("SIGCONT"),
     async stop() {
       await Promise.all(clients.map((redis) => redis.quit().catch(() => redis.disconnect())));
       await stopProcess(server);
@@ -67,6 +72,7 @@ async function untilAnswers(server: ChildProcess, socket: string, output: () => 
 async function stopProcess(server: ChildProcess): Promise<void> {
   if (server.exitCode !== null) return;
   const exited = new Promise((resolve) => server.once("exit", resolve));
+  server.kill("SIGCONT"); // a paused server would not hear SIGTERM until resumed
   server.kill("SIGTERM");
   await exited;
 }

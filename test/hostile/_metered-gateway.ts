@@ -79,7 +79,7 @@ export async function startMeteredGateway(edit?: (config: RawConfig) => void): P
       return addKey(home, agent, agent);
     },
     rows: (agent) => UsageLog.readRows(homePaths(home).usageDir, periodOf(new Date())).filter((row) => row.agent === idOf(agent)),
-    used: (agent) => gateway.gateway.usageLog.creditsUsed(idOf(agent), periodOf(new Date())),
+    used: (agent) => gateway.gateway.state.usageLog!.creditsUsed(idOf(agent), periodOf(new Date())),
     chat: (key, body) =>
       fetch(`${gateway.v1}/chat/completions`, {
         method: "POST",

@@ -307,7 +307,7 @@ test.serial("a key's budget is never exceeded by an upstream that over-delivers"
     refused = response.status === 402;
   }
   t.true(refused, "refused once the budget was spent");
-  const spent = metered.gateway.gateway.usageLog.keyCreditsUsed(prefix, periodOf(new Date()));
+  const spent = metered.gateway.gateway.state.usageLog!.keyCreditsUsed(prefix, periodOf(new Date()));
   t.true(spent <= 1000 && spent > 900, `spent ${spent} of 1000`);
 });
 

@@ -3,7 +3,7 @@
 // Missing, malformed, unknown and revoked keys all get the same InvalidApiKeyError; a key past
 // its expiry gets it with a message saying so.
 import { hashApiKey, hashesEqual, KEY_PATTERN } from "../../store/api-keys.js";
-import type { MetadataStore } from "../../store/metadata-store.js";
+import type { MetadataRecords } from "../../store/metadata-store.js";
 import type { AgentRecord, KeyRecord } from "../../store/records.js";
 import { InvalidApiKeyError } from "../errors.js";
 import { assertKeyNotExpired } from "./key-limits.js";
@@ -18,7 +18,7 @@ export class KeyAuthenticator {
   private lastRefresh = 0;
 
   constructor(
-    private readonly store: MetadataStore,
+    private readonly store: MetadataRecords,
     /** Wall-clock milliseconds, for expiries (tests move time by hand). */
     private readonly now: () => number = Date.now,
   ) {
@@ -32,8 +32,12 @@ export class KeyAuthenticator {
     await this.refreshNowAndThen();
     const hash = hashApiKey(presented);
     let caller = this.index.get(hash);
-    // A key created by another process a moment ago: re-read the store once if it changed.
-    if (!caller && (await this.store.reloadIfChanged())) caller = this.index.get(hash);
+    // A key created by another process (or instance) a moment ago: re-read the store if it changed.
+    // Looked up again whatever the reload says: a concurrent request's reload may be the one that read it.
+    if (!caller) {
+      await this.store.reloadIfChanged();
+      caller = this.index.get(hash);
+    }
     if (!caller || caller.key.revokedAt !== null || !hashesEqual(hash, caller.key.hash)) throw new InvalidApiKeyError();
     assertKeyNotExpired(caller.key, this.now());
     return caller;

@@ -117,6 +117,11 @@ export class CreditLedger {
     return this.write(null, entry, rowId);
   }
 
+  /** Whether a row named in advance was written in one of these periods (a job recovered after a restart asks). */
+  rowWritten(rowId: string, periods: readonly string[]): Promise<boolean> {
+    return this.store.hasRow(rowId, periods);
+  }
+
   /** How a 402 names the limit that ran out. */
   describeLimit(caller: Caller, limit: Spendable["limit"]): string {
     const budget = caller.key.budget;

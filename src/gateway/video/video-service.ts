@@ -4,7 +4,7 @@
 // and cancel one that is not finished (409 on a finished one). The poller (video-poller.ts) moves
 // jobs on; billing happens there, once, on success.
 
-import { newVideoJobId, TERMINAL_STATUSES, type VideoJobRecord, type VideoJobStore } from "../../store/video-jobs.js";
+import { type JobClaim, newVideoJobId, TERMINAL_STATUSES, type VideoJobRecord, type VideoJobRecords } from "../../store/video-jobs.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import { VideoJobConflictError, VideoJobNotFoundError } from "../errors.js";
 import { readPicture } from "../media/picture-input.js";
@@ -31,12 +31,12 @@ export class VideoService {
   /** A running job's credits are held in the ledger under the job's id until the job ends. */
   constructor(
     private readonly shared: ServiceContext,
-    private readonly jobs: VideoJobStore,
+    private readonly jobs: VideoJobRecords,
   ) {}
 
   /** Jobs that were running before a restart hold their estimate again (once: a shared ledger may still hold it). */
   async restoreHolds(): Promise<void> {
-    for (const job of this.jobs.active()) await this.shared.ledger.keptOrHeld(job.id, job.agentId, job.estimateCredits, job.keyPrefix);
+    for (const job of await this.jobs.active()) await this.shared.ledger.keptOrHeld(job.id, job.agentId, job.estimateCredits, job.keyPrefix);
   }
 
   async submit(body: VideoGenerationBody, context: ToolCallContext): Promise<VideoJobBody> {
@@ -65,7 +65,7 @@ export class VideoService {
       polls: 0,
     };
     try {
-      this.jobs.create(job, picture?.bytes);
+      await this.jobs.create(job, picture?.bytes);
     } catch (error) {
       ledger.release(reservation);
       throw error;
@@ -76,20 +76,19 @@ export class VideoService {
 
   /** The caller's job; another agent's, or none, is 404. */
   async get(agentId: string, id: string, baseUrl: string): Promise<VideoJobBody> {
-    return this.body(this.own(agentId, id), baseUrl);
+    return this.body(await this.own(agentId, id), baseUrl);
   }
 
   async list(agentId: string, limit: number, baseUrl: string): Promise<VideoJobBody[]> {
-    return Promise.all(this.jobs.list(agentId, limit).map((job) => this.body(job, baseUrl)));
+    return Promise.all((await this.jobs.list(agentId, limit)).map((job) => this.body(job, baseUrl)));
   }
 
   /** Cancel a job that has not finished: CANCELLED, nothing billed, the vendor task cancelled where it can be. */
   async cancel(agentId: string, id: string, baseUrl: string): Promise<VideoJobBody> {
-    const job = this.own(agentId, id);
-    if (TERMINAL_STATUSES.has(job.status))
-      throw new VideoJobConflictError(`The video job ${id} has already finished (${job.status}); only a queued or running job can be cancelled.`);
-    if (job.billing) throw new VideoJobConflictError(`The video job ${id} is finishing (its clip is being stored); it can no longer be cancelled.`);
-    const cancelled = await this.end(job, "CANCELLED", "cancelled by client");
+    const job = await this.own(agentId, id);
+    assertCancellable(job);
+    // Checked again on the record the cancel is written over: a poller elsewhere may have moved it on.
+    const cancelled = await this.end(job, "CANCELLED", "cancelled by client", { check: assertCancellable });
     const video = this.shared.providers().get(job.provider)?.video;
     if (job.taskId && video?.cancel) {
       const taskId = job.taskId;
@@ -102,21 +101,34 @@ export class VideoService {
     return this.body(cancelled, baseUrl);
   }
 
-  /** Make a job terminal (FAILED or CANCELLED) and give its held credits back. */
-  async end(job: VideoJobRecord, status: "FAILED" | "CANCELLED", error: string): Promise<VideoJobRecord> {
-    const ended = this.jobs.update(job.id, {
-      status,
-      error,
-      finishedAt: new Date(this.shared.now()).toISOString(),
-      nextPollAt: undefined,
-      progress: undefined,
-    });
+  /**
+   * Make a job terminal (FAILED or CANCELLED) and give its held credits back. The poller ends a
+   * job under its claim (not written once the claim is lost); a client's cancel needs none.
+   */
+  async end(
+    job: VideoJobRecord,
+    status: "FAILED" | "CANCELLED",
+    error: string,
+    options: { claim?: JobClaim; check?: (current: VideoJobRecord) => void } = {},
+  ): Promise<VideoJobRecord> {
+    const ended = await this.jobs.update(
+      job.id,
+      {
+        status,
+        error,
+        finishedAt: new Date(this.shared.now()).toISOString(),
+        nextPollAt: undefined,
+        progress: undefined,
+      },
+      options.claim,
+      options.check,
+    );
     await this.shared.ledger.releaseKept(job.id);
     return ended;
   }
 
-  private own(agentId: string, id: string): VideoJobRecord {
-    const job = this.jobs.get(id);
+  private async own(agentId: string, id: string): Promise<VideoJobRecord> {
+    const job = await this.jobs.get(id);
     if (!job || job.agentId !== agentId) throw new VideoJobNotFoundError(id);
     return job;
   }
@@ -140,4 +152,11 @@ export class VideoService {
     if ((job.status === "FAILED" || job.status === "CANCELLED") && job.error) body.error = job.error;
     return body;
   }
+}
+
+/** Only a queued or running job whose clip is not being stored can be cancelled. */
+function assertCancellable(job: VideoJobRecord): void {
+  if (TERMINAL_STATUSES.has(job.status))
+    throw new VideoJobConflictError(`The video job ${job.id} has already finished (${job.status}); only a queued or running job can be cancelled.`);
+  if (job.billing) throw new VideoJobConflictError(`The video job ${job.id} is finishing (its clip is being stored); it can no longer be cancelled.`);
 }

@@ -5,7 +5,7 @@
 import type { H3 } from "h3";
 import { NotReadyError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
-import { checkReadiness, READINESS_CHECKS, type ReadinessCheck } from "../../gateway/readiness.js";
+import { checkReadiness, type ReadinessCheck, type ReadinessTargets, readinessChecks } from "../../gateway/readiness.js";
 import type { ServerLogger } from "../server-logger.js";
 
 export const READY_PATH = "/ready";
@@ -14,20 +14,23 @@ export function registerHealth(app: H3, gateway: Gateway, logger: ServerLogger):
   app.get("/health", () => ({ status: "ok" }));
   const failing = new Set<ReadinessCheck>();
   app.get(READY_PATH, async () => {
-    const result = await checkReadiness({
+    const targets: ReadinessTargets = {
       config: () => gateway.config,
-      metadataFile: gateway.paths.metadata,
-      usageDir: gateway.paths.usageDir,
+      state:
+        gateway.state.driver === "embedded"
+          ? { driver: "embedded", metadataFile: gateway.paths.metadata, usageDir: gateway.paths.usageDir }
+          : { driver: "redis", ping: () => gateway.state.ping() },
       blobs: gateway.storage.blobs,
-    });
-    for (const name of READINESS_CHECKS) {
+    };
+    const result = await checkReadiness(targets);
+    for (const name of readinessChecks(targets)) {
       const failed = result.checks[name] === "failed";
       if (failed && !failing.has(name)) logger.warn(`ready check ${name} failed: ${result.causes[name]}`);
       if (!failed && failing.has(name)) logger.info(`ready check ${name} passes again`);
       if (failed) failing.add(name);
       else failing.delete(name);
     }
-    if (!result.ready) throw new NotReadyError(READINESS_CHECKS.filter((name) => failing.has(name)));
+    if (!result.ready) throw new NotReadyError(readinessChecks(targets).filter((name) => failing.has(name)));
     return { status: "ready", checks: result.checks };
   });
 }

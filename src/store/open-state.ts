@@ -1,0 +1,109 @@
+// Every kind of state a gw server keeps, chosen once at start: this home's files and memory
+// ("embedded", one `gw serve` per home), or one Redis shared by several `gw serve` instances. The
+// request path receives these ports and never learns which implementation it has
+// (docs/decisions.md §21).
+import type { Redis } from "ioredis";
+import type { HomePaths } from "../config/paths.js";
+import type { CreditStore } from "./credit-store.js";
+import { LocalCreditStore } from "./local-credit-store.js";
+import { LocalRateBuckets } from "./local-rate-buckets.js";
+import { type MetadataRecords, MetadataStore } from "./metadata-store.js";
+import { type ProjectRecords, ProjectStore } from "./project-records.js";
+import type { RateLimitBuckets } from "./rate-buckets.js";
+import { openRedis } from "./redis-connection.js";
+import { RedisCreditStore } from "./redis-credit-store.js";
+import { RedisMetadataStore } from "./redis-metadata-store.js";
+import { RedisProjectStore } from "./redis-project-store.js";
+import { RedisRateBuckets } from "./redis-rate-buckets.js";
+import { RedisResponseStore } from "./redis-response-store.js";
+import { RedisVideoJobStore } from "./redis-video-jobs.js";
+import { FileResponseStore, type ResponseStore } from "./response-records.js";
+import { reportingRedisFailures } from "./state-failure.js";
+import { UsageLog } from "./usage-log.js";
+import { type VideoJobRecords, VideoJobStore } from "./video-jobs.js";
+
+export type StateSettings = { driver: "embedded" } | { driver: "redis"; url: string; prefix?: string; commandTimeoutMs?: number };
+
+export interface StateStores {
+  readonly driver: StateSettings["driver"];
+  readonly metadata: MetadataRecords;
+  readonly credits: CreditStore;
+  readonly rates: RateLimitBuckets;
+  readonly responses: ResponseStore;
+  readonly projects: ProjectRecords;
+  readonly videoJobs: VideoJobRecords;
+  /** This home's usage log, which the embedded credit store writes (undefined on Redis, whose rows are in Redis). */
+  readonly usageLog?: UsageLog;
+  /** Resolves when the shared store answers (within its command timeout); at once for the embedded state. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface StateLog {
+  warn(message: string): void;
+}
+
+export function openState(settings: StateSettings, paths: HomePaths, log: StateLog): Promise<StateStores> {
+  return settings.driver === "redis" ? openRedisState(settings, log) : openEmbeddedState(paths, log);
+}
+
+async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<StateStores> {
+  const metadata = await MetadataStore.open(paths.metadata);
+  const usageLog = UsageLog.open(paths.usageDir);
+  // Rows skipped for invalid credits or agent: billing goes on without them, but say which.
+  const shown = usageLog.warnings.slice(0, 20);
+  for (const warning of shown) log.warn(warning);
+  if (usageLog.warnings.length > shown.length) log.warn(`${usageLog.warnings.length - shown.length} more usage rows skipped (run \`gw usage\` to list them)`);
+  return {
+    driver: "embedded",
+    metadata,
+    credits: new LocalCreditStore(usageLog),
+    rates: new LocalRateBuckets(),
+    responses: new FileResponseStore(`${paths.dataDir}/responses`),
+    projects: new ProjectStore(`${paths.dataDir}/projects`),
+    videoJobs: VideoJobStore.open(`${paths.dataDir}/video-jobs`),
+    usageLog,
+    ping: () => Promise.resolve(),
+    async close() {
+      metadata.close();
+      usageLog.close();
+    },
+  };
+}
+
+async function openRedisState(settings: Extract<StateSettings, { driver: "redis" }>, log: StateLog): Promise<StateStores> {
+  const prefix = settings.prefix ?? "gw:";
+  const connection = { url: settings.url, commandTimeoutMs: settings.commandTimeoutMs ?? 1500 };
+  const connections: Redis[] = [];
+  try {
+    const redis = await openRedis(connection);
+    connections.push(redis);
+    // SUBSCRIBE takes a connection for itself: key and config changes arrive on it.
+    const subscriber = await openRedis(connection);
+    connections.push(subscriber);
+    const warn = (what: string) => (error: unknown) => log.warn(`${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+    // An empty Redis (or prefix) is a new deployment, as an uninitialised home is: it starts with no agents or keys.
+    const metadata = await RedisMetadataStore.open(redis, subscriber, { prefix, create: true });
+    const credits = new RedisCreditStore(redis, { prefix, onError: warn("renewing credit holds in Redis") });
+    return {
+      driver: "redis",
+      metadata: reportingRedisFailures(metadata, "metadata"),
+      credits: reportingRedisFailures(credits, "credits"),
+      rates: reportingRedisFailures(new RedisRateBuckets(redis, { prefix, onError: warn("counting spent tokens in Redis") }), "rates"),
+      responses: reportingRedisFailures(new RedisResponseStore(redis, prefix), "responses"),
+      projects: reportingRedisFailures(new RedisProjectStore(redis, prefix), "projects"),
+      videoJobs: reportingRedisFailures(new RedisVideoJobStore(redis, prefix), "videoJobs"),
+      async ping() {
+        await redis.ping();
+      },
+      async close() {
+        metadata.close();
+        credits.close();
+        await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
+      },
+    };
+  } catch (error) {
+    for (const opened of connections) opened.disconnect();
+    throw error;
+  }
+}
