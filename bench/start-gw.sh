@@ -5,6 +5,7 @@ set -euo pipefail
 port=$1
 upstream=$2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
 home=$(mktemp -d "${TMPDIR:-/tmp}/gw-bench-home.XXXXXX")
 node "$root/bin/run.js" init --home "$home" >/dev/null
 node --input-type=module -e '
@@ -15,14 +16,29 @@ node --input-type=module -e '
   config.routes = [{ prefix: "bench/", provider: "bench", priority: 1 }];
   config.models = [{ id: "bench/fake-model", name: "Bench fake model", context_length: 8192 }];
   config.plans = { max: { requestsPerMinute: 100000000, monthlyCredits: 1000000000000 } };
+  // GW_BENCH_REDIS (a redis URL or socket path): the shared state on Redis, under a prefix of its own.
+  if (process.env.GW_BENCH_REDIS) config.state = { driver: "redis", url: process.env.GW_BENCH_REDIS, prefix: `bench${process.pid}:` };
   writeFileSync(file, JSON.stringify(config, null, 2));
 ' "$home/config.json" "$upstream"
 node --input-type=module -e '
-  const [root, metadata] = process.argv.slice(1);
-  const { MetadataStore } = await import(`${root}/dist/src/store/metadata-store.js`);
+  const [root, home] = process.argv.slice(1);
+  const { readFileSync } = await import("node:fs");
   const { importKey } = await import(`${root}/dist/src/store/provisioning.js`);
-  const store = await MetadataStore.open(metadata);
+  const { state } = JSON.parse(readFileSync(`${home}/config.json`, "utf8"));
+  let store;
+  let done = () => undefined;
+  if (state) {
+    const { Redis } = await import("ioredis");
+    const { RedisMetadataStore } = await import(`${root}/dist/src/store/redis-metadata-store.js`);
+    const redis = new Redis(state.url);
+    store = await RedisMetadataStore.open(redis, redis, { prefix: state.prefix, create: true });
+    done = () => redis.quit();
+  } else {
+    const { MetadataStore } = await import(`${root}/dist/src/store/metadata-store.js`);
+    store = await MetadataStore.open(`${home}/data/metadata.json`);
+  }
   await importKey(store, "bench", "max", "gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe");
   store.close();
-' "$root" "$home/data/metadata.json"
+  await done();
+' "$root" "$home"
 exec node ${GW_NODE_FLAGS:-} "$root/bin/run.js" serve --home "$home" --host 127.0.0.1 --port "$port"

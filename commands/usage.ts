@@ -1,7 +1,8 @@
 import { Flags } from "@oclif/core";
 import { UsageError } from "../src/cli/cli-error.js";
 import { GwCommand } from "../src/cli/gw-command.js";
-import { loadConfig, openHome, withMetadata } from "../src/cli/home.js";
+import { openHome, requireEmbeddedUsage, withMetadata } from "../src/cli/home.js";
+import { loadHomeConfig } from "../src/cli/home-config.js";
 import { terminalColumns } from "../src/cli/usage-chart.js";
 import { USAGE_DIMENSIONS } from "../src/cli/usage-groups.js";
 import { reportRange } from "../src/cli/usage-range.js";
@@ -46,7 +47,8 @@ export default class Usage extends GwCommand {
     const now = new Date();
     const range = reportRange(flags, now);
     const paths = await openHome(flags.home);
-    const config = loadConfig(paths);
+    const config = await loadHomeConfig(paths);
+    requireEmbeddedUsage(config, "gw usage");
     const metadata = await withMetadata(paths, async (store) => store.data);
     await printUsage(config, metadata, paths.usageDir, {
       range,

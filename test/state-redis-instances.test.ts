@@ -2,16 +2,22 @@
 // own home (config and blobs) and they share keys, balances, holds and rate limits through a real
 // redis-server. Requests are spread over the instances in turn; what one instance does must hold
 // on every other (issue 23's "nothing double-spent").
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import test from "ava";
 import { homePaths } from "../src/config/paths.js";
+import { visiblePrefix } from "../src/store/api-keys.js";
 import { createKey, revokeKey } from "../src/store/provisioning.js";
+import { periodOf } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { eventually } from "./helpers/eventually.js";
-import { makeHome, type RawConfig, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { gw, makeHome, quietLogger, type RawConfig, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { startRedis, type TestRedis } from "./helpers/redis-server.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
 const INSTANCES = 4;
+const SIGNING_SECRET = "instances-share-this-link-signing-secret-0123456789";
+const SHARED_BLOBS = tempDir("gw-shared-blobs-");
 
 let redis: TestRedis;
 let openai: FakeOpenAI;
@@ -19,6 +25,8 @@ let instances: TestGateway[] = [];
 
 /** One credit per token; plans by name with exact allowances and request rates. */
 function configure(config: RawConfig): void {
+  // What a Redis state requires of every home: one link secret, one place for the files.
+  config.storage = { signingSecret: SIGNING_SECRET, options: { base: SHARED_BLOBS } };
   config.upstream = { retries: 0, retryBaseDelayMs: 1, breakerFailureThreshold: 0 };
   config.providers = { up: { type: "openai", baseUrl: openai.url, apiKey: "sk-up" } };
   config.routes = [{ prefix: "m/", provider: "up", priority: 1 }];
@@ -205,4 +213,84 @@ test.serial("Redis hung: requests get 503 state_unavailable, /ready fails and /h
   t.is((await fetch(`${instances[3]!.url}/ready`)).status, 200);
   const used = await planUsed("through-outage");
   t.deepEqual(used, Array(INSTANCES).fill(2 * CALL_HOLD), "the two calls served are billed, nothing for the refused one");
+});
+
+test.serial("a stream whose settle finds Redis hung ends normally and is billed once Redis answers again", async (t) => {
+  const { key } = await newKey("streamed-through-outage", "roomy");
+  openai.enqueue({ holdAfterEvents: 1 });
+  const response = await fetch(`${instances[1]!.v1}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ ...body, stream: true }),
+  });
+  t.is(response.status, 200);
+  const reader = response.body!.getReader();
+  await reader.read(); // the hold is taken and content is flowing
+  await eventually(() => openai.held() === 1, "the upstream stream held mid-way");
+  redis.pause();
+  let text = "";
+  try {
+    openai.releaseHeld();
+    const decoder = new TextDecoder();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value);
+  } finally {
+    redis.resume();
+  }
+  t.true(text.trimEnd().endsWith("data: [DONE]"), "the client's stream ended as usual");
+  t.notRegex(text, /"error"/);
+  t.true(
+    quietLogger.lines.some((line) =>
+      /usage row .* kept in .*usage-outbox\.jsonl until the state store answers \(Redis credits\.settle: no answer in time\)/.test(line),
+    ),
+    "the row waited in the instance's outbox",
+  );
+  // The stream reported no usage: it is billed from what was relayed, once, as every instance reads it.
+  const used = await eventually(() => planUsed("streamed-through-outage"), {
+    what: "the row kept in the outbox reaching Redis",
+    until: (values) => values[0]! > 0 && values.every((value) => value === values[0]),
+  });
+  t.true(used[0]! <= CALL_HOLD);
+  const agentId = instances[0]!.gateway.store.data.agents.find((entry) => entry.name === "streamed-through-outage")!.id;
+  const rows = (await redis.client().xrange(`inst:usage:${periodOf(new Date())}`, "-", "+"))
+    .map(([, fields]) => JSON.parse(fields[1]!) as { agent: string; credits: number })
+    .filter((row) => row.agent === agentId);
+  t.deepEqual(
+    rows.map((row) => row.credits),
+    [used[0]],
+    "one row in the shared usage stream",
+  );
+  await eventually(() => readFileSync(path.join(homePaths(instances[1]!.home).dataDir, "usage-outbox.jsonl"), "utf8") === "", "the outbox emptied");
+});
+
+test.serial("gw keys create and revoke on a home whose config puts the state in Redis reach every instance; gw usage says where the rows are", async (t) => {
+  const operator = await makeHome((config) => {
+    configure(config);
+    config.state = { driver: "redis", url: redis.socket, prefix: "inst:" };
+  });
+  const created = await gw(["keys", "create", "--agent", "cli-made", "--plan", "roomy", "--json"], { home: operator });
+  t.is(created.code, 0, created.stderr);
+  const { key } = JSON.parse(created.stdout) as { key: string };
+  const prefix = visiblePrefix(key);
+  for (const instance of instances) t.is((await keyInfo(instance, key)).status, 200);
+  t.false(existsSync(homePaths(operator).metadata) && readFileSync(homePaths(operator).metadata, "utf8").includes(prefix), "not written to the home's file");
+  const revoked = await gw(["keys", "revoke", prefix], { home: operator });
+  t.is(revoked.code, 0, revoked.stderr);
+  for (const [index, instance] of instances.entries())
+    await eventually(async () => (await keyInfo(instance, key)).status === 401, `instance ${index} refusing the key revoked by gw`);
+  const usage = await gw(["usage"], { home: operator });
+  t.not(usage.code, 0);
+  t.regex(usage.stderr, /state is in Redis .*\(streams inst:usage:YYYY-MM\)/);
+});
+
+test("a home that puts the state in Redis without a shared signing secret, or a blob store every instance reads, is refused naming the field", async (t) => {
+  const withState = (storage: Record<string, unknown>) =>
+    makeHome((config) => {
+      configure(config);
+      config.state = { driver: "redis", url: redis.socket, prefix: `refused${Math.random()}:` };
+      config.storage = storage;
+    });
+  const unsigned = await t.throwsAsync(startTestGateway(await withState({})));
+  t.regex(unsigned.message, /storage\.signingSecret: the redis state is shared by several instances, which must sign links with one secret/);
+  const local = await t.throwsAsync(startTestGateway(await withState({ signingSecret: SIGNING_SECRET })));
+  t.regex(local.message, /storage\.driver: the redis state is shared by several instances, whose files must be stored where all of them read/);
 });

@@ -18,11 +18,11 @@ import { buildSignedUrl, type LinkClaims, signLink, verifyLink } from "../src/bl
 import { loadSigningSecret } from "../src/blobs/signing-secret.js";
 import { UnstorageBlobStore } from "../src/blobs/unstorage-blob-store.js";
 import { normalizeContentType, sameContentType } from "../src/gateway/storage/content-type.js";
-import { AgentFiles } from "../src/gateway/storage/file-index.js";
 import { attachmentDisposition, normalizeFilename } from "../src/gateway/storage/file-name.js";
 import { parseListQuery, parsePresignRequest } from "../src/gateway/storage/storage-requests.js";
 import { isFileId, newFileId } from "../src/gateway/storage/stored-file.js";
 import type { FileRecord } from "../src/store/file-records.js";
+import { AgentFiles } from "../src/store/local-file-state.js";
 import { roundedSize as formatBytes } from "../src/text/byte-sizes.js";
 import { tempDir } from "./helpers/temp-dirs.js";
 

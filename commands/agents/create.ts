@@ -1,7 +1,8 @@
 import { Args, Flags } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
+import { openHome, withMetadata } from "../../src/cli/home.js";
+import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
 import { requirePlan } from "../../src/cli/plan-names.js";
 import { createAgent } from "../../src/store/provisioning.js";
@@ -19,7 +20,7 @@ export default class AgentsCreate extends GwCommand {
   async run() {
     const { args, flags } = await this.parse(AgentsCreate);
     const paths = await openHome(flags.home, { create: true });
-    const plan = requirePlan(loadConfig(paths), flags.plan);
+    const plan = requirePlan(await loadHomeConfig(paths), flags.plan);
     const agent = await withMetadata(paths, (store) => createAgent(store, args.name, plan));
     return this.shown(agent, () => {
       printLine(`created agent "${agent.name}" (${agent.id}) on plan ${agent.plan}`);

@@ -1,7 +1,8 @@
 import { Flags } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
+import { openHome, withMetadata } from "../../src/cli/home.js";
+import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { keyLimitFlags, keyLimitsFrom } from "../../src/cli/key-limit-flags.js";
 import { keyPlanNotes } from "../../src/cli/key-plan-notes.js";
 import { note, printLine } from "../../src/cli/output.js";
@@ -27,7 +28,7 @@ export default class KeysCreate extends GwCommand {
   async run() {
     const { flags } = await this.parse(KeysCreate);
     const paths = await openHome(flags.home, { create: true });
-    const config = loadConfig(paths);
+    const config = await loadHomeConfig(paths);
     const plan = flags.plan === undefined ? undefined : requirePlan(config, flags.plan);
     const limits = keyLimitsFrom(flags, new Date());
     const { created, agentExisted } = await withMetadata(paths, async (store) => {

@@ -2,7 +2,8 @@ import { Flags } from "@oclif/core";
 import { CliError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
+import { openHome, requireEmbeddedUsage, withMetadata } from "../../src/cli/home.js";
+import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { keyListing } from "../../src/cli/key-report.js";
 import { printTable } from "../../src/cli/output.js";
 import { findAgent } from "../../src/store/provisioning.js";
@@ -20,7 +21,8 @@ export default class KeysList extends GwCommand {
   async run() {
     const { flags } = await this.parse(KeysList);
     const paths = await openHome(flags.home);
-    const config = loadConfig(paths);
+    const config = await loadHomeConfig(paths);
+    requireEmbeddedUsage(config, "gw keys list (spend and last use)");
     const data = await withMetadata(paths, async (store) => store.data);
     const only = flags.agent === undefined ? undefined : findAgent(data, flags.agent);
     if (flags.agent !== undefined && !only) throw new CliError(`no agent "${flags.agent}"`);

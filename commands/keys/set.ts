@@ -2,7 +2,8 @@ import { Args } from "@oclif/core";
 import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
+import { openHome, withMetadata } from "../../src/cli/home.js";
+import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { keyLimitFlags, keyLimitsFrom } from "../../src/cli/key-limit-flags.js";
 import { keyPlanNotes } from "../../src/cli/key-plan-notes.js";
 import { note } from "../../src/cli/output.js";
@@ -32,7 +33,7 @@ export default class KeysSet extends GwCommand {
       const changed = await setKeyLimits(store, args.prefix, limits);
       return { record: changed, agent: store.data.agents.find((candidate) => candidate.id === changed.agentId) };
     });
-    if (agent && flags.rpm !== undefined) for (const line of keyPlanNotes(loadConfig(paths), { agent, key: record })) note(line);
+    if (agent && flags.rpm !== undefined) for (const line of keyPlanNotes(await loadHomeConfig(paths), { agent, key: record })) note(line);
     const { hash: _hash, ...shown } = record;
     return this.shown(shown, () => note(`key ${record.prefix}… updated`));
   }

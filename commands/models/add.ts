@@ -3,9 +3,9 @@ import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag, numberFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
+import { editHomeConfig } from "../../src/cli/home-config.js";
 import { note, printLine } from "../../src/cli/output.js";
 import { arrayAt, stringField } from "../../src/cli/raw-config.js";
-import { editConfig } from "../../src/config/config-file.js";
 import { routesServing } from "../../src/config/model-routes.js";
 
 const MODALITIES = ["text", "image", "file", "audio", "video"];
@@ -48,7 +48,7 @@ export default class ModelsAdd extends GwCommand {
     if (pricing) entry.pricing = pricing;
 
     const paths = await openHome(flags.home, { create: true });
-    const { config, result } = await editConfig(paths.config, (raw) => {
+    const { config, result } = await editHomeConfig(paths, (raw) => {
       const models = arrayAt(raw, "models");
       const existing = models.findIndex((model) => stringField(model, "id") === args.id);
       if (existing < 0) return { index: models.push(entry) - 1, replaced: false };

@@ -1,6 +1,7 @@
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome } from "../../src/cli/home.js";
+import { openHome } from "../../src/cli/home.js";
+import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { printTable } from "../../src/cli/output.js";
 import { aliasesOf } from "../../src/cli/plan-names.js";
 
@@ -11,7 +12,7 @@ export default class PlansList extends GwCommand {
 
   async run() {
     const { flags } = await this.parse(PlansList);
-    const config = loadConfig(await openHome(flags.home));
+    const config = await loadHomeConfig(await openHome(flags.home));
     const plans = Object.entries(config.resolvedPlans).map(([name, limits]) => ({ name, aliases: aliasesOf(config, name), ...limits }));
     return this.shown(plans, () => {
       printTable(

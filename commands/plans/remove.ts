@@ -1,10 +1,10 @@
 import { Args } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
+import { openHome, withMetadata } from "../../src/cli/home.js";
+import { editHomeConfig, loadHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
 import { removablePlan, removePlanEntry } from "../../src/cli/plan-removal.js";
-import { editConfig } from "../../src/config/config-file.js";
 
 export default class PlansRemove extends GwCommand {
   static override description =
@@ -18,8 +18,8 @@ export default class PlansRemove extends GwCommand {
     const { args, flags } = await this.parse(PlansRemove);
     const paths = await openHome(flags.home);
     const agents = await withMetadata(paths, async (store) => store.data.agents);
-    const plan = removablePlan(loadConfig(paths), args.plan, agents);
-    const { result } = await editConfig(paths.config, (raw) => removePlanEntry(raw, plan));
+    const plan = removablePlan(await loadHomeConfig(paths), args.plan, agents);
+    const { result } = await editHomeConfig(paths, (raw) => removePlanEntry(raw, plan));
     return this.shown(result, () => {
       const aliases =
         result.removedAliases.length > 0 ? ` and its ${result.removedAliases.length === 1 ? "alias" : "aliases"} ${result.removedAliases.join(", ")}` : "";

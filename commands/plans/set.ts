@@ -2,11 +2,11 @@ import { Args, Flags } from "@oclif/core";
 import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome, withMetadata } from "../../src/cli/home.js";
+import { openHome, withMetadata } from "../../src/cli/home.js";
+import { editHomeConfig, loadHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
 import { requirePlan, unknownPlan } from "../../src/cli/plan-names.js";
 import { isRecord, objectAt } from "../../src/cli/raw-config.js";
-import { editConfig } from "../../src/config/config-file.js";
 import { canonicalPlanName } from "../../src/config/resolved-config.js";
 import { setAgentPlan } from "../../src/store/provisioning.js";
 
@@ -52,7 +52,7 @@ export default class PlansSet extends GwCommand {
       throw new UsageError("nothing to set: give a limit (e.g. --monthly-credits N), --agent NAME or --create (see `gw plans set --help`)");
     }
     const paths = await openHome(flags.home, { create: true });
-    let config = loadConfig(paths);
+    let config = await loadHomeConfig(paths);
     let plan = canonicalPlanName(config, args.plan);
     const created = !plan;
     if (!plan) {
@@ -62,7 +62,7 @@ export default class PlansSet extends GwCommand {
     }
     if (Object.keys(changes).length > 0 || created) {
       const name = plan;
-      ({ config } = await editConfig(paths.config, (raw) => {
+      ({ config } = await editHomeConfig(paths, (raw) => {
         const plans = objectAt(raw, "plans");
         const current = plans[name];
         plans[name] = { ...(isRecord(current) ? current : {}), ...changes };

@@ -3,10 +3,10 @@ import { CliError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
+import { editHomeConfig } from "../../src/cli/home-config.js";
 import { note, printLine } from "../../src/cli/output.js";
 import { assertProviderType, parseHeaders, providerView } from "../../src/cli/provider-entries.js";
 import { objectAt } from "../../src/cli/raw-config.js";
-import { editConfig } from "../../src/config/config-file.js";
 
 export default class ProvidersAdd extends GwCommand {
   static override description = "Add an upstream provider to config.json. Pass secrets as ${ENV} references: the literal stays out of the file.";
@@ -34,7 +34,7 @@ export default class ProvidersAdd extends GwCommand {
     if (flags["api-key"] !== undefined) entry.apiKey = flags["api-key"];
     if (headers) entry.headers = headers;
     const paths = await openHome(flags.home, { create: true });
-    await editConfig(paths.config, (raw) => {
+    await editHomeConfig(paths, (raw) => {
       const providers = objectAt(raw, "providers");
       if (providers[args.name] !== undefined)
         throw new CliError(`provider "${args.name}" already exists: change it with \`gw providers set ${args.name} ...\``);

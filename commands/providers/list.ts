@@ -1,10 +1,10 @@
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome } from "../../src/cli/home.js";
+import { openHome } from "../../src/cli/home.js";
+import { loadHomeConfig, readHomeRawConfig } from "../../src/cli/home-config.js";
 import { printTable } from "../../src/cli/output.js";
 import { providerView } from "../../src/cli/provider-entries.js";
 import { isRecord } from "../../src/cli/raw-config.js";
-import { readRawConfig } from "../../src/config/load-config.js";
 
 export default class ProvidersList extends GwCommand {
   static override description = "List providers. API keys show as written when they are ${ENV} references, otherwise as ****.";
@@ -14,9 +14,9 @@ export default class ProvidersList extends GwCommand {
   async run() {
     const { flags } = await this.parse(ProvidersList);
     const paths = await openHome(flags.home);
-    loadConfig(paths);
+    await loadHomeConfig(paths);
     // The raw file, not the loaded config: env references are shown as written, never their values.
-    const providers = readRawConfig(paths.config).providers;
+    const providers = (await readHomeRawConfig(paths)).providers;
     const views = Object.entries(isRecord(providers) ? providers : {}).map(([name, entry]) => providerView(name, entry));
     return this.shown(views, () => {
       printTable(

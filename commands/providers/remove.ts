@@ -3,10 +3,10 @@ import { CliError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
+import { editHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
 import { providerView, routesUsing } from "../../src/cli/provider-entries.js";
 import { arrayAt, objectAt } from "../../src/cli/raw-config.js";
-import { editConfig } from "../../src/config/config-file.js";
 
 export default class ProvidersRemove extends GwCommand {
   static override description = "Remove a provider from config.json; refused while a route sends traffic to it.";
@@ -17,7 +17,7 @@ export default class ProvidersRemove extends GwCommand {
   async run() {
     const { args, flags } = await this.parse(ProvidersRemove);
     const paths = await openHome(flags.home);
-    const { result: removed } = await editConfig(paths.config, (raw) => {
+    const { result: removed } = await editHomeConfig(paths, (raw) => {
       const providers = objectAt(raw, "providers");
       if (providers[args.name] === undefined) throw new CliError(`no provider "${args.name}"`);
       const users = routesUsing(arrayAt(raw, "routes"), args.name);

@@ -3,9 +3,9 @@ import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
+import { editHomeConfig } from "../../src/cli/home-config.js";
 import { note, printLine } from "../../src/cli/output.js";
 import { assertProviderType, changeProvider, type ProviderChanges, parseHeaders, providerView } from "../../src/cli/provider-entries.js";
-import { editConfig } from "../../src/config/config-file.js";
 
 export default class ProvidersSet extends GwCommand {
   static override description =
@@ -36,7 +36,7 @@ export default class ProvidersSet extends GwCommand {
     if (headers) changes.headers = headers;
     if (Object.keys(changes).length === 0) throw new UsageError("nothing to change: give --base-url, --api-key, --header name=value or --type");
     const paths = await openHome(flags.home);
-    const { result } = await editConfig(paths.config, (raw) => changeProvider(raw, args.name, changes));
+    const { result } = await editHomeConfig(paths, (raw) => changeProvider(raw, args.name, changes));
     const view = providerView(args.name, result.entry);
     return this.shown(view, () => {
       printLine(`changed provider "${args.name}": ${result.changed.join(", ")}`);

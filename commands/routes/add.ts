@@ -3,10 +3,10 @@ import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
+import { editHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
 import { arrayAt } from "../../src/cli/raw-config.js";
 import { duplicateRoute, duplicateRouteMessage, parseUpstream } from "../../src/cli/route-entries.js";
-import { editConfig } from "../../src/config/config-file.js";
 
 export default class RoutesAdd extends GwCommand {
   static override description =
@@ -42,7 +42,7 @@ export default class RoutesAdd extends GwCommand {
     if (flags.priority !== undefined) route.priority = flags.priority;
     if (flags["free-tier"]) route.freeTier = true;
     const paths = await openHome(flags.home, { create: true });
-    const { config, result } = await editConfig(paths.config, (raw) => {
+    const { config, result } = await editHomeConfig(paths, (raw) => {
       const routes = arrayAt(raw, "routes");
       const duplicate = duplicateRoute(routes, { prefix: args.prefix, provider: flags.provider });
       if (duplicate < 0) return { index: routes.push(route) - 1, replaced: false };

@@ -1,6 +1,7 @@
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome } from "../../src/cli/home.js";
+import { openHome } from "../../src/cli/home.js";
+import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { printTable } from "../../src/cli/output.js";
 import { routeTarget } from "../../src/cli/route-entries.js";
 
@@ -11,7 +12,7 @@ export default class RoutesList extends GwCommand {
 
   async run() {
     const { flags } = await this.parse(RoutesList);
-    const { routes } = loadConfig(await openHome(flags.home));
+    const { routes } = await loadHomeConfig(await openHome(flags.home));
     return this.shown(routes, () => {
       printTable(
         ["#", "PREFIX", "PROVIDER / UPSTREAMS", "MODEL", "PRIORITY", "FREE TIER"],

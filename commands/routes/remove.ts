@@ -2,10 +2,10 @@ import { Args, Flags } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
+import { editHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
 import { arrayAt } from "../../src/cli/raw-config.js";
 import { selectRoute } from "../../src/cli/route-entries.js";
-import { editConfig } from "../../src/config/config-file.js";
 
 export default class RoutesRemove extends GwCommand {
   static override description =
@@ -27,7 +27,7 @@ export default class RoutesRemove extends GwCommand {
   async run() {
     const { args, flags } = await this.parse(RoutesRemove);
     const paths = await openHome(flags.home);
-    const { result: removed } = await editConfig(paths.config, (raw) => {
+    const { result: removed } = await editHomeConfig(paths, (raw) => {
       const routes = arrayAt(raw, "routes");
       const index = selectRoute(routes, { prefix: args.prefix, provider: flags.provider, priority: flags.priority, index: flags.index }, [
         "provider",

@@ -3,10 +3,10 @@ import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
+import { editHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
 import { arrayAt, isRecord } from "../../src/cli/raw-config.js";
 import { isWeighted, routeTarget, selectRoute } from "../../src/cli/route-entries.js";
-import { editConfig } from "../../src/config/config-file.js";
 
 export default class RoutesSet extends GwCommand {
   static override description =
@@ -34,7 +34,7 @@ export default class RoutesSet extends GwCommand {
       throw new UsageError("nothing to change: give --priority N, --free-tier or --no-free-tier, or --model M");
     }
     const paths = await openHome(flags.home);
-    const { config, result: index } = await editConfig(paths.config, (raw) => {
+    const { config, result: index } = await editHomeConfig(paths, (raw) => {
       const routes = arrayAt(raw, "routes");
       const found = selectRoute(routes, { prefix: args.prefix, provider: flags.provider, index: flags.index }, ["provider", "index"]);
       const route = routes[found];

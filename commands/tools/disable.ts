@@ -2,9 +2,9 @@ import { Args } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
+import { editHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
 import { disableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
-import { editConfig } from "../../src/config/config-file.js";
 
 export default class ToolsDisable extends GwCommand {
   static override description =
@@ -20,7 +20,7 @@ export default class ToolsDisable extends GwCommand {
   async run() {
     const { args, flags } = await this.parse(ToolsDisable);
     const paths = await openHome(flags.home);
-    const { result } = await editConfig(paths.config, (raw) => disableTool(raw, args.tool, args.model));
+    const { result } = await editHomeConfig(paths, (raw) => disableTool(raw, args.tool, args.model));
     return this.shown(result, () => {
       printLine(`disabled ${args.model} for ${args.tool}; default: ${result.default ?? "none"}`);
     });

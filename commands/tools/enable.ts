@@ -2,10 +2,10 @@ import { Args, Flags } from "@oclif/core";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
+import { editHomeConfig } from "../../src/cli/home-config.js";
 import { note, printLine } from "../../src/cli/output.js";
 import { implementedProviderTypes } from "../../src/cli/provider-types.js";
 import { enableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
-import { editConfig } from "../../src/config/config-file.js";
 
 export default class ToolsEnable extends GwCommand {
   static override description =
@@ -30,7 +30,7 @@ export default class ToolsEnable extends GwCommand {
     const { args, flags } = await this.parse(ToolsEnable);
     const paths = await openHome(flags.home, { create: true });
     const types = await implementedProviderTypes();
-    const { result, config } = await editConfig(paths.config, (raw) => enableTool(raw, args.tool, args.model, flags.default, types));
+    const { result, config } = await editHomeConfig(paths, (raw) => enableTool(raw, args.tool, args.model, flags.default, types));
     const view = { tool: result.tool, default: result.default, allow: result.allow };
     if (result.provider !== undefined && config.providers[result.provider] === undefined) {
       note(`note: provider "${result.provider}" is not configured, so ${args.model} answers 503 until it is (gw providers add ${result.provider} --type ...)`);

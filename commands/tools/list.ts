@@ -1,6 +1,7 @@
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { loadConfig, openHome } from "../../src/cli/home.js";
+import { openHome } from "../../src/cli/home.js";
+import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { printTable } from "../../src/cli/output.js";
 import { toolOverview } from "../../src/cli/tool-entries.js";
 
@@ -12,7 +13,7 @@ export default class ToolsList extends GwCommand {
 
   async run() {
     const { flags } = await this.parse(ToolsList);
-    const tools = toolOverview(loadConfig(await openHome(flags.home)));
+    const tools = toolOverview(await loadHomeConfig(await openHome(flags.home)));
     return this.shown(tools, () => {
       printTable(
         ["TOOL", "DEFAULT", "ALLOWED", "CAN BE ENABLED"],

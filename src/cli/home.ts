@@ -2,11 +2,15 @@
 // routes, plans) initialise a missing home, as `gw init` would, since `gw keys create` on a fresh
 // machine is the natural first step. Commands that only read or remove ask for `gw init` instead.
 import { existsSync } from "node:fs";
+import type { Redis } from "ioredis";
+import type { StateSettings } from "../config/config-schema.js";
 import { initHome, isInitialised } from "../config/init-home.js";
 import { loadConfigFile } from "../config/load-config.js";
 import { type HomePaths, homePaths, resolveHome } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
-import { MetadataStore } from "../store/metadata-store.js";
+import { type MetadataRecords, MetadataStore } from "../store/metadata-store.js";
+import { openRedis } from "../store/redis-connection.js";
+import { RedisMetadataStore } from "../store/redis-metadata-store.js";
 import { CliError } from "./cli-error.js";
 
 export interface HomeOptions {
@@ -31,12 +35,43 @@ export function loadConfig(paths: HomePaths): Config {
   return loadConfigFile(paths.config);
 }
 
-/** Run `work` with the metadata store open, and close it afterwards. */
-export async function withMetadata<T>(paths: HomePaths, work: (store: MetadataStore) => Promise<T>): Promise<T> {
+/**
+ * Run `work` with the agents and keys open, and close them afterwards: this home's metadata file,
+ * or, when its config puts the state in Redis, the document every instance reads (a change
+ * reaches every instance at once).
+ */
+export async function withMetadata<T>(paths: HomePaths, work: (store: MetadataRecords) => Promise<T>): Promise<T> {
+  const { state } = loadConfig(paths);
+  if (state.driver === "redis") return withRedisMetadata(state, work);
   const store = await MetadataStore.open(paths.metadata);
   try {
     return await work(store);
   } finally {
     store.close();
   }
+}
+
+async function withRedisMetadata<T>(state: StateSettings, work: (store: MetadataRecords) => Promise<T>): Promise<T> {
+  if (state.url === undefined) throw new CliError("state.url is required for the redis driver");
+  let redis: Redis;
+  try {
+    redis = await openRedis({ url: state.url, commandTimeoutMs: state.commandTimeoutMs });
+  } catch (error) {
+    throw new CliError(`${error instanceof Error ? error.message : String(error)}; nothing was changed`);
+  }
+  const store = await RedisMetadataStore.open(redis, redis, { prefix: state.prefix, create: true });
+  try {
+    return await work(store);
+  } finally {
+    store.close();
+    await redis.quit().catch(() => redis.disconnect());
+  }
+}
+
+/** Commands that read this home's usage log: with the state in Redis the rows are there, not here. */
+export function requireEmbeddedUsage(config: Config, command: string): void {
+  if (config.state.driver === "redis")
+    throw new CliError(
+      `${command} reads this home's usage log, but this gateway's state is in Redis (state.driver "redis"), where its usage rows are (streams ${config.state.prefix}usage:YYYY-MM); reading them from there is not implemented yet`,
+    );
 }

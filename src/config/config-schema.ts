@@ -268,6 +268,30 @@ export const storageSchema = z
   })
   .strict();
 
+/**
+ * Where balances, keys, rate limits, jobs and the other shared state live (docs/decisions.md §21).
+ * "embedded": this home's files, one `gw serve` per home. "redis": one Redis shared by several
+ * `gw serve` instances (docs/deploy.md). Changing it needs a restart.
+ */
+export const stateSchema = z
+  .object({
+    driver: z.enum(["embedded", "redis"]).default("embedded"),
+    /** redis://[user:password@]host:port[/db] or rediss://...; "${NAME}" reads it from the environment. Required for redis. */
+    url: z.string().min(1).optional(),
+    /** Prepended to every key, so several deployments can share one Redis. */
+    prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,32}$/, "1-32 letters, digits, _ . : -")
+      .default("gw:"),
+    /** The longest wait for one Redis command; a request whose state does not answer in time gets 503 state_unavailable. */
+    commandTimeoutMs: z.number().int().min(50).max(2000).default(1500),
+  })
+  .strict()
+  .superRefine((state, context) => {
+    if (state.driver === "redis" && state.url === undefined)
+      context.addIssue({ code: "custom", path: ["url"], message: 'the redis driver needs a url ("redis://host:6379", or "${REDIS_URL}")' });
+  });
+
 /** Stored Responses API responses (docs/decisions.md §19). */
 export const responsesSchema = z
   .object({
@@ -321,6 +345,7 @@ export const configSchema = z
   .object({
     $schema: z.string().optional(),
     server: serverSchema.default(serverSchema.parse({})),
+    state: stateSchema.default(stateSchema.parse({})),
     storage: storageSchema.default(storageSchema.parse({})),
     upstream: upstreamSchema.default(upstreamSchema.parse({})),
     providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, "provider names are letters, digits, - and _"), providerSchema).default({}),
@@ -353,6 +378,22 @@ export const configSchema = z
         context.addIssue({ code: "custom", path: ["providers", name, "responsesApi"], message });
       }
     }
+    if (config.state.driver === "redis") {
+      // Several instances: a link signed by one must verify on all, and a file stored by one must be readable by all.
+      if (config.storage.signingSecret === null)
+        context.addIssue({
+          code: "custom",
+          path: ["storage", "signingSecret"],
+          message: 'the redis state is shared by several instances, which must sign links with one secret: set it (for example "${GW_SIGNING_SECRET}")',
+        });
+      if (config.storage.driver === "fs" && typeof config.storage.options.base !== "string")
+        context.addIssue({
+          code: "custom",
+          path: ["storage", "driver"],
+          message:
+            'the redis state is shared by several instances, whose files must be stored where all of them read: use driver "s3" (or "fs" with options.base on a shared volume)',
+        });
+    }
     for (const [alias, target] of Object.entries(config.planAliases)) {
       if (!Object.hasOwn(DEFAULT_PLANS, target) && !Object.hasOwn(config.plans, target)) {
         context.addIssue({ code: "custom", path: ["planAliases", alias], message: `unknown plan "${target}"` });
@@ -361,6 +402,8 @@ export const configSchema = z
   });
 
 export type ConfigInput = z.input<typeof configSchema>;
+export type StateSettings = z.output<typeof stateSchema>;
+export type StateInput = z.input<typeof stateSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ProviderConfig = z.output<typeof providerSchema>;
 export type RouteConfig = z.output<typeof routeSchema>;

@@ -1,11 +1,8 @@
 // The running gateway: current config (reloaded on change), providers, metadata, usage
 // ledger and the domain services. The server layer calls into this; it knows nothing of HTTP.
-import type { FSWatcher } from "node:fs";
-import path from "node:path";
 import type { ConfigError } from "../config/config-error.js";
-import type { PlanLimits } from "../config/config-schema.js";
+import type { PlanLimits, StateInput } from "../config/config-schema.js";
 import { watchConfig } from "../config/config-watcher.js";
-import { loadConfigFile } from "../config/load-config.js";
 import type { HomePaths } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
 import { UnsetEnvWarnings } from "../config/unset-env-warnings.js";
@@ -13,11 +10,10 @@ import { safeFetch } from "../net/safe-fetch.js";
 import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
 import type { MetadataRecords } from "../store/metadata-store.js";
-import { openState, type StateSettings, type StateStores } from "../store/open-state.js";
-import { type ProjectRecords, ProjectStore } from "../store/project-records.js";
+import { openState, type StateStores } from "../store/open-state.js";
+import type { ProjectRecords } from "../store/project-records.js";
 import type { Admission, RateLimitBuckets } from "../store/rate-buckets.js";
-import { FileResponseStore } from "../store/response-records.js";
-import { UsageLog } from "../store/usage-log.js";
+import { openServerConfig, type RedisConfigStore } from "../store/redis-config-store.js";
 import type { VideoJobRecords } from "../store/video-jobs.js";
 import { type PublicAudioCatalog, publicAudioCatalog } from "./audio/audio-catalog.js";
 import { SpeechService } from "./audio/speech-service.js";
@@ -72,11 +68,8 @@ export interface GatewayOptions {
   observer?: CallObserver;
   /** Wall-clock milliseconds for link lifetimes and expiries (tests move time by hand). */
   now?: () => number;
-  /**
-   * Where the shared state lives; this home's files when absent. Not in the config file yet: the
-   * storage index is not shared through Redis yet (docs/decisions.md §21), so only tests choose Redis.
-   */
-  state?: StateSettings;
+  /** Test seam: where the shared state lives, instead of the config's `state` section. */
+  state?: StateInput;
 }
 
 /** How often stored responses past their retention are removed (and once at start). */
@@ -118,7 +111,9 @@ export class Gateway {
   private readonly latency = new LatencyTracker();
   /** One circuit per provider name; they outlive config reloads. */
   readonly breakers: CircuitBreakers;
-  private configWatcher: FSWatcher | null = null;
+  private configWatcher: { close(): void } | null = null;
+  /** With the state on Redis, the config every instance shares (store/redis-config-store.ts); the home's file otherwise. */
+  private sharedConfig: RedisConfigStore | undefined;
   private responsePruning: NodeJS.Timeout | undefined;
   /** `${NAME}` variables the environment lacks: logged once each, at load or the reload that adds them. */
   private readonly envWarnings: UnsetEnvWarnings;
@@ -205,18 +200,23 @@ export class Gateway {
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */
   static async open(paths: HomePaths, logger: GatewayLogger, options: GatewayOptions = {}): Promise<Gateway> {
-    const config = loadConfigFile(paths.config);
-    const state = await openState(options.state ?? { driver: "embedded" }, paths, logger);
+    const { config, state: stateSettings, shared } = await openServerConfig(paths.config, options.state, logger);
+    const state = await openState(stateSettings, paths, logger).catch(async (error: unknown) => {
+      await shared?.close();
+      throw error;
+    });
     // Storage follows config reloads (size limit, link lifetime, secret); its blob driver is fixed at start.
     let gateway: Gateway | undefined;
     const storage = await StorageService.open({
       dataDir: paths.dataDir,
       blobsDir: paths.blobsDir,
+      files: state.files,
       settings: () => (gateway?.config ?? config).storage,
       logger,
       now: options.now,
     });
     gateway = new Gateway(paths, config, state, new KeyAuthenticator(state.metadata, options.now), storage, new UpstreamHttp(), logger, options);
+    gateway.sharedConfig = shared;
     await gateway.video.restoreHolds();
     return gateway;
   }
@@ -236,10 +236,12 @@ export class Gateway {
     this.videoPoller.start();
     this.pruneResponses();
     this.responsePruning = setInterval(() => this.pruneResponses(), RESPONSE_PRUNE_INTERVAL_MS).unref();
-    this.configWatcher = watchConfig(this.paths.config, {
-      onReload: (config) => this.applyConfig(config),
+    const events = {
+      onReload: (config: Config) => this.applyConfig(config),
       onError: (error: ConfigError) => this.logger.warn(`config change refused, previous config stays in force: ${error.message}`),
-    });
+    };
+    // On Redis the config is the one every instance shares, followed from there instead of this home's file.
+    this.configWatcher = this.sharedConfig ? this.sharedConfig.watch(events) : watchConfig(this.paths.config, events);
   }
 
   applyConfig(config: Config): void {
@@ -292,6 +294,7 @@ export class Gateway {
     clearInterval(this.responsePruning);
     await this.videoPoller.stop();
     this.configWatcher?.close();
+    await this.sharedConfig?.close();
     await this.state.close();
     await this.storage.close();
     await this.http.close();

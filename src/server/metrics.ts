@@ -115,8 +115,12 @@ export class ServerMetrics {
         }
       },
     });
-    this.gauge("gw_storage_files", "Stored files over every agent (uploads announced and not yet received included)", () => gateway.storage.totals().files);
-    this.gauge("gw_storage_bytes", "Bytes of the stored files over every agent", () => gateway.storage.totals().bytes);
+    this.gauge(
+      "gw_storage_files",
+      "Stored files over every agent (uploads announced and not yet received included)",
+      async () => (await gateway.storage.totals()).files,
+    );
+    this.gauge("gw_storage_bytes", "Bytes of the stored files over every agent", async () => (await gateway.storage.totals()).bytes);
     new Gauge({
       name: "gw_video_jobs",
       help: "Video jobs kept by the gateway, by state",
@@ -168,13 +172,13 @@ export class ServerMetrics {
   }
 
   /** A gauge without labels whose value is read when scraped. */
-  private gauge(name: string, help: string, read: () => number): void {
+  private gauge(name: string, help: string, read: () => number | Promise<number>): void {
     new Gauge({
       name,
       help,
       registers: [this.registry],
-      collect() {
-        this.set(read());
+      async collect() {
+        this.set(await read());
       },
     });
   }

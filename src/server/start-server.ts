@@ -6,11 +6,11 @@ import { createServer, type Server } from "node:http";
 import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "h3/node";
+import type { StateInput } from "../config/config-schema.js";
 import { initHome, isInitialised } from "../config/init-home.js";
 import { homePaths } from "../config/paths.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { UrlFetcher } from "../gateway/media/picture-input.js";
-import type { StateSettings } from "../store/open-state.js";
 import { AccessLog } from "./access-log.js";
 import { createApp, dialectOf } from "./app.js";
 import { answerClientErrors } from "./client-errors.js";
@@ -47,7 +47,7 @@ export interface StartOptions {
   /** Test seam: GET /metrics treats every client as remote, so that tests reach its token check. */
   metricsPeersRemote?: boolean;
   /** Test seam until the config file chooses it: where the shared state lives (Gateway's `state` option). */
-  state?: StateSettings;
+  state?: StateInput;
 }
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {

@@ -3,26 +3,29 @@
 // request path receives these ports and never learns which implementation it has
 // (docs/decisions.md §21).
 import type { Redis } from "ioredis";
+import type { StateSettings } from "../config/config-schema.js";
 import type { HomePaths } from "../config/paths.js";
 import type { CreditStore } from "./credit-store.js";
+import type { FileStateRecords } from "./file-state.js";
 import { LocalCreditStore } from "./local-credit-store.js";
+import { LocalFileState } from "./local-file-state.js";
 import { LocalRateBuckets } from "./local-rate-buckets.js";
 import { type MetadataRecords, MetadataStore } from "./metadata-store.js";
 import { type ProjectRecords, ProjectStore } from "./project-records.js";
 import type { RateLimitBuckets } from "./rate-buckets.js";
 import { openRedis } from "./redis-connection.js";
 import { RedisCreditStore } from "./redis-credit-store.js";
+import { RedisFileState } from "./redis-file-state.js";
 import { RedisMetadataStore } from "./redis-metadata-store.js";
 import { RedisProjectStore } from "./redis-project-store.js";
 import { RedisRateBuckets } from "./redis-rate-buckets.js";
 import { RedisResponseStore } from "./redis-response-store.js";
 import { RedisVideoJobStore } from "./redis-video-jobs.js";
 import { FileResponseStore, type ResponseStore } from "./response-records.js";
+import { SettleOutbox } from "./settle-outbox.js";
 import { reportingRedisFailures } from "./state-failure.js";
 import { UsageLog } from "./usage-log.js";
 import { type VideoJobRecords, VideoJobStore } from "./video-jobs.js";
-
-export type StateSettings = { driver: "embedded" } | { driver: "redis"; url: string; prefix?: string; commandTimeoutMs?: number };
 
 export interface StateStores {
   readonly driver: StateSettings["driver"];
@@ -32,6 +35,8 @@ export interface StateStores {
   readonly responses: ResponseStore;
   readonly projects: ProjectRecords;
   readonly videoJobs: VideoJobRecords;
+  /** Stored files: the storage index, quotas and operation counts. */
+  readonly files: FileStateRecords;
   /** This home's usage log, which the embedded credit store writes (undefined on Redis, whose rows are in Redis). */
   readonly usageLog?: UsageLog;
   /** Resolves when the shared store answers (within its command timeout); at once for the embedded state. */
@@ -41,13 +46,16 @@ export interface StateStores {
 
 interface StateLog {
   warn(message: string): void;
+  info(message: string): void;
 }
 
 export function openState(settings: StateSettings, paths: HomePaths, log: StateLog): Promise<StateStores> {
-  return settings.driver === "redis" ? openRedisState(settings, log) : openEmbeddedState(paths, log);
+  return settings.driver === "redis" ? openRedisState(settings, paths, log) : openEmbeddedState(paths, log);
 }
 
 async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<StateStores> {
+  // First: a stored-file record that does not parse refuses the start before anything else is open.
+  const files = await LocalFileState.open(`${paths.dataDir}/storage`);
   const metadata = await MetadataStore.open(paths.metadata);
   const usageLog = UsageLog.open(paths.usageDir);
   // Rows skipped for invalid credits or agent: billing goes on without them, but say which.
@@ -62,18 +70,22 @@ async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<State
     responses: new FileResponseStore(`${paths.dataDir}/responses`),
     projects: new ProjectStore(`${paths.dataDir}/projects`),
     videoJobs: VideoJobStore.open(`${paths.dataDir}/video-jobs`),
+    files,
     usageLog,
     ping: () => Promise.resolve(),
     async close() {
       metadata.close();
       usageLog.close();
+      await files.close();
     },
   };
 }
 
-async function openRedisState(settings: Extract<StateSettings, { driver: "redis" }>, log: StateLog): Promise<StateStores> {
-  const prefix = settings.prefix ?? "gw:";
-  const connection = { url: settings.url, commandTimeoutMs: settings.commandTimeoutMs ?? 1500 };
+async function openRedisState(settings: StateSettings, paths: HomePaths, log: StateLog): Promise<StateStores> {
+  const { prefix, url } = settings;
+  // The schema refuses a redis driver without one.
+  if (url === undefined) throw new Error("state.url is required for the redis driver");
+  const connection = { url, commandTimeoutMs: settings.commandTimeoutMs };
   const connections: Redis[] = [];
   try {
     const redis = await openRedis(connection);
@@ -85,19 +97,24 @@ async function openRedisState(settings: Extract<StateSettings, { driver: "redis"
     // An empty Redis (or prefix) is a new deployment, as an uninitialised home is: it starts with no agents or keys.
     const metadata = await RedisMetadataStore.open(redis, subscriber, { prefix, create: true });
     const credits = new RedisCreditStore(redis, { prefix, onError: warn("renewing credit holds in Redis") });
+    // Rows whose settle found Redis failing wait here, and rows a crash left are sent now.
+    const outbox = new SettleOutbox(reportingRedisFailures(credits, "credits"), `${paths.dataDir}/usage-outbox.jsonl`, log);
+    void outbox.replay();
     return {
       driver: "redis",
       metadata: reportingRedisFailures(metadata, "metadata"),
-      credits: reportingRedisFailures(credits, "credits"),
+      credits: outbox,
       rates: reportingRedisFailures(new RedisRateBuckets(redis, { prefix, onError: warn("counting spent tokens in Redis") }), "rates"),
       responses: reportingRedisFailures(new RedisResponseStore(redis, prefix), "responses"),
       projects: reportingRedisFailures(new RedisProjectStore(redis, prefix), "projects"),
       videoJobs: reportingRedisFailures(new RedisVideoJobStore(redis, prefix), "videoJobs"),
+      files: reportingRedisFailures(new RedisFileState(redis, prefix), "files"),
       async ping() {
         await redis.ping();
       },
       async close() {
         metadata.close();
+        outbox.close();
         credits.close();
         await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
       },

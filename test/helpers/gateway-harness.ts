@@ -6,13 +6,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import type { StateInput } from "../../src/config/config-schema.js";
 import { initHome } from "../../src/config/init-home.js";
 import { homePaths } from "../../src/config/paths.js";
 import type { UrlFetcher } from "../../src/gateway/media/picture-input.js";
 import type { AccessRecord, ServerLogger } from "../../src/server/server-logger.js";
 import { type RunningServer, startServer } from "../../src/server/start-server.js";
 import { MetadataStore } from "../../src/store/metadata-store.js";
-import type { StateSettings } from "../../src/store/open-state.js";
 import { createKey } from "../../src/store/provisioning.js";
 import type { KeyLimits } from "../../src/store/records.js";
 import { eventually } from "./eventually.js";
@@ -89,7 +89,7 @@ export interface TestGateway extends RunningServer {
 
 export async function startTestGateway(
   home: string,
-  options: { fetchUrl?: UrlFetcher; clock?: () => number; now?: () => number; state?: StateSettings } = {},
+  options: { fetchUrl?: UrlFetcher; clock?: () => number; now?: () => number; state?: StateInput } = {},
 ): Promise<TestGateway> {
   const server = await startServer({ home, host: "127.0.0.1", port: 0, logger: quietLogger, ...options });
   return Object.assign(server, { home, v1: `${server.url}/v1` });

@@ -67,7 +67,8 @@ export class CreditLedger {
 
   /** The smaller of the plan's and the key's credits left. */
   async spendable(account: Account): Promise<Spendable> {
-    return (await this.balance(account)).spendable;
+    const credits = creditAccount(account);
+    return spendableOf(credits, await this.store.balance(credits, periodOf(this.now())));
   }
 
   /** Refuse with 402 unless `amount` credits are left under both limits (nothing is held). */

@@ -1,12 +1,13 @@
-// What the storage service and its upload sessions share: stores, the in-memory index, the
-// clock, the current settings, and the quota and operation bookkeeping.
+// What the storage service and its upload sessions share: the blob store, the file state (the
+// index and quotas, this home's or shared: store/file-state.ts), the clock, the current settings,
+// and the quota and operation bookkeeping.
 import type { BlobStore } from "../../blobs/blob-store.js";
 import { blobKey } from "../../blobs/blob-store.js";
 import type { StorageSettings } from "../../config/config-schema.js";
-import type { FileOperationsLog, StorageOperation } from "../../store/file-operations-log.js";
-import type { FileRecord, FileRecordStore } from "../../store/file-records.js";
+import type { StorageOperation } from "../../store/file-operations-log.js";
+import type { FileRecord } from "../../store/file-records.js";
+import type { FileStateRecords } from "../../store/file-state.js";
 import { periodOf } from "../../store/usage-log.js";
-import type { AgentFiles, FileIndex } from "./file-index.js";
 import { StorageOperationsExceededError } from "./storage-errors.js";
 
 /** The plan limits storage reads. */
@@ -22,10 +23,8 @@ export interface StorageLogger {
 }
 
 export interface StorageContext {
-  records: FileRecordStore;
+  files: FileStateRecords;
   blobs: BlobStore;
-  operations: FileOperationsLog;
-  index: FileIndex;
   settings: () => StorageSettings;
   /** Milliseconds since the epoch; injectable so link expiry can be tested without waiting. */
   now: () => number;
@@ -34,19 +33,19 @@ export interface StorageContext {
 
 /** A counted operation (upload, presigned-upload, delete) in flight: committed once, or released. */
 export interface OperationSlot {
-  commit(operation: StorageOperation, fileId: string): void;
-  release(): void;
+  commit(operation: StorageOperation, fileId: string): Promise<void>;
+  release(): Promise<void>;
 }
 
 /**
- * Take one of the period's operations for the agent, counting those still in flight, so parallel
- * requests cannot pass the limit together. 429 when none is left.
+ * Take one of the period's operations for the agent, counting those still in flight (on every
+ * instance), so parallel requests cannot pass the limit together. 429 when none is left.
  */
-export function takeOperation(context: StorageContext, agent: AgentFiles, agentId: string, limits: StorageLimits): OperationSlot {
+export async function takeOperation(context: StorageContext, agentId: string, limits: StorageLimits): Promise<OperationSlot> {
   const now = new Date(context.now());
   const period = periodOf(now);
-  const used = context.operations.count(agentId, period);
-  if (used + agent.operationsInFlight >= limits.storageOperationsPerPeriod) {
+  const ticket = await context.files.takeOperation(agentId, period, limits.storageOperationsPerPeriod);
+  if (!ticket) {
     const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
     throw new StorageOperationsExceededError(
       limits.storageOperationsPerPeriod,
@@ -55,28 +54,10 @@ export function takeOperation(context: StorageContext, agent: AgentFiles, agentI
       new Date(next).toISOString().slice(0, 10),
     );
   }
-  agent.operationsInFlight += 1;
-  let settled = false;
   return {
-    commit(operation, fileId) {
-      if (settled) return;
-      settled = true;
-      agent.operationsInFlight -= 1;
-      context.operations.append({ time: new Date(context.now()).toISOString(), agent: agentId, op: operation, file: fileId });
-    },
-    release() {
-      if (settled) return;
-      settled = true;
-      agent.operationsInFlight -= 1;
-    },
+    commit: (operation, fileId) => ticket.commit({ time: new Date(context.now()).toISOString(), agent: agentId, op: operation, file: fileId }),
+    release: () => ticket.release(),
   };
-}
-
-/** Take quota space for bytes about to be written; false when they do not fit. */
-export function reserveBytes(agent: AgentFiles, limits: StorageLimits, bytes: number): boolean {
-  if (agent.usedBytes + agent.reservedBytes + bytes > limits.storageBytes) return false;
-  agent.reservedBytes += bytes;
-  return true;
 }
 
 export function blobKeyOf(record: Pick<FileRecord, "agentId" | "id">): string {
@@ -86,7 +67,7 @@ export function blobKeyOf(record: Pick<FileRecord, "agentId" | "id">): string {
 /** Remove a file's blob and record, logging (not throwing) what fails: used on cleanup paths. */
 export async function discardFile(context: StorageContext, record: FileRecord): Promise<void> {
   await discardBlob(context, blobKeyOf(record));
-  await context.records.remove(record).catch((error: unknown) => context.logger.warn(`storage: could not remove record ${record.id}: ${String(error)}`));
+  await context.files.remove(record).catch((error: unknown) => context.logger.warn(`storage: could not remove record ${record.id}: ${String(error)}`));
 }
 
 /** Remove a blob, logging (not throwing) what fails: a cleanup must not fail what it cleans up after. */

@@ -1,9 +1,8 @@
 // Per-agent file storage: the /v1/storage endpoints without HTTP. Files are found only through
 // the caller's own agent (another agent's id reads as missing); bytes live in the blob store
-// under `<agent id>:<file id>`; records and counts are described in store/file-records.ts and
-// store/file-operations-log.ts; the in-memory index (file-index.ts) answers lists and quota
-// checks. Signed links (blobs/signed-links.ts) carry downloads and presigned uploads, which need
-// no API key.
+// under `<agent id>:<file id>`; the records, lists, quotas and operation counts are the file
+// state's (store/file-state.ts: this home's, or Redis shared by several instances). Signed links
+// (blobs/signed-links.ts) carry downloads and presigned uploads, which need no API key.
 import path from "node:path";
 import { Readable } from "node:stream";
 import { type BlobStore, forwardStream } from "../../blobs/blob-store.js";
@@ -11,22 +10,12 @@ import { createBlobStore } from "../../blobs/create-blob-store.js";
 import { buildSignedUrl, type LinkClaims, type LinkMethod, verifyLink } from "../../blobs/signed-links.js";
 import { loadSigningSecret } from "../../blobs/signing-secret.js";
 import type { StorageSettings } from "../../config/config-schema.js";
-import { FileOperationsLog } from "../../store/file-operations-log.js";
-import { type FileRecord, FileRecordStore, type ImageAssetInfo } from "../../store/file-records.js";
+import type { FileRecord, ImageAssetInfo } from "../../store/file-records.js";
+import { FILE_LEASE_MS, type FileStateRecords } from "../../store/file-state.js";
 import { periodOf } from "../../store/usage-log.js";
 import { roundedSize } from "../../text/byte-sizes.js";
 import { sameContentType } from "./content-type.js";
-import { type AgentFiles, FileIndex } from "./file-index.js";
-import {
-  blobKeyOf,
-  discardBlob,
-  discardFile,
-  reserveBytes,
-  type StorageContext,
-  type StorageLimits,
-  type StorageLogger,
-  takeOperation,
-} from "./storage-context.js";
+import { blobKeyOf, discardBlob, discardFile, type StorageContext, type StorageLimits, type StorageLogger, takeOperation } from "./storage-context.js";
 import {
   FileNotFoundError,
   FileStateConflictError,
@@ -55,6 +44,8 @@ const QUIET_PARTIAL_MS = 60 * 60 * 1000;
 
 export interface StorageOpenOptions {
   dataDir: string;
+  /** The index and quotas: this home's or shared (store/open-state.ts). */
+  files: FileStateRecords;
   blobsDir: string;
   settings: () => StorageSettings;
   logger: StorageLogger;
@@ -95,9 +86,9 @@ export interface SignedDownload {
 }
 
 export class StorageService {
-  /** Files with a presigned upload streaming in right now (a link works for one upload at a time). */
-  private readonly receiving = new Set<string>();
   private fileSecret: Buffer | null = null;
+  /** The last totals read, answered when the state cannot be read (the metrics must not fail). */
+  private lastTotals = { files: 0, bytes: 0 };
 
   private constructor(
     private readonly context: StorageContext,
@@ -108,19 +99,16 @@ export class StorageService {
     const directory = path.join(options.dataDir, "storage");
     const settings = options.settings();
     const blobs = await createBlobStore(settings, options.blobsDir);
-    const { store, records } = await FileRecordStore.open(path.join(directory, "records"));
     const context: StorageContext = {
-      records: store,
+      files: options.files,
       blobs,
-      operations: FileOperationsLog.open(path.join(directory, "operations")),
-      index: new FileIndex(),
       settings: options.settings,
       now: options.now ?? Date.now,
       logger: options.logger,
     };
     const service = new StorageService(context, path.join(directory, "signing.key"));
     if (settings.signingSecret === null) service.secret();
-    await service.recover(records, settings.driver === "fs");
+    await service.recover(settings.driver === "fs");
     return service;
   }
 
@@ -128,36 +116,43 @@ export class StorageService {
     return this.context.blobs;
   }
 
-  /** Stored files and bytes over every agent, from the index (the metrics). */
-  totals(): { files: number; bytes: number } {
-    return this.context.index.totals();
+  /** Stored files and bytes over every agent (the metrics); the last ones read when the state cannot be read now. */
+  async totals(): Promise<{ files: number; bytes: number }> {
+    try {
+      this.lastTotals = await this.context.files.totals();
+    } catch (error) {
+      this.context.logger.warn(`storage: totals not read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return this.lastTotals;
   }
 
   async list(agentId: string, query: ListQuery): Promise<StoredFileList> {
-    const agent = await this.agentFiles(agentId);
-    return { data: agent.page(query.page, query.limit).map(toStoredFile), pagination: { page: query.page, limit: query.limit, total: agent.count } };
+    await this.dropExpiredUploads(agentId);
+    const { records, total } = await this.context.files.page(agentId, query.page, query.limit);
+    return { data: records.map(toStoredFile), pagination: { page: query.page, limit: query.limit, total } };
   }
 
   async quota(agentId: string, limits: StorageLimits): Promise<StorageQuota> {
-    const agent = await this.agentFiles(agentId);
+    await this.dropExpiredUploads(agentId);
+    const { usedBytes } = await this.context.files.space(agentId);
     return {
-      usedBytes: agent.usedBytes,
+      usedBytes,
       limitBytes: limits.storageBytes,
-      usedFormatted: roundedSize(agent.usedBytes),
+      usedFormatted: roundedSize(usedBytes),
       limitFormatted: roundedSize(limits.storageBytes),
     };
   }
 
   /** The counted operations (upload, presigned upload, delete) the agent made this period (a calendar month, UTC), and the plan's limit. */
-  operations(agentId: string, limits: StorageLimits): { used: number; limit: number; period: string } {
+  async operations(agentId: string, limits: StorageLimits): Promise<{ used: number; limit: number; period: string }> {
     const period = periodOf(new Date(this.context.now()));
-    return { used: this.context.operations.count(agentId, period), limit: limits.storageOperationsPerPeriod, period };
+    return { used: await this.context.files.operationCount(agentId, period), limit: limits.storageOperationsPerPeriod, period };
   }
 
   /** A multipart upload: counts as an operation (429 when none is left) once it commits. */
   async startUpload(agentId: string, limits: StorageLimits): Promise<UploadSession> {
-    const agent = await this.agentFiles(agentId);
-    return new UploadSession(this.context, agent, agentId, limits, takeOperation(this.context, agent, agentId, limits));
+    await this.dropExpiredUploads(agentId);
+    return new UploadSession(this.context, agentId, limits, await takeOperation(this.context, agentId, limits));
   }
 
   /**
@@ -192,8 +187,8 @@ export class StorageService {
   /** One of the agent's ready files, or undefined (missing, another agent's, malformed id, no bytes yet). */
   async findFile(agentId: string, id: string): Promise<FileRecord | undefined> {
     if (!isFileId(id)) return undefined;
-    const record = (await this.agentFiles(agentId)).files.get(id);
-    return record?.state === "ready" ? record : undefined;
+    const record = await this.context.files.find(id);
+    return record?.state === "ready" && record.agentId === agentId ? record : undefined;
   }
 
   /** The bytes of one of the agent's ready files (a library picture used as input), or undefined. */
@@ -209,23 +204,26 @@ export class StorageService {
 
   /** Create the record at once (its size counts against the quota) and sign a one-time PUT link. */
   async presign(agentId: string, limits: StorageLimits, request: PresignRequest, baseUrl: string): Promise<PresignedUpload> {
-    const agent = await this.agentFiles(agentId);
+    await this.dropExpiredUploads(agentId);
     const settings = this.context.settings();
-    const operation = takeOperation(this.context, agent, agentId, limits);
+    const files = this.context.files;
+    const operation = await takeOperation(this.context, agentId, limits);
     try {
       if (request.sizeBytes > settings.maxFileBytes) throw new FileTooLargeError(settings.maxFileBytes);
-      if (!reserveBytes(agent, limits, request.sizeBytes)) {
+      const now = this.context.now();
+      const id = newFileId(now);
+      const grant = await files.grantBytes(agentId, id, request.sizeBytes, request.sizeBytes, limits.storageBytes);
+      if (!grant.ok) {
         throw new StorageQuotaExceededError({
-          usedBytes: agent.usedBytes,
+          usedBytes: grant.usedBytes,
           limitBytes: limits.storageBytes,
           fileBytes: request.sizeBytes,
-          reservedBytes: agent.reservedBytes,
+          reservedBytes: grant.reservedBytes,
         });
       }
-      const now = this.context.now();
       const expires = Math.floor(now / 1000) + settings.linkTtlSeconds;
       const record: FileRecord = {
-        id: newFileId(now),
+        id,
         agentId,
         filename: request.filename,
         contentType: request.contentType,
@@ -234,17 +232,18 @@ export class StorageService {
         state: "pending",
         uploadExpires: expires,
       };
+      // The space granted becomes the pending record's in the same step.
       try {
-        await this.context.records.save(record);
-      } finally {
-        agent.reservedBytes -= request.sizeBytes;
+        await files.save(record, { grant: id });
+      } catch (error) {
+        await files.returnBytes(agentId, id).catch(() => undefined);
+        throw error;
       }
-      this.context.index.add(record);
-      operation.commit("presigned-upload", record.id);
+      await operation.commit("presigned-upload", record.id);
       const uploadUrl = this.signFileLink(baseUrl, "PUT", record, expires);
       return { ...toStoredFile(record), uploadUrl, expiresIn: settings.linkTtlSeconds };
     } catch (error) {
-      operation.release();
+      await operation.release().catch(() => undefined);
       throw error;
     }
   }
@@ -265,27 +264,28 @@ export class StorageService {
 
   /** Delete bytes, record and (since they name a file that is gone) every link to it. Permanent. */
   async remove(agentId: string, limits: StorageLimits, id: string): Promise<void> {
-    const agent = await this.agentFiles(agentId);
-    const record = isFileId(id) ? agent.files.get(id) : undefined;
-    if (!record) throw new FileNotFoundError();
-    const operation = takeOperation(this.context, agent, agentId, limits);
-    // Gone from the index first, so that a parallel delete, list or link sees it gone at once.
-    this.context.index.delete(record);
+    const record = await this.ownFile(agentId, id);
+    const operation = await takeOperation(this.context, agentId, limits);
+    let removed: FileRecord | undefined;
     try {
-      await this.context.records.remove(record);
+      removed = await this.context.files.remove(record);
     } catch (error) {
-      this.context.index.add(record);
-      operation.release();
+      await operation.release().catch(() => undefined);
       throw error;
     }
-    // A presigned upload still streaming finds its record gone and discards its bytes itself.
-    if (!this.receiving.has(record.id)) await discardFile(this.context, record);
-    operation.commit("delete", record.id);
+    // A parallel delete (on any instance) removed it first: that one counts, this one is a 404.
+    if (!removed) {
+      await operation.release();
+      throw new FileNotFoundError();
+    }
+    // A presigned upload still streaming finds its record gone and discards the bytes it writes.
+    await discardFile(this.context, removed);
+    await operation.commit("delete", record.id);
   }
 
   async openSignedDownload(request: SignedLinkRequest): Promise<SignedDownload> {
     const claims = this.verify(request, "GET");
-    const record = this.context.index.find(request.id);
+    const record = isFileId(request.id) ? await this.context.files.find(request.id) : undefined;
     if (record?.state !== "ready" || record.contentType !== claims.contentType || record.sizeBytes !== claims.sizeBytes) throw new FileNotFoundError();
     const blob = await openStoredBytes(this.context, record, request.requestId);
     return { file: toStoredFile(record), body: blob.body, sizeBytes: blob.sizeBytes };
@@ -294,73 +294,61 @@ export class StorageService {
   /** The bytes of a presigned upload: once, with the signed Content-Type and exactly the signed size. */
   async receiveSignedUpload(request: SignedLinkRequest & { contentType: string | null; contentLength: number | null }, body: Readable): Promise<StoredFile> {
     const claims = this.verify(request, "PUT");
-    const record = this.context.index.find(request.id);
+    const record = isFileId(request.id) ? await this.context.files.find(request.id) : undefined;
     if (!record || record.contentType !== claims.contentType || record.sizeBytes !== claims.sizeBytes) throw new FileNotFoundError();
     if (record.state === "ready")
       throw new LinkRefusedError("This upload link was already used: the file is stored. Ask for a new presigned upload to store other bytes.");
-    if (this.receiving.has(record.id)) throw new FileStateConflictError("An upload to this link is already in progress.");
     if (!sameContentType(request.contentType, claims.contentType)) {
       throw new LinkRefusedError(`This link was signed for Content-Type ${claims.contentType}; send the bytes with exactly that Content-Type.`);
     }
     if (request.contentLength !== null && request.contentLength > claims.sizeBytes)
       throw new UploadSizeExceededError(claims.sizeBytes, request.contentLength, { closeConnection: true });
     if (request.contentLength !== null && request.contentLength < claims.sizeBytes) throw sizeShortfall(claims.sizeBytes, request.contentLength);
-    this.receiving.add(record.id);
+    // One upload per link at a time, on every instance.
+    const receiving = await this.context.files.claimReceiving(record.id, FILE_LEASE_MS);
+    if (!receiving) throw new FileStateConflictError("An upload to this link is already in progress.");
     try {
       const meter = new UploadMeter({
         maxBytes: claims.sizeBytes,
         hardCapBytes: claims.sizeBytes,
-        // The space was taken when the upload was signed.
-        reserve: () => true,
-        release: () => undefined,
+        // No grant: the space was taken when the upload was signed.
         errorFor: (_failure, totalBytes) => new UploadSizeExceededError(claims.sizeBytes, totalBytes),
       });
       const key = blobKeyOf(record);
       const written = await this.context.blobs.write(key, forwardStream(body, meter));
-      if (written !== claims.sizeBytes || this.context.index.find(record.id) !== record) {
+      if (written !== claims.sizeBytes) {
         await discardBlob(this.context, key);
-        if (written !== claims.sizeBytes) throw sizeShortfall(claims.sizeBytes, written);
-        await this.context.records.remove(record);
-        throw new FileNotFoundError();
+        throw sizeShortfall(claims.sizeBytes, written);
       }
       const ready: FileRecord = { ...record, state: "ready" };
       delete ready.uploadExpires;
-      await this.context.records.save(ready);
-      // Deleted while the record was being written: the delete wins.
-      if (this.context.index.find(record.id) !== record) {
-        await discardFile(this.context, ready);
+      // Deleted while the bytes were being written: the delete wins, and the bytes go.
+      if (!(await this.context.files.save(ready, { ifPresent: true }))) {
+        await discardBlob(this.context, key);
         throw new FileNotFoundError();
       }
-      this.context.index.add(ready);
       return toStoredFile(ready);
     } finally {
-      this.receiving.delete(record.id);
+      await receiving.release().catch((error: unknown) => this.context.logger.warn(`storage: a receiving claim was not released: ${String(error)}`));
     }
   }
 
+  /** The blob store is this service's; the file state is closed with the rest of the state. */
   async close(): Promise<void> {
-    this.context.operations.close();
     await this.context.blobs.close();
   }
 
-  /** The agent's files, after dropping presigned uploads whose link expired without bytes. */
-  private async agentFiles(agentId: string): Promise<AgentFiles> {
-    const agent = this.context.index.agent(agentId);
-    if (agent.pending.size === 0) return agent;
-    const now = Math.floor(this.context.now() / 1000);
-    for (const id of [...agent.pending]) {
-      const record = agent.files.get(id);
-      if (!record || (record.uploadExpires ?? 0) >= now || this.receiving.has(id)) continue;
-      this.context.index.delete(record);
-      await discardFile(this.context, record);
-    }
-    return agent;
+  /** Drop the agent's presigned uploads whose link expired without bytes, with their space. */
+  private async dropExpiredUploads(agentId: string): Promise<void> {
+    const dropped = await this.context.files.dropExpiredUploads(agentId, Math.floor(this.context.now() / 1000));
+    for (const record of dropped) await discardFile(this.context, record);
   }
 
   private async ownFile(agentId: string, id: string): Promise<FileRecord> {
     if (!isFileId(id)) throw new FileNotFoundError();
-    const record = (await this.agentFiles(agentId)).files.get(id);
-    if (!record) throw new FileNotFoundError();
+    await this.dropExpiredUploads(agentId);
+    const record = await this.context.files.find(id);
+    if (!record || record.agentId !== agentId) throw new FileNotFoundError();
     return record;
   }
 
@@ -398,21 +386,25 @@ export class StorageService {
   }
 
   /**
-   * Bring the index up from the records: uploads cut short by a crash are removed with any bytes;
-   * presigned uploads keep their record (while the link lives) but lose unacknowledged bytes.
+   * Embedded state only (Redis's records outlive any one instance): bring the index up from the
+   * records found at start: uploads cut short by a crash are removed with any bytes; presigned
+   * uploads keep their record (while the link lives) but lose unacknowledged bytes.
    */
-  private async recover(records: FileRecord[], localBlobs: boolean): Promise<void> {
+  private async recover(localBlobs: boolean): Promise<void> {
+    const recovery = this.context.files.recovery;
+    if (!recovery) return;
     const now = Math.floor(this.context.now() / 1000);
-    for (const record of records) {
+    for (const record of recovery.records) {
       if (record.state === "ready") {
-        this.context.index.add(record);
+        recovery.restore(record);
       } else if (record.state === "pending" && (record.uploadExpires ?? 0) >= now) {
         await discardBlob(this.context, blobKeyOf(record));
-        this.context.index.add(record);
+        recovery.restore(record);
       } else {
         await discardFile(this.context, record);
       }
     }
+    recovery.done();
     if (!localBlobs) return;
     // Local disk only: a blob without a record (a crash between a delete's two steps) is garbage,
     // and so are the temp files of writes no live process owns (the bytes of the `uploading`
@@ -422,7 +414,7 @@ export class StorageService {
     for (const key of await this.context.blobs.keys()) {
       const [agentId, fileId, ...rest] = key.split(":");
       if (rest.length > 0 || !agentId || !fileId || !isFileId(fileId)) continue;
-      const record = this.context.index.find(fileId);
+      const record = await this.context.files.find(fileId);
       if (!record || record.agentId !== agentId) await discardBlob(this.context, key);
     }
   }

@@ -28,7 +28,7 @@ export async function openStoredBytes(
   }
   if (!blob) {
     // Deleted meanwhile (a delete leaves the index first): missing. Still indexed: lost.
-    if (context.index.find(record.id) !== record) throw new FileNotFoundError();
+    if ((await context.files.find(record.id))?.state !== "ready") throw new FileNotFoundError();
     throw unreadable(new Error(`storage: blob ${key} of a stored file is missing`));
   }
   if (blob.sizeBytes !== record.sizeBytes) {

@@ -1,5 +1,5 @@
 // One multipart upload: receive the file part (intent record, then the bytes, metered against
-// the quota chunk by chunk), then commit it once the whole form has been read, or abort it.
+// the quota as they pass), then commit it once the whole form has been read, or abort it.
 // An aborted or failed upload leaves no blob, no record, no reservation and no counted
 // operation. The intent record (state `uploading`) is written before any byte, so a crash
 // mid-upload is cleaned up at the next start whatever the blob driver.
@@ -7,9 +7,8 @@ import type { Readable } from "node:stream";
 import { forwardStream } from "../../blobs/blob-store.js";
 import type { FileRecord, ImageAssetInfo } from "../../store/file-records.js";
 import { normalizeContentType } from "./content-type.js";
-import type { AgentFiles } from "./file-index.js";
 import { normalizeFilename } from "./file-name.js";
-import { blobKeyOf, discardFile, type OperationSlot, reserveBytes, type StorageContext, type StorageLimits } from "./storage-context.js";
+import { blobKeyOf, discardFile, type OperationSlot, type StorageContext, type StorageLimits } from "./storage-context.js";
 import { FileTooLargeError, StorageQuotaExceededError, StorageRequestError } from "./storage-errors.js";
 import { newFileId, type StoredFile, toStoredFile } from "./stored-file.js";
 import { UploadMeter } from "./upload-meter.js";
@@ -29,7 +28,6 @@ export class UploadSession {
 
   constructor(
     private readonly context: StorageContext,
-    private readonly agent: AgentFiles,
     private readonly agentId: string,
     private readonly limits: StorageLimits,
     private readonly operation: OperationSlot,
@@ -51,25 +49,24 @@ export class UploadSession {
       state: "uploading",
     };
     this.record = record;
-    await this.context.records.save(record);
+    await this.context.files.save(record);
     const maxBytes = this.context.settings().maxFileBytes;
+    const files = this.context.files;
     const meter = new UploadMeter({
       maxBytes,
       // The multipart parser stops a file part at maxBytes + 1; this only guards the unexpected.
       hardCapBytes: maxBytes + 1,
-      reserve: (bytes) => reserveBytes(this.agent, this.limits, bytes),
-      release: (bytes) => {
-        this.agent.reservedBytes -= bytes;
+      grantStepBytes: files.grantStepBytes,
+      grant: async (minBytes, wantBytes) => {
+        const grant = await files.grantBytes(this.agentId, record.id, minBytes, wantBytes, this.limits.storageBytes);
+        return grant.ok ? grant.grantedBytes : null;
       },
-      errorFor: (failure, totalBytes) =>
-        failure === "too-large"
-          ? new FileTooLargeError(maxBytes)
-          : new StorageQuotaExceededError({
-              usedBytes: this.agent.usedBytes,
-              limitBytes: this.limits.storageBytes,
-              fileBytes: totalBytes,
-              reservedBytes: this.agent.reservedBytes,
-            }),
+      giveBack: () => files.returnBytes(this.agentId, record.id),
+      errorFor: async (failure, totalBytes) => {
+        if (failure === "too-large") return new FileTooLargeError(maxBytes);
+        const space = await files.space(this.agentId);
+        return new StorageQuotaExceededError({ ...space, limitBytes: this.limits.storageBytes, fileBytes: totalBytes });
+      },
     });
     this.meter = meter;
     this.sizeBytes = await this.context.blobs.write(blobKeyOf(record), forwardStream(file.body, meter));
@@ -84,21 +81,21 @@ export class UploadSession {
     if (!this.record || !this.meter || this.settled) throw new StorageRequestError("The upload has no `file` part.", "file_required");
     const ready: FileRecord = { ...this.record, sizeBytes: this.sizeBytes, state: "ready" };
     if (extra.image !== undefined) ready.image = extra.image;
-    await this.context.records.save(ready);
+    // From granted to used in one step: no moment where the bytes count twice or not at all.
+    await this.context.files.save(ready, { grant: ready.id });
     this.settled = true;
-    // From reserved to used in one step: no moment where the bytes count twice or not at all.
-    this.agent.reservedBytes -= this.meter.takeReservation();
-    this.context.index.add(ready);
-    this.operation.commit("upload", ready.id);
+    this.meter.settle();
+    await this.operation.commit("upload", ready.id);
     return toStoredFile(ready);
   }
+
+  private readonly warn = (error: unknown) => this.context.logger.warn(`storage: an aborted upload's space or operation was not given back: ${String(error)}`);
 
   /** Undo everything: safe at any point, and more than once. */
   async abort(): Promise<void> {
     if (this.settled) return;
     this.settled = true;
-    this.meter?.giveBack();
-    this.operation.release();
+    await Promise.all([this.meter?.giveBack().catch(this.warn), this.operation.release().catch(this.warn)]);
     if (this.record) await discardFile(this.context, this.record);
   }
 }

@@ -78,7 +78,7 @@ export function registerStorage(app: H3, gateway: Gateway): void {
   app.get("/v1/storage/quota", async (event) => {
     const { caller, limits } = await authorize(event, gateway);
     event.res.headers.set(MAX_FILE_BYTES_HEADER, String(gateway.config.storage.maxFileBytes));
-    const operations = gateway.storage.operations(caller.agent.id, limits);
+    const operations = await gateway.storage.operations(caller.agent.id, limits);
     event.res.headers.set(OPERATIONS_USED_HEADER, String(operations.used));
     event.res.headers.set(OPERATIONS_LIMIT_HEADER, String(operations.limit));
     event.res.headers.set(OPERATIONS_PERIOD_HEADER, operations.period);

@@ -1,0 +1,120 @@
+// The chat path on Redis against the embedded default, same build, same run:
+// `node scripts/bench-redis.mjs [--mode stream|nonstream] [-c 64] [--pairs 8] [--seconds 2]`.
+//
+// Starts a redis-server (Debian's; no persistence, a unix socket) and two `gw serve` of this tree
+// on the shared harness's fake upstream: one on the embedded state, one with `state.driver: redis`
+// (bench/start-gw.sh with GW_BENCH_REDIS). Short runs alternate, order reversed every pair, as
+// bench-ab.mjs does; CPU per request is read from /proc for gw and, on the Redis side, for
+// redis-server too. Then c=1 runs give each side's p50, whose difference is what Redis adds to a
+// request's latency (its round trips: a hold, a take of the rate bucket, a settle).
+// The gateways get core 1; loadgen, upstream and redis-server core 0 (Redis would be on its own
+// machine in a deployment).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { cpuMs, listening, median, pinned } from "./bench-processes.mjs";
+
+const root = path.resolve(import.meta.dirname, "..");
+const harness = process.env.GW_BENCH_HARNESS ?? path.resolve(root, "../shared/bench");
+const { values } = parseArgs({
+  options: {
+    mode: { type: "string", default: "nonstream" },
+    c: { type: "string", short: "c", default: "64" },
+    pairs: { type: "string", default: "8" },
+    seconds: { type: "string", default: "2" },
+    "warmup-pairs": { type: "string", default: "3" },
+  },
+});
+if (!existsSync(path.join(harness, "bench.mjs"))) {
+  console.error(`bench-redis: the load harness is not at ${harness} (set GW_BENCH_HARNESS)`);
+  process.exit(1);
+}
+
+const work = mkdtempSync(path.join(tmpdir(), "gw-bench-redis-"));
+const socket = path.join(work, "redis.sock");
+const children = [];
+try {
+  const redis = pinned(0, "redis-server", ["--port", "0", "--unixsocket", socket, "--dir", work, "--save", "", "--appendonly", "no"]);
+  children.push(redis);
+  for (let waited = 0; !existsSync(socket); waited += 50) {
+    if (waited > 30_000) throw new Error(`redis-server did not start: ${redis.output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const upstreamPort = 18790;
+  children.push(pinned(0, "node", [path.join(harness, "fake-upstream.mjs"), String(upstreamPort)]));
+  const gateways = [];
+  for (const [name, port, env] of [
+    ["embedded", 18791, {}],
+    ["redis", 18792, { GW_BENCH_REDIS: socket }],
+  ]) {
+    Object.assign(process.env, { GW_BENCH_REDIS: "" }, env);
+    const child = pinned(1, "bash", [path.join(root, "bench/start-gw.sh"), String(port), `http://127.0.0.1:${upstreamPort}/v1`]);
+    children.push(child);
+    await listening(child);
+    gateways.push({ name, port, pid: child.pid, extraPid: name === "redis" ? redis.pid : undefined, runs: [], p50: [] });
+  }
+  delete process.env.GW_BENCH_REDIS;
+
+  for (const gateway of gateways) load(gateway.port, values.c, 8);
+  const total = Number(values.pairs) + Number(values["warmup-pairs"]);
+  for (let pair = 0; pair < total; pair++) {
+    const order = pair % 2 === 0 ? gateways : [...gateways].reverse();
+    for (const gateway of order) {
+      const before = cpuMs(gateway.pid);
+      const extraBefore = gateway.extraPid ? cpuMs(gateway.extraPid) : 0;
+      const result = load(gateway.port, values.c, values.seconds);
+      const cpuPerRequest = ((cpuMs(gateway.pid) - before) * 1000) / result.requests;
+      const redisPerRequest = gateway.extraPid ? ((cpuMs(gateway.extraPid) - extraBefore) * 1000) / result.requests : 0;
+      if (pair >= Number(values["warmup-pairs"])) gateway.runs.push({ rps: result.rps, cpuPerRequest, redisPerRequest });
+    }
+  }
+  for (let pair = 0; pair < 4; pair++) for (const gateway of pair % 2 ? [...gateways].reverse() : gateways) gateway.p50.push(load(gateway.port, "1", 2).latMs.p50);
+
+  const [embedded, shared] = gateways;
+  console.log(`mode=${values.mode} c=${values.c} ${values.seconds}s runs, ${values.pairs} pairs (order alternated); then c=1`);
+  for (const gateway of gateways) {
+    console.log(`${gateway.name.padEnd(10)} rps ${gateway.runs.map((run) => run.rps.toFixed(0)).join(" ")}`);
+    console.log(`${"".padEnd(10)} gw cpu µs/request ${gateway.runs.map((run) => run.cpuPerRequest.toFixed(0)).join(" ")}`);
+    if (gateway.extraPid) console.log(`${"".padEnd(10)} redis-server cpu µs/request ${gateway.runs.map((run) => run.redisPerRequest.toFixed(0)).join(" ")}`);
+    console.log(`${"".padEnd(10)} c=1 p50 ms ${gateway.p50.map((value) => value.toFixed(3)).join(" ")}`);
+  }
+  const ratio = (pick) => median(shared.runs.map((run, index) => pick(run) / pick(embedded.runs[index])));
+  console.log(
+    `median of paired ratios, redis / embedded: rps ${ratio((run) => run.rps).toFixed(3)}, gw cpu per request ${ratio((run) => run.cpuPerRequest).toFixed(3)}; ` +
+      `redis-server cpu per request ${median(shared.runs.map((run) => run.redisPerRequest)).toFixed(0)} µs; ` +
+      `c=1 p50 ${median(embedded.p50).toFixed(3)} ms embedded, ${median(shared.p50).toFixed(3)} ms redis`,
+  );
+} finally {
+  for (const child of children.reverse()) child.kill("SIGINT");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  rmSync(work, { recursive: true, force: true });
+}
+
+function load(port, concurrency, seconds) {
+  const output = execFileSync(
+    "node",
+    [
+      path.join(harness, "bench.mjs"),
+      "--base",
+      `http://127.0.0.1:${port}/v1`,
+      "--model",
+      "bench/fake-model",
+      "-H",
+      "authorization: Bearer gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe",
+      "--mode",
+      values.mode,
+      "-c",
+      String(concurrency),
+      "-d",
+      String(seconds),
+      "--loadgen-cpus",
+      "0",
+      "--json",
+      "--no-probe",
+    ],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+  );
+  return JSON.parse(output.trim().split("\n").pop());
+}
