@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cpuMs, listening, median, pinned } from "./bench-processes.mjs";
+import { cpuMs, harnessLoad, listening, median, pinned } from "./bench-processes.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const harness = process.env.GW_BENCH_HARNESS ?? path.resolve(root, "../shared/bench");
@@ -116,28 +116,5 @@ async function main() {
 }
 
 function load(port, seconds = values.seconds) {
-  const output = execFileSync(
-    "node",
-    [
-      path.join(harness, "bench.mjs"),
-      "--base",
-      `http://127.0.0.1:${port}/v1`,
-      "--model",
-      "bench/fake-model",
-      "-H",
-      "authorization: Bearer gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe",
-      "--mode",
-      values.mode,
-      "-c",
-      values.c,
-      "-d",
-      String(seconds),
-      "--loadgen-cpus",
-      "0",
-      "--json",
-      "--no-probe",
-    ],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
-  );
-  return JSON.parse(output.trim().split("\n").pop());
+  return harnessLoad(harness, port, { mode: values.mode, concurrency: values.c, seconds });
 }

@@ -1,7 +1,9 @@
-// What the A/B benchmarks (bench-ab.mjs, bench-responses.mjs) share: processes pinned to a core,
-// waiting for `gw serve` to listen, a process's CPU time from /proc, and a median.
-import { spawn } from "node:child_process";
+// What the A/B benchmarks (bench-ab.mjs, bench-redis.mjs, bench-responses.mjs) share: processes
+// pinned to a core, waiting for `gw serve` to listen, a process's CPU time from /proc, a median,
+// and one run of the shared harness's load generator against bench/start-gw.sh's gateway.
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import path from "node:path";
 
 /** A child on one core (taskset), its output kept for listening(). */
 export function pinned(core, command, args) {
@@ -31,4 +33,32 @@ export function median(numbers) {
   const sorted = [...numbers].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** One run of the harness's load generator (on core 0) against a gateway started by bench/start-gw.sh; its JSON result. */
+export function harnessLoad(harness, port, { mode, concurrency, seconds }) {
+  const output = execFileSync(
+    "node",
+    [
+      path.join(harness, "bench.mjs"),
+      "--base",
+      `http://127.0.0.1:${port}/v1`,
+      "--model",
+      "bench/fake-model",
+      "-H",
+      "authorization: Bearer gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe",
+      "--mode",
+      mode,
+      "-c",
+      String(concurrency),
+      "-d",
+      String(seconds),
+      "--loadgen-cpus",
+      "0",
+      "--json",
+      "--no-probe",
+    ],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+  );
+  return JSON.parse(output.trim().split("\n").pop());
 }

@@ -9,12 +9,11 @@
 // request's latency (its round trips: a hold, a take of the rate bucket, a settle).
 // The gateways get core 1; loadgen, upstream and redis-server core 0 (Redis would be on its own
 // machine in a deployment).
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cpuMs, listening, median, pinned } from "./bench-processes.mjs";
+import { cpuMs, harnessLoad, listening, median, pinned } from "./bench-processes.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const harness = process.env.GW_BENCH_HARNESS ?? path.resolve(root, "../shared/bench");
@@ -70,7 +69,8 @@ try {
       if (pair >= Number(values["warmup-pairs"])) gateway.runs.push({ rps: result.rps, cpuPerRequest, redisPerRequest });
     }
   }
-  for (let pair = 0; pair < 4; pair++) for (const gateway of pair % 2 ? [...gateways].reverse() : gateways) gateway.p50.push(load(gateway.port, "1", 2).latMs.p50);
+  for (let pair = 0; pair < 4; pair++)
+    for (const gateway of pair % 2 ? [...gateways].reverse() : gateways) gateway.p50.push(load(gateway.port, "1", 2).latMs.p50);
 
   const [embedded, shared] = gateways;
   console.log(`mode=${values.mode} c=${values.c} ${values.seconds}s runs, ${values.pairs} pairs (order alternated); then c=1`);
@@ -93,28 +93,5 @@ try {
 }
 
 function load(port, concurrency, seconds) {
-  const output = execFileSync(
-    "node",
-    [
-      path.join(harness, "bench.mjs"),
-      "--base",
-      `http://127.0.0.1:${port}/v1`,
-      "--model",
-      "bench/fake-model",
-      "-H",
-      "authorization: Bearer gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe",
-      "--mode",
-      values.mode,
-      "-c",
-      String(concurrency),
-      "-d",
-      String(seconds),
-      "--loadgen-cpus",
-      "0",
-      "--json",
-      "--no-probe",
-    ],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
-  );
-  return JSON.parse(output.trim().split("\n").pop());
+  return harnessLoad(harness, port, { mode: values.mode, concurrency, seconds });
 }

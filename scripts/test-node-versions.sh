@@ -24,7 +24,7 @@ representative=(
   test/hostile/credit-reservations.test.ts test/keys.test.ts test/storage-api.test.ts test/storage-links.test.ts
   test/usage-log.test.ts test/hostile/usage-log-durability.test.ts test/backup.test.ts test/mcp.test.ts
   test/images-generations.test.ts test/media-audio.test.ts test/cli-help.test.ts test/cli-provisioning.test.ts
-  test/clients-ai-sdk.test.ts test/clients-agents-sdk.test.ts
+  test/clients-ai-sdk.test.ts test/clients-agents-sdk.test.ts test/state-redis-instances.test.ts test/state-redis-credits.test.ts
 )
 files=("${representative[@]}")
 if [ "${GW_TEST_NODE_FILES:-}" = "all" ]; then files=(); fi
