@@ -17,7 +17,11 @@ node --input-type=module -e '
   config.models = [{ id: "bench/fake-model", name: "Bench fake model", context_length: 8192 }];
   config.plans = { max: { requestsPerMinute: 100000000, monthlyCredits: 1000000000000 } };
   // GW_BENCH_REDIS (a redis URL or socket path): the shared state on Redis, under a prefix of its own.
-  if (process.env.GW_BENCH_REDIS) config.state = { driver: "redis", url: process.env.GW_BENCH_REDIS, prefix: `bench${process.pid}:` };
+  if (process.env.GW_BENCH_REDIS) {
+    config.state = { driver: "redis", url: process.env.GW_BENCH_REDIS, prefix: `bench${process.pid}:` };
+    // What a Redis state requires: one link secret and one place for the files (one machine here).
+    config.storage = { signingSecret: "bench-link-signing-secret-0123456789abcdef", options: { base: `${file}.blobs` } };
+  }
   writeFileSync(file, JSON.stringify(config, null, 2));
 ' "$home/config.json" "$upstream"
 node --input-type=module -e '
