@@ -1,11 +1,3 @@
-// One suite for every FileStateRecords (src/store/file-state.ts): the embedded state (records on
-// disk, index in memory) and the Redis state against a real redis-server give the same answers
-// to the same calls, so the storage service cannot tell which one it has. For Redis, two handles
-// on one Redis stand for two gw instances: grants and operations taken through both never pass
-// the agent's quota or limit together, and a link claimed through one cannot be claimed through
-// the other. The embedded state serves one process, so its "other instance" is the same object.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import test from "ava";
 import { newFileId } from "../src/gateway/storage/stored-file.js";
@@ -14,21 +6,10 @@ import type { FileStateRecords } from "../src/store/file-state.js";
 import { LocalFileState } from "../src/store/local-file-state.js";
 import { RedisFileState } from "../src/store/redis-file-state.js";
 import { eventually } from "./helpers/eventually.js";
-import { startRedis, type TestRedis } from "./helpers/redis-server.js";
+import { redisForTests } from "./helpers/redis-server.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
-let redis: TestRedis;
-const dirs: string[] = [];
-
-test.before(async () => {
-  redis = await startRedis();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-let prefixes = 0;
+const redis = redisForTests(test);
 
 interface Opened {
   state: FileStateRecords;
@@ -40,8 +21,7 @@ const implementations: Array<{ name: string; open(): Promise<Opened> }> = [
   {
     name: "embedded",
     async open() {
-      const dir = await mkdtemp(path.join(tmpdir(), "gw-file-state-"));
-      dirs.push(dir);
+      const dir = tempDir("gw-file-state-");
       const state = await LocalFileState.open(dir);
       return { state, twin: state };
     },
@@ -49,7 +29,7 @@ const implementations: Array<{ name: string; open(): Promise<Opened> }> = [
   {
     name: "redis",
     async open() {
-      const prefix = `f${prefixes++}:`;
+      const prefix = redis.prefix();
       return { state: new RedisFileState(redis.client(), prefix), twin: new RedisFileState(redis.client(), prefix) };
     },
   },
@@ -232,8 +212,7 @@ for (const implementation of implementations) {
 }
 
 test("embedded: records are the same files as before (one JSON per file), and a restart finds them for recovery", async (t) => {
-  const dir = await mkdtemp(path.join(tmpdir(), "gw-file-state-"));
-  dirs.push(dir);
+  const dir = tempDir("gw-file-state-");
   const state = await LocalFileState.open(dir);
   const file = record("agt_r", { sizeBytes: 5 });
   await state.save(file);
@@ -255,7 +234,7 @@ test("embedded: records are the same files as before (one JSON per file), and a 
 });
 
 test("redis: the grants and operations of an instance that died come back once their lease lapses", async (t) => {
-  const prefix = `f${prefixes++}:`;
+  const prefix = redis.prefix();
   // The dead instance leased for 200 ms; the live one leases as gw does.
   const dead = new RedisFileState(redis.client(), prefix, 200);
   const live = new RedisFileState(redis.client(), prefix);

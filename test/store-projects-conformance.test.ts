@@ -1,35 +1,18 @@
-// One suite for every ProjectRecords (src/store/project-records.ts): this home's files and Redis
-// (a real redis-server) answer the same calls the same way. Two stores on one backend stand for
-// two gw instances: both agree on one default project, and what one creates the other lists.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import test from "ava";
 import { DEFAULT_PROJECT_NAME, type ProjectRecords, ProjectStore } from "../src/store/project-records.js";
 import { RedisProjectStore } from "../src/store/redis-project-store.js";
 import { StoreError } from "../src/store/store-error.js";
-import { startRedis, type TestRedis } from "./helpers/redis-server.js";
+import { redisForTests } from "./helpers/redis-server.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
-let redis: TestRedis;
-const dirs: string[] = [];
-
-test.before(async () => {
-  redis = await startRedis();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-let prefixes = 0;
+const redis = redisForTests(test);
 
 const implementations: Array<{ name: string; open(): Promise<{ store: ProjectRecords; twin: ProjectRecords; corrupt(agentId: string): Promise<void> }> }> = [
   {
     name: "file",
     async open() {
-      const dir = await mkdtemp(path.join(tmpdir(), "gw-projects-"));
-      dirs.push(dir);
+      const dir = tempDir("gw-projects-");
       const { writeFile } = await import("node:fs/promises");
       // One server per home (the serve lock), which caches what it wrote: its twin is itself.
       const store = new ProjectStore(dir);
@@ -43,7 +26,7 @@ const implementations: Array<{ name: string; open(): Promise<{ store: ProjectRec
   {
     name: "redis",
     async open() {
-      const prefix = `p${prefixes++}:`;
+      const prefix = redis.prefix();
       const client = redis.client();
       return {
         store: new RedisProjectStore(client, prefix),

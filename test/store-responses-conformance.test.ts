@@ -1,43 +1,24 @@
-// One suite for every ResponseStore (src/store/response-records.ts): the embedded file store and
-// the Redis store against a real redis-server give the same answers to the same calls, so the
-// responses service cannot tell which one it has. Two stores on one Redis stand for two gw
-// instances: what one saves the other reads, and pruning at once removes and counts each once.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import test from "ava";
 import { RedisResponseStore } from "../src/store/redis-response-store.js";
 import { FileResponseStore, type ResponseStore, type StoredResponse } from "../src/store/response-records.js";
-import { startRedis, type TestRedis } from "./helpers/redis-server.js";
+import { redisForTests } from "./helpers/redis-server.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
-let redis: TestRedis;
-const dirs: string[] = [];
-
-test.before(async () => {
-  redis = await startRedis();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-let prefixes = 0;
+const redis = redisForTests(test);
 
 /** Each implementation, fresh per test; `twin` is a second handle on the same state (another instance). */
 const implementations: Array<{ name: string; open(): Promise<{ store: ResponseStore; twin: ResponseStore }> }> = [
   {
     name: "file",
     async open() {
-      const dir = await mkdtemp(path.join(tmpdir(), "gw-responses-"));
-      dirs.push(dir);
+      const dir = tempDir("gw-responses-");
       return { store: new FileResponseStore(dir), twin: new FileResponseStore(dir) };
     },
   },
   {
     name: "redis",
     async open() {
-      const prefix = `t${prefixes++}:`;
+      const prefix = redis.prefix();
       return { store: new RedisResponseStore(redis.client(), prefix), twin: new RedisResponseStore(redis.client(), prefix) };
     },
   },

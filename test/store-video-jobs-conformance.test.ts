@@ -5,9 +5,6 @@
 // a claim that has run out is not written. The embedded store serves one process, so its "other
 // instance" is the same store object.
 import { readdirSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import test from "ava";
 import { RedisVideoJobStore } from "../src/store/redis-video-jobs.js";
 import {
@@ -19,21 +16,10 @@ import {
   VideoJobStore,
 } from "../src/store/video-jobs.js";
 import { eventually } from "./helpers/eventually.js";
-import { startRedis, type TestRedis } from "./helpers/redis-server.js";
+import { redisForTests } from "./helpers/redis-server.js";
+import { tempDir } from "./helpers/temp-dirs.js";
 
-let redis: TestRedis;
-const dirs: string[] = [];
-
-test.before(async () => {
-  redis = await startRedis();
-});
-
-test.after.always(async () => {
-  await redis?.stop();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-let prefixes = 0;
+const redis = redisForTests(test);
 
 interface Opened {
   store: VideoJobRecords;
@@ -47,8 +33,7 @@ const implementations: Array<{ name: string; open(): Promise<Opened> }> = [
   {
     name: "file",
     async open() {
-      const dir = await mkdtemp(path.join(tmpdir(), "gw-video-jobs-"));
-      dirs.push(dir);
+      const dir = tempDir("gw-video-jobs-");
       const store = VideoJobStore.open(dir);
       return { store, twin: store, photoKept: async (id) => readdirSync(dir).includes(`${id}.input`) };
     },
@@ -56,7 +41,7 @@ const implementations: Array<{ name: string; open(): Promise<Opened> }> = [
   {
     name: "redis",
     async open() {
-      const prefix = `t${prefixes++}:`;
+      const prefix = redis.prefix();
       const client = redis.client();
       return {
         store: new RedisVideoJobStore(client, prefix),

@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { TestFn } from "ava";
 import { Redis } from "ioredis";
 
 export interface TestRedis {
@@ -75,4 +76,26 @@ async function stopProcess(server: ChildProcess): Promise<void> {
   server.kill("SIGCONT"); // a paused server would not hear SIGTERM until resumed
   server.kill("SIGTERM");
   await exited;
+}
+
+/**
+ * One redis-server for a test file: started before its tests, stopped after them. Each case takes
+ * a key prefix of its own (`prefix()`), so cases sharing the server never meet.
+ */
+export function redisForTests(test: TestFn): { client(): Redis; prefix(): string } {
+  let server: TestRedis | undefined;
+  let prefixes = 0;
+  test.before(async () => {
+    server = await startRedis();
+  });
+  test.after.always(async () => {
+    await server?.stop();
+  });
+  return {
+    client() {
+      if (!server) throw new Error("the test redis-server is not started yet (use it inside a test)");
+      return server.client();
+    },
+    prefix: () => `t${prefixes++}:`,
+  };
 }

@@ -132,16 +132,10 @@ export class CreditLedger {
 
   /**
    * Keep a reservation under a name (a video job's id) after its request has ended: whatever
-   * finishes the job later (the poller, after a restart too, on any instance) finds it with `keptFor`.
+   * finishes the job later (the poller, after a restart too, on any instance) finds it with `keptOrHeld`.
    */
   keep(name: string, reservation: Reservation): Promise<void> {
     return this.store.keep(name, reservation.hold);
-  }
-
-  /** The reservation kept under `name`, if it is still held. */
-  async keptFor(name: string): Promise<Reservation | undefined> {
-    const hold = await this.store.kept(name);
-    return hold && { hold, amount: hold.amount, settled: false };
   }
 
   /**
