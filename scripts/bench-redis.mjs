@@ -9,6 +9,7 @@
 // request's latency (its round trips: a hold, a take of the rate bucket, a settle).
 // The gateways get core 1; loadgen, upstream and redis-server core 0 (Redis would be on its own
 // machine in a deployment).
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -71,6 +72,21 @@ try {
   }
   for (let pair = 0; pair < 4; pair++)
     for (const gateway of pair % 2 ? [...gateways].reverse() : gateways) gateway.p50.push(load(gateway.port, "1", 2).latMs.p50);
+  // What a request asks of Redis: the commands gw sent (scripts count once; what they run inside
+  // is not a round trip), read from MONITOR over one more c=1 run.
+  const monitor = spawn("redis-cli", ["-s", socket, "monitor"], { stdio: ["ignore", "pipe", "ignore"] });
+  let monitored = "";
+  monitor.stdout.on("data", (chunk) => {
+    monitored += chunk;
+  });
+  await new Promise((resolve) => monitor.stdout.once("data", resolve)); // its "OK"
+  const counted = load(gateways[1].port, "1", 2);
+  monitor.kill();
+  const commandsSent = {};
+  for (const line of monitored.split("\n")) {
+    const command = /^\d+\.\d+ \[\d+ (?!lua)[^\]]*\] "([^"]+)"/.exec(line)?.[1]?.toLowerCase();
+    if (command) commandsSent[command] = (commandsSent[command] ?? 0) + 1;
+  }
 
   const [embedded, shared] = gateways;
   console.log(`mode=${values.mode} c=${values.c} ${values.seconds}s runs, ${values.pairs} pairs (order alternated); then c=1`);
@@ -86,6 +102,8 @@ try {
       `redis-server cpu per request ${median(shared.runs.map((run) => run.redisPerRequest)).toFixed(0)} µs; ` +
       `c=1 p50 ${median(embedded.p50).toFixed(3)} ms embedded, ${median(shared.p50).toFixed(3)} ms redis`,
   );
+  const perRequest = Object.entries(commandsSent).map(([command, calls]) => `${command} ${(calls / counted.requests).toFixed(2)}`);
+  console.log(`commands gw sent to redis per request at c=1 (${counted.requests} requests): ${perRequest.join(", ")}`);
 } finally {
   for (const child of children.reverse()) child.kill("SIGINT");
   await new Promise((resolve) => setTimeout(resolve, 500));

@@ -89,6 +89,26 @@ export class CreditLedger {
   }
 
   /**
+   * Hold what `plan` sizes the call at for the account's balance, or refuse with the 402 `plan`
+   * throws. When the balance covers the call's worst case (`plan` with no limit), that is one
+   * step: the hold itself checks the balance, with no read before it (one Redis round trip, not
+   * two). Only a call its balance cannot cover in full is sized again for what is spendable (a
+   * smaller max_tokens filled in, fallbacks left out) and held then, as `reserve` does.
+   */
+  async reservePlanned<Plan extends { amount: number }>(
+    account: Account,
+    plan: (remaining: number, limit: string) => Plan,
+  ): Promise<{ planned: Plan; reservation: Reservation }> {
+    const credits = creditAccount(account);
+    const whole = plan(Number.POSITIVE_INFINITY, this.describeLimit(account.caller, "plan"));
+    const outcome = await this.store.hold(credits, whole.amount, whole.amount, periodOf(this.now()));
+    if (outcome.held) return { planned: whole, reservation: { hold: outcome.held, amount: outcome.held.amount, settled: false } };
+    const { credits: spendable, limit } = outcome.spendable;
+    const planned = plan(spendable, this.describeLimit(account.caller, limit));
+    return { planned, reservation: await this.reserve(account, planned.amount) };
+  }
+
+  /**
    * Debit the usage row's credits, at most what was held (and at most `bound`), and release the
    * reservation; resolves once the row is written. Every endpoint settles here: this is where the
    * reservation's promise is kept whatever the upstream reported.

@@ -73,9 +73,7 @@ export class ChatMetering {
     const { ledger } = this.shared;
     assertKeyAllowsModel(context.caller.key, model);
     const routed = resolveRoutes(config, model, { planName: context.caller.agent.plan, plan: context.plan, latency: this.shared.latency });
-    const spendable = await ledger.spendable(context);
-    const planned = plan(config, routed, spendable.credits, ledger.describeLimit(context.caller, spendable.limit));
-    const reservation = await ledger.reserve(context, planned.amount);
+    const { planned, reservation } = await ledger.reservePlanned(context, (remaining, limit) => plan(config, routed, remaining, limit));
     return { candidates: planned.candidates, budgets: planned.budgets, reservation, started };
   }
 
@@ -190,7 +188,8 @@ export class ChatMetering {
       },
       { bound: budget.bound },
     );
-    this.tokensUsed?.(context.caller.key.prefix, countedTokens(units, budget.heldTokens));
+    // Only a key with a tokens-per-minute limit has a token bucket to count them in (on Redis, a script saved).
+    if (context.caller.key.tpm !== undefined) this.tokensUsed?.(context.caller.key.prefix, countedTokens(units, budget.heldTokens));
   }
 
   /** The call failed before anything was produced: nothing is billed. */
