@@ -16,9 +16,10 @@ node --input-type=module -e '
   config.routes = [{ prefix: "bench/", provider: "bench", priority: 1 }];
   config.models = [{ id: "bench/fake-model", name: "Bench fake model", context_length: 8192 }];
   config.plans = { max: { requestsPerMinute: 100000000, monthlyCredits: 1000000000000 } };
-  // GW_BENCH_REDIS (a redis URL or socket path): the shared state on Redis, under a prefix of its own.
+  // GW_BENCH_REDIS (a redis URL or socket path): the shared state on Redis, under a prefix of its
+  // own, or GW_BENCH_REDIS_PREFIX: several instances sharing one state.
   if (process.env.GW_BENCH_REDIS) {
-    config.state = { driver: "redis", url: process.env.GW_BENCH_REDIS, prefix: `bench${process.pid}:` };
+    config.state = { driver: "redis", url: process.env.GW_BENCH_REDIS, prefix: process.env.GW_BENCH_REDIS_PREFIX || `bench${process.pid}:` };
     // What a Redis state requires: one link secret and one place for the files (one machine here).
     config.storage = { signingSecret: "bench-link-signing-secret-0123456789abcdef", options: { base: `${file}.blobs` } };
   }
@@ -41,7 +42,10 @@ node --input-type=module -e '
     const { MetadataStore } = await import(`${root}/dist/src/store/metadata-store.js`);
     store = await MetadataStore.open(`${home}/data/metadata.json`);
   }
-  await importKey(store, "bench", "max", "gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe");
+  // A second instance on the same state finds the key there already.
+  await importKey(store, "bench", "max", "gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe").catch((error) => {
+    if (!/already registered/.test(error.message)) throw error;
+  });
   store.close();
   await done();
 ' "$root" "$home"

@@ -36,29 +36,44 @@ export function median(numbers) {
 }
 
 /** One run of the harness's load generator (on core 0) against a gateway started by bench/start-gw.sh; its JSON result. */
-export function harnessLoad(harness, port, { mode, concurrency, seconds }) {
-  const output = execFileSync(
-    "node",
-    [
-      path.join(harness, "bench.mjs"),
-      "--base",
-      `http://127.0.0.1:${port}/v1`,
-      "--model",
-      "bench/fake-model",
-      "-H",
-      "authorization: Bearer gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe",
-      "--mode",
-      mode,
-      "-c",
-      String(concurrency),
-      "-d",
-      String(seconds),
-      "--loadgen-cpus",
-      "0",
-      "--json",
-      "--no-probe",
-    ],
-    { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
-  );
+export function harnessLoad(harness, port, options) {
+  const output = execFileSync("node", harnessArgs(harness, port, options), { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  return resultOf(output);
+}
+
+/** The same, not waiting: several load generators at once (one per gateway instance). */
+export function harnessLoadAsync(harness, port, options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("node", harnessArgs(harness, port, options), { stdio: ["ignore", "pipe", "ignore"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(resultOf(output)) : reject(new Error(`the load generator exited ${code}`))));
+  });
+}
+
+function harnessArgs(harness, port, { mode, concurrency, seconds }) {
+  return [
+    path.join(harness, "bench.mjs"),
+    "--base",
+    `http://127.0.0.1:${port}/v1`,
+    "--model",
+    "bench/fake-model",
+    "-H",
+    "authorization: Bearer gw_benchbenchbenchbenchbenchbenchbenchbenchbenchbe",
+    "--mode",
+    mode,
+    "-c",
+    String(concurrency),
+    "-d",
+    String(seconds),
+    "--loadgen-cpus",
+    "0",
+    "--json",
+    "--no-probe",
+  ];
+}
+
+function resultOf(output) {
   return JSON.parse(output.trim().split("\n").pop());
 }

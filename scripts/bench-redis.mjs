@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cpuMs, harnessLoad, listening, median, pinned } from "./bench-processes.mjs";
+import { cpuMs, harnessLoad, harnessLoadAsync, listening, median, pinned } from "./bench-processes.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const harness = process.env.GW_BENCH_HARNESS ?? path.resolve(root, "../shared/bench");
@@ -47,7 +47,7 @@ try {
   const gateways = [];
   for (const [name, port, env] of [
     ["embedded", 18791, {}],
-    ["redis", 18792, { GW_BENCH_REDIS: socket }],
+    ["redis", 18792, { GW_BENCH_REDIS: socket, GW_BENCH_REDIS_PREFIX: "bench:" }],
   ]) {
     Object.assign(process.env, { GW_BENCH_REDIS: "" }, env);
     const child = pinned(1, "bash", [path.join(root, "bench/start-gw.sh"), String(port), `http://127.0.0.1:${upstreamPort}/v1`]);
@@ -80,8 +80,11 @@ try {
     monitored += chunk;
   });
   await new Promise((resolve) => monitor.stdout.once("data", resolve)); // its "OK"
-  const counted = load(gateways[1].port, "1", 2);
+  // Not execFileSync: MONITOR's output is read while the load runs.
+  const counted = await harnessLoadAsync(harness, gateways[1].port, { mode: values.mode, concurrency: "1", seconds: 2 });
+  const closed = new Promise((resolve) => monitor.once("close", resolve));
   monitor.kill();
+  await closed;
   const commandsSent = {};
   for (const line of monitored.split("\n")) {
     const command = /^\d+\.\d+ \[\d+ (?!lua)[^\]]*\] "([^"]+)"/.exec(line)?.[1]?.toLowerCase();
@@ -102,12 +105,48 @@ try {
       `redis-server cpu per request ${median(shared.runs.map((run) => run.redisPerRequest)).toFixed(0)} µs; ` +
       `c=1 p50 ${median(embedded.p50).toFixed(3)} ms embedded, ${median(shared.p50).toFixed(3)} ms redis`,
   );
+  await twoInstances(gateways, socket, upstreamPort, children);
   const perRequest = Object.entries(commandsSent).map(([command, calls]) => `${command} ${(calls / counted.requests).toFixed(2)}`);
   console.log(`commands gw sent to redis per request at c=1 (${counted.requests} requests): ${perRequest.join(", ")}`);
 } finally {
   for (const child of children.reverse()) child.kill("SIGINT");
   await new Promise((resolve) => setTimeout(resolve, 500));
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * Two instances on one Redis, one per core (a deployment's N instances on N machines, squeezed
+ * onto this one's two cores beside the load generators, the upstream and redis-server), each
+ * given half the connections by a load generator of its own, against the embedded gateway and
+ * the one Redis instance alone at the full concurrency, alternated.
+ */
+async function twoInstances(gateways, socket, upstreamPort, children) {
+  Object.assign(process.env, { GW_BENCH_REDIS: socket, GW_BENCH_REDIS_PREFIX: "bench:" });
+  const second = pinned(0, "bash", [path.join(root, "bench/start-gw.sh"), "18793", `http://127.0.0.1:${upstreamPort}/v1`]);
+  children.push(second);
+  await listening(second);
+  delete process.env.GW_BENCH_REDIS;
+  delete process.env.GW_BENCH_REDIS_PREFIX;
+  const half = String(Math.max(1, Math.floor(Number(values.c) / 2)));
+  const both = async () => {
+    const results = await Promise.all(
+      [18792, 18793].map((port) => harnessLoadAsync(harness, port, { mode: values.mode, concurrency: half, seconds: values.seconds })),
+    );
+    return results.reduce((sum, result) => sum + result.rps, 0);
+  };
+  await both(); // warm-up of the new instance
+  const runs = { embedded: [], redis: [], two: [] };
+  for (let round = 0; round < Math.max(2, Number(values.pairs) / 2); round++) {
+    runs.embedded.push(load(gateways[0].port, values.c, values.seconds).rps);
+    runs.two.push(await both());
+    runs.redis.push(load(gateways[1].port, values.c, values.seconds).rps);
+  }
+  const shown = (list) => list.map((rps) => rps.toFixed(0)).join(" ");
+  console.log(`two redis instances (cores 0 and 1, c=${half} each), rps together ${shown(runs.two)}`);
+  console.log(`  beside one embedded instance ${shown(runs.embedded)} and one redis instance ${shown(runs.redis)} (c=${values.c}, core 1)`);
+  console.log(
+    `  median: two redis instances ${(median(runs.two) / median(runs.embedded)).toFixed(3)} of one embedded, ${(median(runs.two) / median(runs.redis)).toFixed(3)} of one redis`,
+  );
 }
 
 function load(port, concurrency, seconds) {

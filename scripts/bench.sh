@@ -2,7 +2,9 @@
 # npm run bench: the shared load harness (../shared/bench) with gw beside direct, Portkey and a
 # bare Node pass-through proxy. Extra arguments go to compare.sh (e.g. --duration 3 --rounds 1).
 # Then /v1/responses against /v1/chat/completions on one gw, non-stream and stream
-# (scripts/bench-responses.mjs; GW_BENCH_NO_RESPONSES=1 skips it).
+# (scripts/bench-responses.mjs; GW_BENCH_NO_RESPONSES=1 skips it), and the Redis layout: the state
+# on Redis against the embedded default, then two instances on one Redis (scripts/bench-redis.mjs;
+# needs redis-server; GW_BENCH_NO_REDIS=1 skips it).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="${GW_BENCH_HARNESS:-$root/../shared/bench}"
@@ -15,4 +17,7 @@ gateways=(--gateway "$work/gw.json" --gateway "$bench/gateways/node-passthrough.
 bash "$bench/compare.sh" "${gateways[@]}" "$@"
 if [ "${GW_BENCH_NO_RESPONSES:-0}" != 1 ]; then
   for mode in nonstream stream; do GW_BENCH_HARNESS="$bench" node "$root/scripts/bench-responses.mjs" --mode "$mode"; done
+fi
+if [ "${GW_BENCH_NO_REDIS:-0}" != 1 ]; then
+  for mode in nonstream stream; do GW_BENCH_HARNESS="$bench" node "$root/scripts/bench-redis.mjs" --mode "$mode"; done
 fi
