@@ -71,7 +71,8 @@ async function redisNow(): Promise<number> {
 
 test("redis: a closed instance's hold expires after its lease and its credits return once", async (t) => {
   const prefix = freshPrefix();
-  const dying = new RedisCreditStore(redis.client(), { prefix, leaseMs: 300, renewEveryMs: 100 });
+  // A lease many renewals long: a loaded machine's late timer must not let a live hold lapse.
+  const dying = new RedisCreditStore(redis.client(), { prefix, leaseMs: 2000, renewEveryMs: 100 });
   const living = new RedisCreditStore(redis.client(), { prefix });
   t.teardown(() => living.close());
   const account = { agentId: "agent-lease", allowance: 10 };
