@@ -1,7 +1,7 @@
 import { Flags } from "@oclif/core";
 import { UsageError } from "../src/cli/cli-error.js";
 import { GwCommand } from "../src/cli/gw-command.js";
-import { openHome, requireEmbeddedUsage, withMetadata } from "../src/cli/home.js";
+import { openHome, withUsageHistory } from "../src/cli/home.js";
 import { loadHomeConfig } from "../src/cli/home-config.js";
 import { terminalColumns } from "../src/cli/usage-chart.js";
 import { USAGE_DIMENSIONS } from "../src/cli/usage-groups.js";
@@ -48,17 +48,18 @@ export default class Usage extends GwCommand {
     const range = reportRange(flags, now);
     const paths = await openHome(flags.home);
     const config = await loadHomeConfig(paths);
-    requireEmbeddedUsage(config, "gw usage");
-    const metadata = await withMetadata(paths, async (store) => store.data);
-    await printUsage(config, metadata, paths.usageDir, {
-      range,
-      ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
-      ...(flags.by !== undefined ? { by: flags.by } : {}),
-      format,
-      chart: flags.chart,
-      allRows: flags.rows,
-      columns: terminalColumns(process.env, process.stdout),
-      now,
-    });
+    // On a home whose state is in Redis, the rows every instance wrote are read from its streams.
+    await withUsageHistory(paths, (metadata, history) =>
+      printUsage(config, metadata, history, {
+        range,
+        ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
+        ...(flags.by !== undefined ? { by: flags.by } : {}),
+        format,
+        chart: flags.chart,
+        allRows: flags.rows,
+        columns: terminalColumns(process.env, process.stdout),
+        now,
+      }),
+    );
   }
 }

@@ -2,7 +2,7 @@ import { Flags } from "@oclif/core";
 import { CliError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
-import { openHome, requireEmbeddedUsage, withMetadata } from "../../src/cli/home.js";
+import { openHome, withUsageHistory } from "../../src/cli/home.js";
 import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { keyListing } from "../../src/cli/key-report.js";
 import { printTable } from "../../src/cli/output.js";
@@ -22,12 +22,13 @@ export default class KeysList extends GwCommand {
     const { flags } = await this.parse(KeysList);
     const paths = await openHome(flags.home);
     const config = await loadHomeConfig(paths);
-    requireEmbeddedUsage(config, "gw keys list (spend and last use)");
-    const data = await withMetadata(paths, async (store) => store.data);
-    const only = flags.agent === undefined ? undefined : findAgent(data, flags.agent);
-    if (flags.agent !== undefined && !only) throw new CliError(`no agent "${flags.agent}"`);
-    const keys = data.keys.filter((key) => (!only || key.agentId === only.id) && (flags.revoked || flags.json || key.revokedAt === null));
-    const listing = await keyListing(config, data, paths.usageDir, keys, new Date());
+    // Spend and last use: this home's usage log, or on a Redis state the streams every instance writes.
+    const listing = await withUsageHistory(paths, (data, history) => {
+      const only = flags.agent === undefined ? undefined : findAgent(data, flags.agent);
+      if (flags.agent !== undefined && !only) throw new CliError(`no agent "${flags.agent}"`);
+      const keys = data.keys.filter((key) => (!only || key.agentId === only.id) && (flags.revoked || flags.json || key.revokedAt === null));
+      return keyListing(config, data, history, keys, new Date());
+    });
     return this.shown(listing, () => {
       printTable(
         ["NAME", "PREFIX", "AGENT", "PLAN", "RPM", "TPM", "MODELS", "BUDGET", "SPENT", "EXPIRES", "LAST USED", ...(flags.revoked ? ["REVOKED"] : [])],

@@ -9,8 +9,12 @@ import { loadConfigFile } from "../config/load-config.js";
 import { type HomePaths, homePaths, resolveHome } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
 import { type MetadataRecords, MetadataStore } from "../store/metadata-store.js";
-import { openRedis } from "../store/redis-connection.js";
+import type { MetadataData } from "../store/records.js";
+import { openRedis, redactedUrl } from "../store/redis-connection.js";
 import { RedisMetadataStore } from "../store/redis-metadata-store.js";
+import { RedisUsageHistory } from "../store/redis-usage-history.js";
+import { isRedisFailure } from "../store/state-failure.js";
+import { EmbeddedUsageHistory, type UsageHistory } from "../store/usage-history.js";
 import { CliError } from "./cli-error.js";
 
 export interface HomeOptions {
@@ -52,26 +56,54 @@ export async function withMetadata<T>(paths: HomePaths, work: (store: MetadataRe
 }
 
 async function withRedisMetadata<T>(state: StateSettings, work: (store: MetadataRecords) => Promise<T>): Promise<T> {
+  return withRedis(state, { unreachable: "nothing was changed" }, async (redis) => {
+    const store = await RedisMetadataStore.open(redis, redis, { prefix: state.prefix, create: true });
+    try {
+      return await work(store);
+    } finally {
+      store.close();
+    }
+  });
+}
+
+/**
+ * Run a report with the agents and keys and the usage history open, and close them afterwards:
+ * this home's metadata file and usage log, or, when its config puts the state in Redis, the
+ * shared document and the usage streams every instance writes (one connection).
+ */
+export async function withUsageHistory<T>(paths: HomePaths, work: (metadata: MetadataData, history: UsageHistory) => Promise<T>): Promise<T> {
+  const { state } = loadConfig(paths);
+  if (state.driver !== "redis") {
+    const metadata = await withMetadata(paths, async (store) => store.data);
+    return work(metadata, new EmbeddedUsageHistory(paths.usageDir));
+  }
+  return withRedis(state, { unreachable: "no report was made", failing: "the report is not complete" }, async (redis) => {
+    const store = await RedisMetadataStore.open(redis, redis, { prefix: state.prefix, create: true });
+    const metadata = store.data;
+    store.close();
+    return work(metadata, new RedisUsageHistory(redis, state.prefix));
+  });
+}
+
+/**
+ * One connection to the home's Redis for `work`, closed after. Redis unreachable is a CliError
+ * naming it (password hidden) and saying `unreachable`; Redis failing during `work` too when
+ * `failing` says what that means (a change whose reply was lost may have been made: no wording).
+ */
+async function withRedis<T>(state: StateSettings, outcome: { unreachable: string; failing?: string }, work: (redis: Redis) => Promise<T>): Promise<T> {
   if (state.url === undefined) throw new CliError("state.url is required for the redis driver");
   let redis: Redis;
   try {
     redis = await openRedis({ url: state.url, commandTimeoutMs: state.commandTimeoutMs });
   } catch (error) {
-    throw new CliError(`${error instanceof Error ? error.message : String(error)}; nothing was changed`);
+    throw new CliError(`${error instanceof Error ? error.message : String(error)}; ${outcome.unreachable}`);
   }
-  const store = await RedisMetadataStore.open(redis, redis, { prefix: state.prefix, create: true });
   try {
-    return await work(store);
+    return await work(redis);
+  } catch (error) {
+    if (outcome.failing === undefined || !isRedisFailure(error)) throw error;
+    throw new CliError(`Redis at ${redactedUrl(state.url)} failed (${error.message}); ${outcome.failing}`);
   } finally {
-    store.close();
     await redis.quit().catch(() => redis.disconnect());
   }
-}
-
-/** Commands that read this home's usage log: with the state in Redis the rows are there, not here. */
-export function requireEmbeddedUsage(config: Config, command: string): void {
-  if (config.state.driver === "redis")
-    throw new CliError(
-      `${command} reads this home's usage log, but this gateway's state is in Redis (state.driver "redis"), where its usage rows are (streams ${config.state.prefix}usage:YYYY-MM); reading them from there is not implemented yet`,
-    );
 }

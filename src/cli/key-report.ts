@@ -1,9 +1,10 @@
 // `gw keys list`: each key with its label, agent, plan, budget, what it spent in its budget's
-// period, expiry and last use. Spend and last use come from the usage log, read streaming.
+// period, expiry and last use. Spend and last use come from the usage history (this home's log or
+// the Redis streams), read streaming.
 import { type Config, canonicalPlanName } from "../config/resolved-config.js";
 import type { KeyRecord, MetadataData } from "../store/records.js";
+import type { UsageHistory } from "../store/usage-history.js";
 import { periodOf } from "../store/usage-log.js";
-import { usageLogSlices, usageRows } from "../store/usage-rows.js";
 
 export interface KeyListing {
   id: string;
@@ -30,8 +31,8 @@ interface KeyUse {
   last: string | null;
 }
 
-export async function keyListing(config: Config, metadata: MetadataData, usageDir: string, keys: KeyRecord[], now: Date): Promise<KeyListing[]> {
-  const uses = await keyUses(usageDir, new Set(keys.map((key) => key.prefix)), now);
+export async function keyListing(config: Config, metadata: MetadataData, history: UsageHistory, keys: KeyRecord[], now: Date): Promise<KeyListing[]> {
+  const uses = await keyUses(history, new Set(keys.map((key) => key.prefix)), now);
   const agents = new Map(metadata.agents.map((agent) => [agent.id, agent]));
   return keys.map((key) => {
     const agent = agents.get(key.agentId);
@@ -57,11 +58,12 @@ export async function keyListing(config: Config, metadata: MetadataData, usageDi
 }
 
 /** Per key prefix: credits this month, credits ever, and the time of its latest usage row. */
-async function keyUses(usageDir: string, prefixes: Set<string>, now: Date): Promise<Map<string, KeyUse>> {
+async function keyUses(history: UsageHistory, prefixes: Set<string>, now: Date): Promise<Map<string, KeyUse>> {
   const month = periodOf(now);
   const range = { since: 0, until: Number.MAX_SAFE_INTEGER };
   const uses = new Map<string, KeyUse>();
-  for await (const batch of usageRows(usageLogSlices(usageDir, range), range)) {
+  const reading = await history.reading(range);
+  for await (const batch of reading.rows()) {
     for (const row of batch) {
       if (!prefixes.has(row.keyPrefix)) continue;
       let use = uses.get(row.keyPrefix);

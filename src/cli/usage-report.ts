@@ -1,13 +1,15 @@
 // `gw usage`: credits used per agent (with the balance left, for a calendar month) and the rows
 // of a range, or their sums per day, model, agent, key or endpoint as a table, JSON, CSV or a bar
 // chart. Overage (an upstream's usage beyond what its calls held, not billed: docs/decisions.md §3)
-// is a column of the tables and JSON when the range has any, and always a CSV column. Rows stream from the log (usage-rows.ts): what is held is the sums and the rows shown,
-// never the month, so a million-row month reports in seconds (docs/decisions.md §15).
+// is a column of the tables and JSON when the range has any, and always a CSV column. Rows stream
+// from the usage history (this home's log, or the Redis streams: usage-history.ts): what is held
+// is the sums and the rows shown, never the month, so a million-row month reports in seconds
+// (docs/decisions.md §15, §21).
 import type { Config } from "../config/resolved-config.js";
 import { canonicalPlanName } from "../config/resolved-config.js";
 import type { AgentRecord, MetadataData } from "../store/records.js";
+import type { UsageHistory, UsageReading } from "../store/usage-history.js";
 import type { UsageRow } from "../store/usage-log.js";
-import { type UsageLogSlice, usageLogSlices, usageRows } from "../store/usage-rows.js";
 import { CliError } from "./cli-error.js";
 import { note, printLine, printTable, writeStdout } from "./output.js";
 import { barChart } from "./usage-chart.js";
@@ -52,19 +54,20 @@ interface Report {
   config: Config;
   agents: AgentDirectory;
   only: AgentRecord | undefined;
-  slices: UsageLogSlice[];
+  /** The range's rows as they were when the report began: every pass reads the same ones. */
+  reading: UsageReading;
   skipped: SkippedRows;
   options: UsageOptions;
 }
 
-export async function printUsage(config: Config, metadata: MetadataData, usageDirectory: string, options: UsageOptions): Promise<void> {
+export async function printUsage(config: Config, metadata: MetadataData, history: UsageHistory, options: UsageOptions): Promise<void> {
   const agents = new AgentDirectory(metadata);
   let only: AgentRecord | undefined;
   if (options.agent !== undefined) {
     only = agents.find(options.agent);
     if (!only) throw new CliError(`no agent "${options.agent}"`);
   }
-  const report: Report = { config, agents, only, slices: usageLogSlices(usageDirectory, options.range), skipped: new SkippedRows(), options };
+  const report: Report = { config, agents, only, reading: await history.reading(options.range), skipped: new SkippedRows(), options };
   const dimension = options.by ?? (options.chart ? "day" : undefined);
   if (dimension) return printGroups(report, dimension);
   if (options.format === "csv") return printRowsCsv(report);
@@ -95,7 +98,7 @@ class SkippedRows {
 
 /** One pass over the range: every row --agent lets through goes to `tally`, then to `each`. */
 async function readRange(report: Report, tally: UsageTally, each?: (row: UsageRow) => void, batchDone?: () => Promise<void>): Promise<void> {
-  for await (const batch of usageRows(report.slices, report.options.range, report.skipped.add)) {
+  for await (const batch of report.reading.rows(report.skipped.add)) {
     for (const row of batch) if (tally.add(row)) each?.(row);
     await batchDone?.();
   }
@@ -204,7 +207,7 @@ async function printRowsJson(report: Report, metadata: MetadataData): Promise<vo
     .join(",\n")},\n  "rows": [`;
   let first = true;
   const filter = new UsageTally(report.agents, report.only, undefined);
-  for await (const batch of usageRows(report.slices, report.options.range)) {
+  for await (const batch of report.reading.rows()) {
     for (const row of batch) {
       if (!filter.add(row)) continue;
       out += `${first ? "\n" : ",\n"}    ${JSON.stringify(row)}`;
@@ -271,7 +274,7 @@ async function printRowsTable(report: Report, metadata: MetadataData): Promise<v
   }
   await writeStdout(`${aligned(headers, widths)}\n`);
   const filter = new UsageTally(report.agents, report.only, undefined);
-  for await (const batch of usageRows(report.slices, options.range)) {
+  for await (const batch of report.reading.rows()) {
     let out = "";
     for (const row of batch) if (filter.add(row)) out += `${aligned(rowText(row, report.agents, overage), widths)}\n`;
     if (out) await writeStdout(out);

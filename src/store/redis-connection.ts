@@ -25,15 +25,20 @@ export async function openRedis(settings: RedisSettings): Promise<Redis> {
     enableAutoPipelining: true,
     retryStrategy: (attempt) => Math.min(100 * attempt, 1000),
   });
-  // Errors reach the commands that fail; the connection's own events would only repeat them.
-  redis.on("error", () => undefined);
+  // Errors reach the commands that fail; the connection's own events would only repeat them, except
+  // while connecting, when connect() says only "Connection is closed." and the event says why.
+  let connectionError: unknown;
+  redis.on("error", (error) => {
+    connectionError ??= error;
+  });
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    throw new StateStoreFailure(`Redis at ${redactedUrl(settings.url)} cannot be reached (${error instanceof Error ? error.message : String(error)})`, {
-      cause: error,
+    const cause = connectionError ?? error;
+    throw new StateStoreFailure(`Redis at ${redactedUrl(settings.url)} cannot be reached (${cause instanceof Error ? cause.message : String(cause)})`, {
+      cause,
     });
   }
   return redis;

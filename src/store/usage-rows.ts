@@ -33,14 +33,36 @@ const NEWLINE = 0x0a;
 export function usageLogSlices(directory: string, range: UsageRange): UsageLogSlice[] {
   const slices: UsageLogSlice[] = [];
   for (const period of UsageLog.periods(directory)) {
-    const start = Date.UTC(Number(period.slice(0, 4)), Number(period.slice(5, 7)) - 1, 1);
-    const end = Date.UTC(Number(period.slice(0, 4)), Number(period.slice(5, 7)), 1);
-    if (end <= range.since || start >= range.until) continue;
+    const overlap = periodOverlap(period, range);
+    if (overlap === "none") continue;
     const file = usageLogFile(directory, period);
     if (!existsSync(file)) continue;
-    slices.push({ file, period, bytes: statSync(file).size, whole: start >= range.since && end <= range.until });
+    slices.push({ file, period, bytes: statSync(file).size, whole: overlap === "whole" });
   }
   return slices;
+}
+
+/** How a month (YYYY-MM) lies in a range: not at all, in part, or whole (every valid row of it counts, whatever its time says). */
+export function periodOverlap(period: string, range: UsageRange): "none" | "part" | "whole" {
+  const start = Date.UTC(Number(period.slice(0, 4)), Number(period.slice(5, 7)) - 1, 1);
+  const end = Date.UTC(Number(period.slice(0, 4)), Number(period.slice(5, 7)), 1);
+  if (end <= range.since || start >= range.until) return "none";
+  return start >= range.since && end <= range.until ? "whole" : "part";
+}
+
+/**
+ * One row's JSON as a report judges it, by the gateway's own rules (`rowProblem`): the row when it
+ * counts in the range; the problem (a string) of an invalid row that may lie in the range (its
+ * time in it, or unreadable; in a `whole` month always), to be reported; null for a row outside
+ * the range, valid or not. Throws SyntaxError for text that is not JSON: the caller names where.
+ */
+export function judgeRow(text: string, whole: boolean, range: UsageRange): UsageRow | string | null {
+  const row: unknown = JSON.parse(text);
+  const problem = rowProblem(row);
+  const time = whole ? 0 : timeOf(row);
+  if (problem) return whole || Number.isNaN(time) || inRange(time, range) ? problem : null;
+  if (!whole && !inRange(time, range)) return null;
+  return row as UsageRow;
 }
 
 /**
@@ -59,22 +81,15 @@ export async function* usageRows(
     for await (const lines of sliceLines(slice)) {
       const batch: UsageRow[] = [];
       for (const { text, number } of lines) {
-        let row: unknown;
+        let judged: UsageRow | string | null;
         try {
-          row = JSON.parse(text);
+          judged = judgeRow(text, slice.whole, range);
         } catch {
           throw new StoreError(`usage log ${slice.file} is corrupt at line ${number}; refusing to start — restore it from a backup`);
         }
-        const problem = rowProblem(row);
-        const time = slice.whole ? 0 : timeOf(row);
-        if (problem) {
-          // An invalid row is reported when it may lie in the range: its time can be as wrong as the rest.
-          if (slice.whole || Number.isNaN(time) || inRange(time, range))
-            onSkipped(`usage log ${slice.file} line ${number}: ${problem}; row skipped, not counted in any balance`);
-          continue;
-        }
-        if (!slice.whole && !inRange(time, range)) continue;
-        batch.push(row as UsageRow);
+        // An invalid row is reported when it may lie in the range: its time can be as wrong as the rest.
+        if (typeof judged === "string") onSkipped(`usage log ${slice.file} line ${number}: ${judged}; row skipped, not counted in any balance`);
+        else if (judged) batch.push(judged);
       }
       if (batch.length > 0) yield batch;
     }
