@@ -93,4 +93,18 @@ for (const implementation of implementations) {
     await corrupt("agent-9");
     await t.throwsAsync(store.list("agent-9"), { instanceOf: StoreError });
   });
+
+  test(name("imported projects keep their ids, records and default, and importing them again changes nothing"), async (t) => {
+    const { store, twin } = await implementation.open();
+    await store.list("agent-5"); // a default of its own, which the imported default replaces
+    const imported = [
+      { project_id: "proj_01JBBBBBBBBBBBBBBBBBBBBBBB", name: DEFAULT_PROJECT_NAME, isDefault: true, createdAt: "2026-09-01T10:00:00.000Z" },
+      { project_id: "proj_01JCCCCCCCCCCCCCCCCCCCCCCC", name: "posters", isDefault: false, createdAt: "2026-09-02T10:00:00.000Z" },
+    ];
+    await store.importProjects("agent-5", imported);
+    await store.importProjects("agent-5", imported);
+    t.deepEqual(await twin.list("agent-5"), imported);
+    t.deepEqual(await twin.defaultProject("agent-5"), imported[0]);
+    t.deepEqual(await twin.find("agent-5", "proj_01JCCCCCCCCCCCCCCCCCCCCCCC"), imported[1]);
+  });
 }

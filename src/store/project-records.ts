@@ -39,6 +39,11 @@ export interface ProjectRecords {
   /** The agent's own project with this id, or undefined (another agent's id reads as missing). */
   find(agentId: string, projectId: string): Promise<ProjectRecord | undefined>;
   create(agentId: string, name: string): Promise<ProjectRecord>;
+  /**
+   * Add or replace these records by id, as they are (`gw migrate`): running it again changes
+   * nothing. An imported default replaces the agent's default, so there is still one.
+   */
+  importProjects(agentId: string, projects: readonly ProjectRecord[]): Promise<void>;
 }
 
 /** A new project's record; ids are ULIDs, so they sort in creation order. */
@@ -95,15 +100,30 @@ export class ProjectStore implements ProjectRecords {
     });
   }
 
-  /** Read-modify-write under the lock; also adds the default project when it is missing. */
-  private async change<T>(agentId: string, edit: (projects: ProjectRecord[]) => T): Promise<T> {
+  async importProjects(agentId: string, imported: readonly ProjectRecord[]): Promise<void> {
+    const ids = new Set(imported.map((project) => project.project_id));
+    const importsDefault = imported.some((project) => project.isDefault);
+    await this.change(
+      agentId,
+      (projects) => {
+        const kept = projects.filter((project) => !ids.has(project.project_id) && !(importsDefault && project.isDefault));
+        projects.splice(0, projects.length, ...kept, ...imported.map((project) => ({ ...project })));
+        projects.sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || a.project_id.localeCompare(b.project_id));
+      },
+      { addDefault: !importsDefault },
+    );
+  }
+
+  /** Read-modify-write under the lock; also adds the default project when it is missing (unless told not to). */
+  private async change<T>(agentId: string, edit: (projects: ProjectRecord[]) => T, options: { addDefault?: boolean } = {}): Promise<T> {
     const previous = this.queues.get(agentId) ?? Promise.resolve();
     const run = previous
       .catch(() => undefined)
       .then(() =>
         withFileLock(this.fileOf(agentId), async () => {
           const projects = await this.read(agentId);
-          if (!projects.some((project) => project.isDefault)) projects.unshift(newProjectRecord(DEFAULT_PROJECT_NAME, true, this.now()));
+          if (options.addDefault !== false && !projects.some((project) => project.isDefault))
+            projects.unshift(newProjectRecord(DEFAULT_PROJECT_NAME, true, this.now()));
           const result = edit(projects);
           const document: ProjectsDocument = { version: 1, projects };
           writeFileAtomic(this.fileOf(agentId), `${JSON.stringify(document, null, 2)}\n`);

@@ -245,6 +245,14 @@ export class RedisFileState implements FileStateRecords {
     return Number((await this.redis.get(this.operationCountKey(agentId, period))) ?? 0);
   }
 
+  /**
+   * `gw migrate`: the agent's counted operations of a period become the embedded home's count (set,
+   * not added, so running it again changes nothing). Not on the port: only a migration into Redis sets counts.
+   */
+  async importOperationCount(agentId: string, period: string, count: number): Promise<void> {
+    await this.redis.set(this.operationCountKey(agentId, period), count, "EX", OPERATION_COUNT_TTL_SECONDS);
+  }
+
   async takeOperation(agentId: string, period: string, limit: number): Promise<OperationTicket | null> {
     const ticket = randomUUID();
     const taken = this.agentKey(agentId, "ops-taken");

@@ -64,6 +64,25 @@ export class RedisProjectStore implements ProjectRecords {
     return project;
   }
 
+  async importProjects(agentId: string, projects: readonly ProjectRecord[]): Promise<void> {
+    if (projects.length === 0) return;
+    const fields: string[] = [];
+    for (const project of projects) fields.push(project.project_id, JSON.stringify(project));
+    const imported = projects.find((project) => project.isDefault);
+    if (imported) {
+      // The default it replaces (another record) goes, so the agent keeps one default.
+      const current = await this.redis.hget(this.keyOf(agentId), DEFAULT_FIELD);
+      const transaction = this.redis.multi();
+      if (current !== null && current !== imported.project_id) transaction.hdel(this.keyOf(agentId), current);
+      transaction.hset(this.keyOf(agentId), ...fields, DEFAULT_FIELD, imported.project_id);
+      const replies = await transaction.exec();
+      for (const [error] of replies ?? []) if (error) throw error;
+      return;
+    }
+    await this.ensureDefault(agentId);
+    await this.redis.hset(this.keyOf(agentId), ...fields);
+  }
+
   private async ensureDefault(agentId: string): Promise<void> {
     const project = newProjectRecord(DEFAULT_PROJECT_NAME, true, this.now());
     await this.redis.gwEnsureDefaultProject(this.keyOf(agentId), project.project_id, JSON.stringify(project));

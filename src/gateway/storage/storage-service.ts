@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import { type BlobStore, forwardStream } from "../../blobs/blob-store.js";
 import { createBlobStore } from "../../blobs/create-blob-store.js";
 import { buildSignedUrl, type LinkClaims, type LinkMethod, verifyLink } from "../../blobs/signed-links.js";
-import { loadSigningSecret } from "../../blobs/signing-secret.js";
+import { configuredSigningSecret, loadSigningSecret } from "../../blobs/signing-secret.js";
 import type { StorageSettings } from "../../config/config-schema.js";
 import type { FileRecord, ImageAssetInfo } from "../../store/file-records.js";
 import { FILE_LEASE_MS, type FileStateRecords } from "../../store/file-state.js";
@@ -354,7 +354,7 @@ export class StorageService {
 
   private secret(): Buffer {
     const configured = this.context.settings().signingSecret;
-    if (configured !== null) return Buffer.from(configured, "utf8");
+    if (configured !== null) return configuredSigningSecret(configured);
     this.fileSecret ??= loadSigningSecret(null, this.secretFile);
     return this.fileSecret;
   }
