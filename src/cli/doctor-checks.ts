@@ -3,18 +3,17 @@
 // `type` gw does not implement (the server skips that provider); a missing
 // media engine is a warning (the endpoints that need it answer 503 instead), and so is one that
 // did not answer its version check in time (installed but slow: told apart from missing, as the
-// server does), and so are routable models billed at the default price.
+// server does), and so are routable models billed at the default price. The home's state (its
+// drivers, Redis, the blob store, agents, usage and balances) is doctor-state-checks.ts's.
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { defaultPricedModels, defaultPricedPrefixes, formatPrice } from "../config/default-pricing.js";
 import { describeUnsetVariable, envVariableUses } from "../config/env-references.js";
-import { loadConfigFile, readRawConfig } from "../config/load-config.js";
 import { homePaths } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
 import { describeUnknownProviderType, unknownProviderTypes } from "../config/unknown-provider-types.js";
 import { type EngineLookup, type EngineLookupOptions, lookupEspeak, lookupFfmpeg, lookupFfprobe, lookupTesseract } from "../media/engines.js";
-import { MetadataStore } from "../store/metadata-store.js";
-import { periodOf, UsageLog } from "../store/usage-log.js";
 import type { DoctorCheck, DoctorReport } from "./doctor-check-types.js";
+import { openHomeState } from "./doctor-state-checks.js";
 import { tlsCheck } from "./doctor-tls-check.js";
 import { implementedProviderTypes } from "./provider-types.js";
 
@@ -85,62 +84,36 @@ function engineCheck(name: string, lookup: EngineLookup, missing: string): Docto
 
 async function homeChecks(home: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   const paths = homePaths(home);
-  const checks: DoctorCheck[] = [];
-
-  let config: Config | undefined;
+  // The config the home's servers run, and where their state is (a Redis is connected here).
+  const state = await openHomeState(paths, env);
   try {
-    config = loadConfigFile(paths.config, env);
-    const detail = `${Object.keys(config.providers).length} providers, ${config.routes.length} routes, ${config.models.length} models`;
-    checks.push({ name: "config", status: "ok", path: paths.config, detail });
-  } catch (error) {
-    checks.push({ name: "config", status: "error", path: paths.config, detail: messageOf(error) });
+    const checks: DoctorCheck[] = [state.configCheck];
+    // From the raw config, so an unset variable is named even when it is what breaks the config.
+    checks.push(...envChecks(state.raw, env));
+    if (state.config) checks.push(pricingCheck(state.config), await providerTypesCheck(state.config));
+    checks.push(dataDirCheck(paths.dataDir), ...(await state.checks()));
+    if (existsSync(paths.tlsCert)) checks.push(tlsCheck(paths.tlsCert, paths.tlsKey, new Date()));
+    return checks;
+  } finally {
+    state.close();
   }
-  // Read from the raw file, so an unset variable is named even when it is what breaks the config.
-  checks.push(...envChecks(paths.config, env));
-  if (config) checks.push(pricingCheck(config), await providerTypesCheck(config));
+}
 
+function dataDirCheck(dataDir: string): DoctorCheck {
   try {
-    if (!statSync(paths.dataDir).isDirectory()) throw new Error(`${paths.dataDir} is not a directory`);
-    accessSync(paths.dataDir, constants.R_OK | constants.W_OK);
-    checks.push({ name: "data dir", status: "ok", path: paths.dataDir, detail: `${paths.dataDir} is writable` });
+    if (!statSync(dataDir).isDirectory()) throw new Error(`${dataDir} is not a directory`);
+    accessSync(dataDir, constants.R_OK | constants.W_OK);
+    return { name: "data dir", status: "ok", path: dataDir, detail: `${dataDir} is writable` };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const detail =
-      code === "ENOENT" ? `${paths.dataDir} does not exist (run \`gw init\`)` : code === "EACCES" ? `${paths.dataDir} is not writable` : messageOf(error);
-    checks.push({ name: "data dir", status: "error", path: paths.dataDir, detail });
+    const detail = code === "ENOENT" ? `${dataDir} does not exist (run \`gw init\`)` : code === "EACCES" ? `${dataDir} is not writable` : messageOf(error);
+    return { name: "data dir", status: "error", path: dataDir, detail };
   }
-
-  try {
-    const store = await MetadataStore.open(paths.metadata);
-    const { agents, keys } = store.data;
-    store.close();
-    const active = keys.filter((key) => key.revokedAt === null).length;
-    checks.push({ name: "metadata", status: "ok", path: paths.metadata, detail: `${agents.length} agents, ${keys.length} keys (${active} active)` });
-  } catch (error) {
-    checks.push({ name: "metadata", status: "error", path: paths.metadata, detail: messageOf(error) });
-  }
-
-  try {
-    const period = periodOf(new Date());
-    const rows = UsageLog.readRows(paths.usageDir, period);
-    const periods = UsageLog.periods(paths.usageDir).length;
-    checks.push({ name: "usage log", status: "ok", path: paths.usageDir, detail: `${periods} periods, ${rows.length} rows in ${period}` });
-  } catch (error) {
-    checks.push({ name: "usage log", status: "error", path: paths.usageDir, detail: messageOf(error) });
-  }
-
-  if (existsSync(paths.tlsCert)) checks.push(tlsCheck(paths.tlsCert, paths.tlsKey, new Date()));
-  return checks;
 }
 
 /** One check per `${NAME}` the config uses: ok when set (its value is never shown), else an error. */
-function envChecks(file: string, env: NodeJS.ProcessEnv): DoctorCheck[] {
-  let raw: unknown;
-  try {
-    raw = readRawConfig(file);
-  } catch {
-    return []; // unreadable or not JSON: the config check already says so
-  }
+function envChecks(raw: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv): DoctorCheck[] {
+  if (raw === undefined) return []; // unreadable or not JSON: the config check already says so
   return envVariableUses(raw, env).map((use) => ({
     name: `env ${use.name}`,
     status: use.set ? "ok" : "error",

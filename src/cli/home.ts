@@ -3,11 +3,10 @@
 // machine is the natural first step. Commands that only read or remove ask for `gw init` instead.
 import { existsSync } from "node:fs";
 import type { Redis } from "ioredis";
+import { readBootstrap } from "../config/bootstrap-sections.js";
 import type { StateSettings } from "../config/config-schema.js";
 import { initHome, isInitialised } from "../config/init-home.js";
-import { loadConfigFile } from "../config/load-config.js";
 import { type HomePaths, homePaths, resolveHome } from "../config/paths.js";
-import type { Config } from "../config/resolved-config.js";
 import { type MetadataRecords, MetadataStore } from "../store/metadata-store.js";
 import type { MetadataData } from "../store/records.js";
 import { openRedis, redactedUrl } from "../store/redis-connection.js";
@@ -29,14 +28,22 @@ export async function openHome(homeFlag: string | undefined, options: HomeOption
   return homePaths(home);
 }
 
-/** Initialise the home unless its config and metadata are both there (initHome is safe in parallel). */
+/**
+ * Initialise the home unless its config and metadata are both there (initHome is safe in parallel).
+ * A home whose state is in Redis keeps its agents and keys there: it has no metadata file to make.
+ */
 async function ensureHome(home: string): Promise<void> {
   const paths = homePaths(home);
-  if (!isInitialised(home) || !existsSync(paths.metadata)) await initHome(home);
+  if (isInitialised(home) && (existsSync(paths.metadata) || stateOf(paths).driver === "redis")) return;
+  await initHome(home);
 }
 
-export function loadConfig(paths: HomePaths): Config {
-  return loadConfigFile(paths.config);
+/**
+ * Where the home's state is, from its config's local sections alone: an instance's config.json on a
+ * Redis state may hold only `server` and `state`, the rest being the document in Redis (§21).
+ */
+function stateOf(paths: HomePaths): StateSettings {
+  return readBootstrap(paths.config).state;
 }
 
 /**
@@ -45,7 +52,7 @@ export function loadConfig(paths: HomePaths): Config {
  * reaches every instance at once).
  */
 export async function withMetadata<T>(paths: HomePaths, work: (store: MetadataRecords) => Promise<T>): Promise<T> {
-  const { state } = loadConfig(paths);
+  const state = stateOf(paths);
   if (state.driver === "redis") return withRedisMetadata(state, work);
   const store = await MetadataStore.open(paths.metadata);
   try {
@@ -72,7 +79,7 @@ async function withRedisMetadata<T>(state: StateSettings, work: (store: Metadata
  * shared document and the usage streams every instance writes (one connection).
  */
 export async function withUsageHistory<T>(paths: HomePaths, work: (metadata: MetadataData, history: UsageHistory) => Promise<T>): Promise<T> {
-  const { state } = loadConfig(paths);
+  const state = stateOf(paths);
   if (state.driver !== "redis") {
     const metadata = await withMetadata(paths, async (store) => store.data);
     return work(metadata, new EmbeddedUsageHistory(paths.usageDir));

@@ -59,6 +59,21 @@ export class RedisConfigStore {
     return new RedisConfigStore(await openRedis({ url, commandTimeoutMs }), bootstrap, prefix, env);
   }
 
+  /**
+   * The shared document as it stands, read once on `redis` without seeding it (`gw doctor`), with
+   * the bootstrap's local sections: null when Redis holds none yet. An invalid one throws
+   * ConfigError naming the field.
+   */
+  static async peek(
+    redis: Redis,
+    bootstrap: Bootstrap,
+    env: NodeJS.ProcessEnv = process.env,
+  ): Promise<{ config: Config; raw: RawConfig; label: string } | null> {
+    const store = new RedisConfigStore(redis, bootstrap, bootstrap.state.prefix, env);
+    const text = await redis.get(store.documentKey);
+    return typeof text === "string" ? { config: store.parse(text), raw: store.effectiveRaw(text), label: store.label } : null;
+  }
+
   /** The config this instance runs: the shared document (seeded from the local file when there is none) with the local sections. */
   async load(): Promise<{ config: Config; raw: RawConfig; seeded: boolean }> {
     let seeded = false;

@@ -44,11 +44,17 @@ export async function openRedis(settings: RedisSettings): Promise<Redis> {
   return redis;
 }
 
-/** The URL without its password, for messages and `gw doctor`. */
+/**
+ * Where the Redis is, for messages and `gw doctor`, never its password: a URL's password masked
+ * and its query dropped (ioredis reads `?password=` there too); a unix socket's path without its query.
+ */
 export function redactedUrl(url: string): string {
+  if (url.startsWith("/")) return url.split("?")[0] ?? url;
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
+    parsed.search = "";
+    parsed.hash = "";
     return parsed.toString();
   } catch {
     return "(an unparsable Redis URL)";

@@ -63,6 +63,12 @@ export class RedisMetadataStore implements MetadataRecords {
     return store;
   }
 
+  /** Read the stored document once, creating nothing and following nothing (`gw doctor`): null when there is none yet. */
+  static async peek(redis: Redis, prefix = "gw:"): Promise<MetadataData | null> {
+    const store = new RedisMetadataStore(redis, redis, prefix);
+    return (await store.readLatest()) ? store.data : null;
+  }
+
   get data(): MetadataData {
     return this.document;
   }

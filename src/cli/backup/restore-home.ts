@@ -16,6 +16,7 @@ import { CliError } from "../cli-error.js";
 import type { BackupManifest } from "./backup-manifest.js";
 import { gwEntryNames } from "./home-entries.js";
 import { ArchiveRefusedError, extractVerified } from "./read-archive.js";
+import { refuseRestoreIntoRedisHome } from "./redis-home-refusal.js";
 
 export interface RestoreResult {
   home: string;
@@ -31,6 +32,7 @@ export interface RestoreResult {
 /** `archive` is a file path, or "-" for stdin. */
 export async function restoreHome(archive: string, homeDirectory: string, options: { force: boolean; now?: Date }): Promise<RestoreResult> {
   const home = path.resolve(homeDirectory);
+  refuseRestoreIntoRedisHome(homePaths(home));
   const present = await homeEntries(home);
   const server = runningOwner(homePaths(home).dataDir);
   if (server) {

@@ -4,6 +4,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { HomePaths } from "../../config/paths.js";
+import { refuseBackupOfRedisHome } from "./redis-home-refusal.js";
 import { snapshotHome } from "./snapshot-home.js";
 import { type WrittenArchive, writeArchive } from "./write-archive.js";
 
@@ -13,6 +14,7 @@ export interface BackupResult extends WrittenArchive {
 }
 
 export async function takeBackup(paths: HomePaths, output: string, now = new Date()): Promise<BackupResult> {
+  refuseBackupOfRedisHome(paths);
   const staging = await stagingFolder(paths.home);
   try {
     const snapshot = await snapshotHome(paths, staging);

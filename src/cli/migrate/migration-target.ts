@@ -7,6 +7,7 @@ import type { BlobStoreSettings } from "../../blobs/create-blob-store.js";
 import { signingSecretForConfig } from "../../blobs/signing-secret.js";
 import { interpolateEnv } from "../../config/interpolate-env.js";
 import type { HomePaths } from "../../config/paths.js";
+import { redactedUrl } from "../../store/redis-connection.js";
 import { CliError, UsageError } from "../cli-error.js";
 
 export interface MigrateFlags {
@@ -79,14 +80,7 @@ function isLocalDisk(storage: Record<string, unknown>): boolean {
   return driver === "fs" && typeof options?.base !== "string";
 }
 
-/** A Redis URL as output may show it: its password masked (a socket path has none). */
+/** A Redis URL as output may show it: no password (masked, or in a query, dropped). */
 export function maskedRedisUrl(url: string): string {
-  if (url.startsWith("/")) return url;
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(an unparsable Redis URL)";
-  }
+  return redactedUrl(url);
 }
