@@ -137,7 +137,10 @@ export async function migrateHome(paths: HomePaths, flags: MigrateFlags, now = n
     return summary;
   } finally {
     // A close that fails must not hide what the migration did or left undone, nor keep the lock.
-    for (const close of opened.reverse()) await Promise.resolve().then(close).catch(() => undefined);
+    for (const close of opened.reverse())
+      await Promise.resolve()
+        .then(close)
+        .catch(() => undefined);
     lock.release();
   }
 }
