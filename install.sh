@@ -23,13 +23,16 @@ npm run build --silent
 # single-machine Redis); gw's embedded default does not need it. nginx is for the test that walks
 # docs/deploy.md (several instances behind a load balancer: it runs its own nginx in the foreground
 # on a loopback port); gw itself never needs it. nginx is in /usr/sbin, off a user's PATH.
-engines=(espeak-ng tesseract-ocr ffmpeg redis-server nginx)
+engines=(espeak-ng tesseract-ocr ffmpeg redis-server nginx curl jq)
 missing=()
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+# curl and jq: the shell steps of docs/deploy.md, which that test runs as written.
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v jq >/dev/null 2>&1 || missing+=(jq)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing OS engines: ${missing[*]}"
