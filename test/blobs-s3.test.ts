@@ -8,7 +8,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
-import { createRequire } from "node:module";
 import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -18,15 +17,8 @@ import test from "ava";
 import { createBlobStore } from "../src/blobs/create-blob-store.js";
 import { agentIdOf, eventually, storageApi } from "./_storage.js";
 import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { startS3, type TestS3 } from "./helpers/s3-server.js";
 import { tempDir } from "./helpers/temp-dirs.js";
-
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-  httpServer: http.Server;
-}
-type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
-const S3rver = createRequire(import.meta.url)("s3rver") as S3rverClass;
 
 const BUCKET = "gw-blobs";
 const PREFIX = "tenant-a";
@@ -40,7 +32,7 @@ process.env.GW_TEST_S3_KEY_ID = "S3RVER";
 process.env.GW_TEST_S3_SECRET = SECRET;
 
 interface Bucket {
-  server: S3rverInstance;
+  server: TestS3;
   directory: string;
   endpoint: string;
   /** Every request s3rver received: method and URL. */
@@ -48,12 +40,10 @@ interface Bucket {
 }
 
 async function startBucket(): Promise<Bucket> {
-  const directory = tempDir("gw-s3rver-");
-  const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory, configureBuckets: [{ name: BUCKET }] });
-  const address = await server.run();
+  const server = await startS3([BUCKET]);
   const requests: Bucket["requests"] = [];
   server.httpServer.on("request", (request: http.IncomingMessage) => requests.push({ method: request.method ?? "", url: request.url ?? "" }));
-  return { server, directory, endpoint: `http://127.0.0.1:${address.port}`, requests };
+  return { server, directory: server.directory, endpoint: server.endpoint, requests };
 }
 
 function s3Options(endpoint: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -32,15 +32,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import type http from "node:http";
-import { createRequire } from "node:module";
-import net from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import test from "ava";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { eventually } from "./helpers/eventually.js";
+import { freePort } from "./helpers/free-port.js";
 import { startRedis, type TestRedis } from "./helpers/redis-server.js";
+import { startS3, type TestS3 } from "./helpers/s3-server.js";
 import { tempDir } from "./helpers/temp-dirs.js";
 
 const repo = path.resolve(import.meta.dirname, "..");
@@ -88,14 +87,6 @@ const SIGNING_SECRET = "deploy-walkthrough-signing-secret-0123456789abcdef";
 /** A hang guard for one block, not a speed check: the machine may be loaded. */
 const BLOCK_HANG_MS = 5 * 60_000;
 
-interface S3rverInstance {
-  run(): Promise<net.AddressInfo>;
-  close(): Promise<void>;
-  httpServer: http.Server;
-}
-type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
-const S3rver = createRequire(import.meta.url)("s3rver") as S3rverClass;
-
 interface Instance {
   home: string;
   url: string;
@@ -110,7 +101,7 @@ interface Walk {
   env: Record<string, string>;
   homes: { migrated: string; added: string };
   redis: TestRedis;
-  bucket: S3rverInstance;
+  bucket: TestS3;
   openai: FakeOpenAI;
   nginxPort: number;
   publicUrl: string;
@@ -123,17 +114,6 @@ interface Walk {
 }
 
 let walk: Walk | undefined;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface RunResult {
   code: number | null;
@@ -261,8 +241,8 @@ test.before(async () => {
   const admin = redis.client();
   await admin.config("SET", "bind", "127.0.0.1");
   await admin.config("SET", "port", String(redisPort));
-  const bucket = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: tempDir("gw-deploy-s3-"), configureBuckets: [{ name: BUCKET }] });
-  const { port: s3Port } = await bucket.run();
+  const bucket = await startS3([BUCKET], tempDir("gw-deploy-s3-"));
+  const s3Port = bucket.port;
   const openai = await startFakeOpenAI();
   const nginxPort = await freePort();
   const publicUrl = `http://127.0.0.1:${nginxPort}`;

@@ -6,8 +6,6 @@
 // `gw backup` and `gw restore` refuse a Redis home, saying what replaces them, and write nothing.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import type http from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
 import path from "node:path";
@@ -21,15 +19,8 @@ import { RedisConfigStore } from "../src/store/redis-config-store.js";
 import { periodOf, type UsageRow } from "../src/store/usage-log.js";
 import { gw, json, makeHome, type RawConfig } from "./helpers/gateway-harness.js";
 import { startRedis, type TestRedis } from "./helpers/redis-server.js";
+import { startS3, type TestS3 } from "./helpers/s3-server.js";
 import { tempDir } from "./helpers/temp-dirs.js";
-
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-  httpServer: http.Server;
-}
-type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
-const S3rver = createRequire(import.meta.url)("s3rver") as S3rverClass;
 
 interface Check {
   name: string;
@@ -46,13 +37,13 @@ const BUCKET = "gw-doctor";
 const SIGNING_SECRET = "doctor-test-signing-secret-0123456789abcdef";
 const REDIS_PASSWORD = "redis-password-never-printed";
 
-let bucket: S3rverInstance;
+let bucket: TestS3;
 let s3Endpoint: string;
 const servers: TestRedis[] = [];
 
 test.before(async () => {
-  bucket = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: tempDir("gw-s3rver-"), configureBuckets: [{ name: BUCKET }] });
-  s3Endpoint = `http://127.0.0.1:${(await bucket.run()).port}`;
+  bucket = await startS3([BUCKET]);
+  s3Endpoint = bucket.endpoint;
 });
 
 test.after.always(async () => {

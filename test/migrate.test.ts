@@ -6,8 +6,6 @@
 // refused while a `gw serve` runs on the home, and on a home already on Redis.
 import { randomBytes } from "node:crypto";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
-import type http from "node:http";
-import { createRequire } from "node:module";
 import path from "node:path";
 import test from "ava";
 import sharp from "sharp";
@@ -20,28 +18,22 @@ import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { eventually } from "./helpers/eventually.js";
 import { gw, json, makeHome, spawnServe, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { startRedis, type TestRedis } from "./helpers/redis-server.js";
+import { startS3, type TestS3 } from "./helpers/s3-server.js";
 import { tempDir } from "./helpers/temp-dirs.js";
-
-interface S3rverInstance {
-  run(): Promise<{ port: number }>;
-  close(): Promise<void>;
-  httpServer: http.Server;
-}
-const S3rver = createRequire(import.meta.url)("s3rver") as new (options: Record<string, unknown>) => S3rverInstance;
 
 const BUCKET = "gw-migrated";
 const PREFIX = "mg:";
 const S3_ENV = { AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" };
 
 let redis: TestRedis;
-let bucket: S3rverInstance;
+let bucket: TestS3;
 let s3Endpoint: string;
 let openai: FakeOpenAI;
 
 test.before(async () => {
   redis = await startRedis();
-  bucket = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: tempDir("gw-s3rver-"), configureBuckets: [{ name: BUCKET }] });
-  s3Endpoint = `http://127.0.0.1:${(await bucket.run()).port}`;
+  bucket = await startS3([BUCKET]);
+  s3Endpoint = bucket.endpoint;
   openai = await startFakeOpenAI();
   openai.set({ usage: { prompt_tokens: 7, completion_tokens: 13 } });
 });

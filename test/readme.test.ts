@@ -34,7 +34,7 @@
 import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
+import type net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -47,6 +47,7 @@ import { type FakeOpenAIAudio, startFakeOpenAIAudio } from "./fakes/openai-audio
 import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { type FakeSearxng, startFakeSearxng } from "./fakes/searxng.js";
 import { eventually } from "./helpers/eventually.js";
+import { freePort } from "./helpers/free-port.js";
 import { claudeBinary, claudeCodeOfflineEnv, codexOfflineConfig, codexScript } from "./helpers/real-clients.js";
 
 const repo = path.resolve(import.meta.dirname, "..");
@@ -174,17 +175,6 @@ interface Walk {
 }
 
 let walk: Walk | undefined;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface RunResult {
   code: number | null;

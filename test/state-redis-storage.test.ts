@@ -5,23 +5,12 @@
 // (API and signed link) and deleted through any other; its bytes count once against the quota,
 // and uploads racing through every instance never pass the quota or the operations limit.
 import { randomBytes } from "node:crypto";
-import type http from "node:http";
-import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import test from "ava";
 import { createKey } from "../src/store/provisioning.js";
 import { eventually, type StorageApi, storageApi, testPlan } from "./_storage.js";
 import { makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { startRedis, type TestRedis } from "./helpers/redis-server.js";
-import { tempDir } from "./helpers/temp-dirs.js";
-
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-  httpServer: http.Server;
-}
-type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
-const S3rver = createRequire(import.meta.url)("s3rver") as S3rverClass;
+import { startS3, type TestS3 } from "./helpers/s3-server.js";
 
 const INSTANCES = 3;
 const KB = 1024;
@@ -30,13 +19,13 @@ const BUCKET = "gw-shared";
 const SIGNING_SECRET = "shared-signing-secret-of-the-deployment-0123456789";
 
 let redis: TestRedis;
-let bucket: S3rverInstance;
+let bucket: TestS3;
 let instances: TestGateway[] = [];
 
 test.before(async () => {
   redis = await startRedis();
-  bucket = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: tempDir("gw-s3rver-"), configureBuckets: [{ name: BUCKET }] });
-  const { port } = await bucket.run();
+  bucket = await startS3([BUCKET]);
+  const { port } = bucket;
   const state = { driver: "redis" as const, url: redis.socket, prefix: "st:" };
   for (let index = 0; index < INSTANCES; index += 1) {
     const home = await makeHome((config) => {
