@@ -39,6 +39,7 @@ import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { eventually } from "./helpers/eventually.js";
 import { freePort } from "./helpers/free-port.js";
 import { startRedis, type TestRedis } from "./helpers/redis-server.js";
+import { type RunResult, runCommand } from "./helpers/run-command.js";
 import { startS3, type TestS3 } from "./helpers/s3-server.js";
 import { tempDir } from "./helpers/temp-dirs.js";
 
@@ -115,31 +116,10 @@ interface Walk {
 
 let walk: Walk | undefined;
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function run(command: string, args: string[], env: Record<string, string>, cwd: string): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const timer = setTimeout(() => {
-      stderr += `\n[killed after ${BLOCK_HANG_MS} ms]`;
-      child.kill("SIGKILL");
-    }, BLOCK_HANG_MS);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCommand(command, args, { env, cwd, hangMs: BLOCK_HANG_MS });
 }
 
-/** A shell block of the document, run as the operator's terminal would; what it exports is kept. */
 async function runShellBlock(w: Walk, step: DocBlock, env: Record<string, string> = w.env): Promise<RunResult> {
   const envFile = path.join(w.root, `env-${step.name}-${Date.now()}`);
   const result = await run("bash", ["-euo", "pipefail", "-c", `${step.code}\nenv -0 > ${JSON.stringify(envFile)}\n`], env, w.work);

@@ -49,6 +49,7 @@ import { type FakeSearxng, startFakeSearxng } from "./fakes/searxng.js";
 import { eventually } from "./helpers/eventually.js";
 import { freePort } from "./helpers/free-port.js";
 import { claudeBinary, claudeCodeOfflineEnv, codexOfflineConfig, codexScript } from "./helpers/real-clients.js";
+import { type RunResult, runCommand } from "./helpers/run-command.js";
 
 const repo = path.resolve(import.meta.dirname, "..");
 const readmePath = process.env.GW_README ? path.resolve(process.env.GW_README) : path.join(repo, "README.md");
@@ -176,31 +177,11 @@ interface Walk {
 
 let walk: Walk | undefined;
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** A hang guard, not a speed check: on a loaded machine a block of a dozen gw commands takes minutes. */
 const BLOCK_HANG_MS = 9 * 60_000;
 
 function run(command: string, args: string[], env: Record<string, string>, cwd: string, timeoutMs = BLOCK_HANG_MS): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const timer = setTimeout(() => {
-      stderr += `\n[killed after ${timeoutMs} ms]`;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCommand(command, args, { env, cwd, hangMs: timeoutMs });
 }
 
 /** The server's log lines that parse as JSON (it writes JSON lines when stderr is not a terminal). */
