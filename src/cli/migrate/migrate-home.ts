@@ -15,7 +15,7 @@ import { writeFileAtomic } from "../../store/atomic-write.js";
 import { MetadataStore } from "../../store/metadata-store.js";
 import { ProjectStore } from "../../store/project-records.js";
 import { RedisConfigStore } from "../../store/redis-config-store.js";
-import { openRedis } from "../../store/redis-connection.js";
+import { openRedis, redactedUrl } from "../../store/redis-connection.js";
 import { RedisCreditStore } from "../../store/redis-credit-store.js";
 import { RedisFileState } from "../../store/redis-file-state.js";
 import { RedisMetadataStore } from "../../store/redis-metadata-store.js";
@@ -30,7 +30,7 @@ import { CliError } from "../cli-error.js";
 import { copyFiles, copyOperationCounts } from "./copy-files.js";
 import { copyMetadata, copyProjects, copyResponses, copyVideoJobs } from "./copy-records.js";
 import { copyUsage, redisTotals, sum } from "./copy-usage.js";
-import { type MigrateFlags, maskedRedisUrl, migrationTarget } from "./migration-target.js";
+import { type MigrateFlags, migrationTarget } from "./migration-target.js";
 
 export interface AgentBalance {
   agent: string;
@@ -115,7 +115,7 @@ export async function migrateHome(paths: HomePaths, flags: MigrateFlags, now = n
     const balances = await compareBalances(source.data, usage.before, credits, periodOf(now));
     const summary: MigrationSummary = {
       home: paths.home,
-      redis: maskedRedisUrl(target.redisUrl),
+      redis: redactedUrl(target.redisUrl),
       prefix,
       blobs: target.blobs?.label ?? `unchanged (storage.driver ${String(target.storage.driver ?? "fs")})`,
       agents,

@@ -7,7 +7,6 @@ import type { BlobStoreSettings } from "../../blobs/create-blob-store.js";
 import { signingSecretForConfig } from "../../blobs/signing-secret.js";
 import { interpolateEnv } from "../../config/interpolate-env.js";
 import type { HomePaths } from "../../config/paths.js";
-import { redactedUrl } from "../../store/redis-connection.js";
 import { CliError, UsageError } from "../cli-error.js";
 
 export interface MigrateFlags {
@@ -78,9 +77,4 @@ function isLocalDisk(storage: Record<string, unknown>): boolean {
   const driver = storage.driver ?? "fs";
   const options = storage.options as Record<string, unknown> | undefined;
   return driver === "fs" && typeof options?.base !== "string";
-}
-
-/** A Redis URL as output may show it: no password (masked, or in a query, dropped). */
-export function maskedRedisUrl(url: string): string {
-  return redactedUrl(url);
 }
