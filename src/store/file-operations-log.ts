@@ -35,6 +35,11 @@ export class FileOperationsLog {
     return (this.counts.get(period) ?? this.load(period)).get(agentId) ?? 0;
   }
 
+  /** Every agent's operations counted in a period (`gw migrate` copies them). */
+  agentCounts(period: string): ReadonlyMap<string, number> {
+    return this.counts.get(period) ?? this.load(period);
+  }
+
   append(row: OperationRow): void {
     const period = row.time.slice(0, 7);
     const agents = this.counts.get(period) ?? this.load(period);

@@ -4,9 +4,10 @@
 // earlier run) is not sent again, and saving a record again changes no count. A record still
 // `uploading` is an upload the server was receiving when it stopped: left behind with its bytes,
 // as a backup leaves it. The period's counted operations (upload, presigned-upload, delete) follow.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { type BlobStore, blobKey } from "../../blobs/blob-store.js";
+import { FileOperationsLog } from "../../store/file-operations-log.js";
 import { FileRecordStore } from "../../store/file-records.js";
 import type { RedisFileState } from "../../store/redis-file-state.js";
 
@@ -62,26 +63,23 @@ async function copyBlob(key: string, source: BlobStore, target: BlobStore): Prom
   return "copied";
 }
 
-/** The counted operations per agent and period, from the home's operations logs (`<period>.jsonl`, one row each). */
+/** The counted operations per agent and period, as the home's operations logs (`<period>.jsonl`) count them. */
 export async function copyOperationCounts(storageDirectory: string, files: RedisFileState): Promise<number> {
   const directory = path.join(storageDirectory, "operations");
   if (!existsSync(directory)) return 0;
+  const log = FileOperationsLog.open(directory);
   let counted = 0;
-  for (const name of readdirSync(directory).sort()) {
-    const period = /^(\d{4}-\d{2})\.jsonl$/.exec(name)?.[1];
-    if (period === undefined) continue;
-    const counts = new Map<string, number>();
-    const text = readFileSync(path.join(directory, name), "utf8");
-    // Complete lines only: an unterminated last one is a write cut short, which the log drops too.
-    for (const line of text.slice(0, text.lastIndexOf("\n") + 1).split("\n")) {
-      if (!line.trim()) continue;
-      const agent = (JSON.parse(line) as { agent?: unknown }).agent;
-      if (typeof agent === "string") counts.set(agent, (counts.get(agent) ?? 0) + 1);
+  try {
+    for (const name of readdirSync(directory).sort()) {
+      const period = /^(\d{4}-\d{2})\.jsonl$/.exec(name)?.[1];
+      if (period === undefined) continue;
+      for (const [agentId, count] of log.agentCounts(period)) {
+        await files.importOperationCount(agentId, period, count);
+        counted += count;
+      }
     }
-    for (const [agentId, count] of counts) {
-      await files.importOperationCount(agentId, period, count);
-      counted += count;
-    }
+  } finally {
+    log.close();
   }
   return counted;
 }
