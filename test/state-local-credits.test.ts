@@ -15,8 +15,9 @@ creditStoreConformance(
   "local",
   async () => {
     const log = UsageLog.open(tempSubdir("gw-credits-", "usage"), new Date("2026-11-15T00:00:00Z"));
-    const store = new LocalCreditStore(log);
-    return { stores: [store, store], close: () => log.close() };
+    const buckets = new LocalRateBuckets();
+    const store = new LocalCreditStore(log, buckets);
+    return { stores: [store, store], buckets, close: () => log.close() };
   },
   { rowIdsOnce: false },
 );

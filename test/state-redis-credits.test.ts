@@ -33,6 +33,7 @@ creditStoreConformance(
     const stores = [new RedisCreditStore(redis.client(), { prefix }), new RedisCreditStore(redis.client(), { prefix })] as const;
     return {
       stores,
+      buckets: new RedisRateBuckets(redis.client(), { prefix }),
       close: () => {
         for (const store of stores) store.close();
       },

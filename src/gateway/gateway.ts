@@ -22,7 +22,7 @@ import { TranscriptionService } from "./audio/transcription-service.js";
 import { listVoices, type VoiceEntry } from "./audio/voice-catalog.js";
 import { type Caller, KeyAuthenticator } from "./auth/key-authenticator.js";
 import { type CallerPlan, PlanLookup } from "./auth/plan-lookup.js";
-import { admitCaller } from "./auth/rate-limiter.js";
+import { admitCaller, DeferredAdmission, rateTakeOf } from "./auth/rate-limiter.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
 import { ChatService } from "./chat/chat-service.js";
 import { EmbeddingsService } from "./embeddings/embeddings-service.js";
@@ -288,6 +288,11 @@ export class Gateway {
   /** Count one request against the caller's key (auth/rate-limiter.ts): 429 with Retry-After when over. */
   takeRateLimit(caller: Caller, plan: PlanLimits): Promise<Admission> {
     return admitCaller(this.rateLimiter, caller, plan);
+  }
+
+  /** The same count, left for the call's credit hold to make in the same step (auth/rate-limiter.ts). */
+  deferRateLimit(caller: Caller, plan: PlanLimits, report: (admission: Admission) => void): DeferredAdmission {
+    return new DeferredAdmission(rateTakeOf(caller, plan), this.rateLimiter, report);
   }
 
   async close(): Promise<void> {

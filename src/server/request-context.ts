@@ -5,6 +5,7 @@ import type { Socket } from "node:net";
 import type { H3Event } from "h3";
 import type { PlanLimits } from "../config/config-schema.js";
 import { bearerToken, type Caller } from "../gateway/auth/key-authenticator.js";
+import type { DeferredAdmission } from "../gateway/auth/rate-limiter.js";
 import { InternalError, RateLimitExceededError } from "../gateway/errors.js";
 import type { Gateway } from "../gateway/gateway.js";
 import { setRateLimitHeaders } from "./rate-limit-headers.js";
@@ -55,6 +56,28 @@ export async function admitCaller(event: H3Event, gateway: Gateway, presented = 
     throw error;
   }
   return { caller, plan };
+}
+
+export interface DeferredCaller extends AdmittedCaller {
+  /** The request's rate take, left for its credit hold; `admission.around` runs the handler. */
+  admission: DeferredAdmission;
+}
+
+/**
+ * admitCaller for a metered call (chat, messages, responses, embeddings): the key is
+ * authenticated now, and its request counted by the call's credit hold in the same step (one
+ * round trip to a shared store for both), or on its own if the handler fails before. The handler
+ * runs inside `admission.around`, so a request over its limit still answers 429 first.
+ */
+export async function admitCallerWithHold(
+  event: H3Event,
+  gateway: Gateway,
+  presented = bearerToken(event.req.headers.get("authorization")),
+): Promise<DeferredCaller> {
+  const caller = rememberCaller(event, await gateway.authenticator.authenticate(presented));
+  const plan = gateway.planOf(caller);
+  const admission = gateway.deferRateLimit(caller, plan.limits, (state) => setRateLimitHeaders(event.res.headers, state));
+  return { caller, plan, admission };
 }
 
 export async function authenticateBearer(event: H3Event, gateway: Gateway): Promise<Caller> {

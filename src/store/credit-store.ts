@@ -3,6 +3,7 @@
 // in Redis (RedisCreditStore), where every step below is one atomic script. The ledger
 // (gateway/billing/credit-ledger.ts) sizes, caps and words the 402s; this only counts, so the two
 // implementations answer the same conformance suite (test/state/credit-store.conformance.ts).
+import type { Admission, RateTake } from "./rate-buckets.js";
 import type { KeyBudget } from "./records.js";
 import type { UsageRow } from "./usage-log.js";
 
@@ -30,7 +31,17 @@ export interface CreditHold {
   readonly amount: number;
 }
 
-export type HoldOutcome = { held: CreditHold; spendable?: undefined } | { held?: undefined; spendable: Spendable };
+/**
+ * A hold, or what is spendable when nothing was held; with a rate take, its admission too (a
+ * refused take holds nothing and reports no spendable).
+ */
+export type HoldOutcome = (
+  | { held: CreditHold; spendable?: undefined }
+  | { held?: undefined; spendable: Spendable }
+  | { held?: undefined; spendable?: undefined }
+) & {
+  admission?: Admission;
+};
 
 /** The numbers an account's balance is made of, for one period. */
 export interface CreditBalance {
@@ -49,8 +60,11 @@ export interface CreditStore {
    * Atomically, against both limits: when something is spendable, hold `min(want, spendable)`
    * credits if that is at least `atLeast`; otherwise hold nothing and say what is spendable. `period` is the
    * current one ("2026-11"): a key with a lifetime budget counts every period up to it.
+   * With `take`, first take one request from the key's rate buckets (RateLimitBuckets.admit) in
+   * the same step, and answer its admission: a refused take holds nothing. A request counted this
+   * way costs a shared store one round trip for both, not two.
    */
-  hold(account: CreditAccount, want: number, atLeast: number, period: string): Promise<HoldOutcome>;
+  hold(account: CreditAccount, want: number, atLeast: number, period: string, take?: RateTake): Promise<HoldOutcome>;
   /**
    * Write the usage row and release the hold (when there is one and it is still held) as one
    * step. The row's credits are billed as given: the ledger has already capped them. Resolves

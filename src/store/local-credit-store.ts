@@ -5,6 +5,8 @@
 import { randomUUID } from "node:crypto";
 import type { CreditAccount, CreditBalance, CreditHold, CreditStore, HoldOutcome } from "./credit-store.js";
 import { spendableOf } from "./credit-store.js";
+import { LocalRateBuckets } from "./local-rate-buckets.js";
+import type { RateTake } from "./rate-buckets.js";
 import type { UsageLog, UsageRow } from "./usage-log.js";
 
 export class LocalCreditStore implements CreditStore {
@@ -16,13 +18,19 @@ export class LocalCreditStore implements CreditStore {
   /** Hold id -> the name it is kept under. */
   private readonly keptNames = new Map<string, string>();
 
-  constructor(private readonly log: Pick<UsageLog, "append" | "creditsUsed" | "keyCreditsUsed" | "keyCreditsLifetime" | "hasRow">) {}
+  constructor(
+    private readonly log: Pick<UsageLog, "append" | "creditsUsed" | "keyCreditsUsed" | "keyCreditsLifetime" | "hasRow">,
+    /** The process's rate buckets, which a hold with a take counts the request in. */
+    private readonly rates = new LocalRateBuckets(),
+  ) {}
 
-  hold(account: CreditAccount, want: number, atLeast: number, period: string): Promise<HoldOutcome> {
+  hold(account: CreditAccount, want: number, atLeast: number, period: string, take?: RateTake): Promise<HoldOutcome> {
+    const taken = take && { admission: this.rates.take(take.key, take.requestsPerMinute, take.tokensPerMinute) };
+    if (taken?.admission.refusedBy) return Promise.resolve(taken);
     const spendable = spendableOf(account, this.balanceNow(account, period));
     const amount = Math.min(want, spendable.credits);
-    if (spendable.credits <= 0 || amount < atLeast) return Promise.resolve({ spendable });
-    return Promise.resolve({ held: this.take(randomUUID(), account.agentId, amount, account.key?.prefix) });
+    if (spendable.credits <= 0 || amount < atLeast) return Promise.resolve({ spendable, ...taken });
+    return Promise.resolve({ held: this.take(randomUUID(), account.agentId, amount, account.key?.prefix), ...taken });
   }
 
   settle(hold: CreditHold | null, row: UsageRow): Promise<void> {

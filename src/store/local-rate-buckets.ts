@@ -22,7 +22,8 @@ export class LocalRateBuckets implements RateLimitBuckets {
     return Promise.resolve(this.take(key, requestsPerMinute, tokensPerMinute));
   }
 
-  private take(key: string, requestsPerMinute: number, tokensPerMinute: number | undefined): Admission {
+  /** `admit` without the promise, for the credit store that takes a request in the same step as its hold (LocalCreditStore). */
+  take(key: string, requestsPerMinute: number, tokensPerMinute: number | undefined): Admission {
     const now = this.now();
     const requests = refill(this.requestBuckets, key, requestsPerMinute, now);
     const tokens = tokensPerMinute === undefined ? undefined : refill(this.tokenBuckets, key, tokensPerMinute, now);

@@ -62,11 +62,13 @@ async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<State
   const shown = usageLog.warnings.slice(0, 20);
   for (const warning of shown) log.warn(warning);
   if (usageLog.warnings.length > shown.length) log.warn(`${usageLog.warnings.length - shown.length} more usage rows skipped (run \`gw usage\` to list them)`);
+  // One set of buckets: a hold that counts its request (CreditStore.hold's take) and a request counted alone share them.
+  const rates = new LocalRateBuckets();
   return {
     driver: "embedded",
     metadata,
-    credits: new LocalCreditStore(usageLog),
-    rates: new LocalRateBuckets(),
+    credits: new LocalCreditStore(usageLog, rates),
+    rates,
     responses: new FileResponseStore(`${paths.dataDir}/responses`),
     projects: new ProjectStore(`${paths.dataDir}/projects`),
     videoJobs: VideoJobStore.open(`${paths.dataDir}/video-jobs`),

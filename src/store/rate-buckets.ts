@@ -20,6 +20,13 @@ export interface Admission {
   tokens?: LimitState;
 }
 
+/** One request to take from a key's buckets: `admit`'s arguments, for a credit hold that takes it in the same step (CreditStore.hold). */
+export interface RateTake {
+  key: string;
+  requestsPerMinute: number;
+  tokensPerMinute?: number;
+}
+
 /** The buckets of every key. */
 export interface RateLimitBuckets {
   /**

@@ -20,6 +20,8 @@
 import { randomUUID } from "node:crypto";
 import type { Redis, Result } from "ioredis";
 import type { CreditAccount, CreditBalance, CreditHold, CreditStore, HoldOutcome } from "./credit-store.js";
+import type { Admission, RateTake } from "./rate-buckets.js";
+import { admissionOfReply, LUA_RATE_TAKE, rateBucketKeys, rateTakeArguments } from "./redis-rate-buckets.js";
 import { StoreError } from "./store-error.js";
 import { rowProblem, type UsageRow } from "./usage-log.js";
 
@@ -28,6 +30,7 @@ type ScriptArgument = string | number;
 declare module "ioredis" {
   interface RedisCommander<Context> {
     gwCreditHold(...args: ScriptArgument[]): Result<unknown, Context>;
+    gwCreditHoldTaking(...args: ScriptArgument[]): Result<unknown, Context>;
     gwCreditSettle(...args: ScriptArgument[]): Result<unknown, Context>;
     gwCreditRelease(...args: ScriptArgument[]): Result<unknown, Context>;
     gwCreditKeep(...args: ScriptArgument[]): Result<unknown, Context>;
@@ -100,27 +103,41 @@ end
 `;
 
 // KEYS month, life, held, holds, leases. ARGV id, want, atLeast, allowance, keyPrefix, budget credits, budget period, leaseMs.
-const HOLD = `${LUA_COMMON}${LUA_BALANCE_PART}
-local now = nowMs()
-sweep(KEYS[3], KEYS[4], KEYS[5], now)
-local keyPrefix, budgetPeriod = ARGV[5], ARGV[7]
-local b = balanceOf(KEYS[1], KEYS[2], KEYS[3], keyPrefix, budgetPeriod)
-local credits, limit = tonumber(ARGV[4]) - b.planUsed - b.planHeld, 'plan'
-if budgetPeriod ~= '' then
-  local key = tonumber(ARGV[6]) - b.keySpent - b.keyHeld
-  if key < credits then credits, limit = key, 'key' end
+const LUA_HOLD_PART = `
+local function holdCredits()
+  local now = nowMs()
+  sweep(KEYS[3], KEYS[4], KEYS[5], now)
+  local keyPrefix, budgetPeriod = ARGV[5], ARGV[7]
+  local b = balanceOf(KEYS[1], KEYS[2], KEYS[3], keyPrefix, budgetPeriod)
+  local credits, limit = tonumber(ARGV[4]) - b.planUsed - b.planHeld, 'plan'
+  if budgetPeriod ~= '' then
+    local key = tonumber(ARGV[6]) - b.keySpent - b.keyHeld
+    if key < credits then credits, limit = key, 'key' end
+  end
+  local amount = math.min(tonumber(ARGV[2]), credits)
+  if credits <= 0 or amount < tonumber(ARGV[3]) then return { 'spendable', int(credits), limit } end
+  local hold = { a = int(amount) }
+  addHeld(KEYS[3], 'plan', amount)
+  if budgetPeriod ~= '' then
+    hold.k = keyPrefix
+    addHeld(KEYS[3], 'k:' .. keyPrefix, amount)
+  end
+  redis.call('HSET', KEYS[4], ARGV[1], cjson.encode(hold))
+  redis.call('ZADD', KEYS[5], int(now + tonumber(ARGV[8])), ARGV[1])
+  return { 'held', int(amount), '' }
 end
-local amount = math.min(tonumber(ARGV[2]), credits)
-if credits <= 0 or amount < tonumber(ARGV[3]) then return { 'spendable', int(credits), limit } end
-local hold = { a = int(amount) }
-addHeld(KEYS[3], 'plan', amount)
-if budgetPeriod ~= '' then
-  hold.k = keyPrefix
-  addHeld(KEYS[3], 'k:' .. keyPrefix, amount)
-end
-redis.call('HSET', KEYS[4], ARGV[1], cjson.encode(hold))
-redis.call('ZADD', KEYS[5], int(now + tonumber(ARGV[8])), ARGV[1])
-return { 'held', int(amount) }
+`;
+const HOLD = `${LUA_COMMON}${LUA_BALANCE_PART}${LUA_HOLD_PART}
+return holdCredits()
+`;
+// HOLD's keys and arguments, then KEYS requests bucket, tokens bucket; ARGV requests per minute,
+// tokens per minute ('' none), idle ms. The request is taken first (it counts even when no credits
+// are held, as a request refused with 402 does); a refused take holds nothing. Returns HOLD's reply
+// ('refused' when the take was) and the take's reply after it.
+const HOLD_TAKING = `${LUA_COMMON}${LUA_BALANCE_PART}${LUA_HOLD_PART}${LUA_RATE_TAKE}
+local take = takeRequest(KEYS[6], KEYS[7], tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]))
+local outcome = take[1] == 1 and holdCredits() or { 'refused', '0', '' }
+return { outcome[1], outcome[2], outcome[3], tostring(take[1]), take[2], take[3] }
 `;
 
 // KEYS row id, stream, month, life (the row's agent), held, holds, leases (the hold's agent), kept.
@@ -220,6 +237,7 @@ export class RedisCreditStore implements CreditStore {
     this.leaseMs = leaseMs;
     this.onError = options.onError ?? ((error) => process.emitWarning(`renewing credit hold leases in Redis failed: ${String(error)}`));
     redis.defineCommand("gwCreditHold", { numberOfKeys: 5, lua: HOLD });
+    redis.defineCommand("gwCreditHoldTaking", { numberOfKeys: 7, lua: HOLD_TAKING });
     redis.defineCommand("gwCreditSettle", { numberOfKeys: 8, lua: SETTLE });
     redis.defineCommand("gwCreditRelease", { numberOfKeys: 4, lua: RELEASE });
     redis.defineCommand("gwCreditKeep", { numberOfKeys: 4, lua: KEEP });
@@ -230,7 +248,7 @@ export class RedisCreditStore implements CreditStore {
     this.renewTimer.unref();
   }
 
-  async hold(account: CreditAccount, want: number, atLeast: number, period: string): Promise<HoldOutcome> {
+  async hold(account: CreditAccount, want: number, atLeast: number, period: string, take?: RateTake): Promise<HoldOutcome> {
     checkAccount(account);
     checkCount("want", want);
     checkCount("atLeast", atLeast);
@@ -238,7 +256,7 @@ export class RedisCreditStore implements CreditStore {
     const id = randomUUID();
     const keys = this.agentKeys(account.agentId);
     const key = account.key;
-    const reply = await this.redis.gwCreditHold(
+    const holdArguments: ScriptArgument[] = [
       keys.month(period),
       keys.life,
       keys.held,
@@ -252,13 +270,26 @@ export class RedisCreditStore implements CreditStore {
       key?.budget.credits ?? 0,
       key?.budget.period ?? "",
       this.leaseMs,
-    );
-    const [outcome, credits, limit] = stringsOf(reply, "hold");
+    ];
+    let reply: string[];
+    let admission: Admission | undefined;
+    if (take) {
+      const buckets = rateBucketKeys(this.prefix, take.key);
+      const [keysOfHold, argumentsOfHold] = [holdArguments.slice(0, 5), holdArguments.slice(5)];
+      reply = stringsOf(
+        await this.redis.gwCreditHoldTaking(...keysOfHold, buckets.requests, buckets.tokens, ...argumentsOfHold, ...rateTakeArguments(take)),
+        "hold",
+      );
+      admission = admissionOfReply(reply.slice(3), take);
+    } else reply = stringsOf(await this.redis.gwCreditHold(...holdArguments), "hold");
+    const [outcome, credits, limit] = reply;
+    const taken = admission && { admission };
+    if (outcome === "refused") return { ...taken };
     if (outcome === "held") {
       this.leased.set(id, account.agentId);
-      return { held: { id, agentId: account.agentId, keyPrefix: key?.prefix, amount: Number(credits) } };
+      return { held: { id, agentId: account.agentId, keyPrefix: key?.prefix, amount: Number(credits) }, ...taken };
     }
-    return { spendable: { credits: Number(credits), limit: limit === "key" ? "key" : "plan" } };
+    return { spendable: { credits: Number(credits), limit: limit === "key" ? "key" : "plan" }, ...taken };
   }
 
   async settle(hold: CreditHold | null, row: UsageRow): Promise<void> {

@@ -7,6 +7,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from "node:fs";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { CreditAccount, CreditBalance, CreditHold, CreditStore, HoldOutcome } from "./credit-store.js";
+import type { RateTake } from "./rate-buckets.js";
 import { StateStoreFailure } from "./state-failure.js";
 import type { UsageRow } from "./usage-log.js";
 
@@ -68,8 +69,8 @@ export class SettleOutbox implements CreditStore {
     clearInterval(this.timer);
   }
 
-  hold(account: CreditAccount, want: number, atLeast: number, period: string): Promise<HoldOutcome> {
-    return this.shared.hold(account, want, atLeast, period);
+  hold(account: CreditAccount, want: number, atLeast: number, period: string, take?: RateTake): Promise<HoldOutcome> {
+    return this.shared.hold(account, want, atLeast, period, take);
   }
 
   release(hold: CreditHold): Promise<void> {

@@ -10,12 +10,15 @@
 import { randomUUID } from "node:crypto";
 import type { TestFn } from "ava";
 import type { CreditAccount, CreditHold, CreditStore, HoldOutcome } from "../../src/store/credit-store.js";
+import type { RateLimitBuckets } from "../../src/store/rate-buckets.js";
 import { StoreError } from "../../src/store/store-error.js";
 import type { UsageRow } from "../../src/store/usage-log.js";
 
 export interface OpenedCreditStores {
   /** Two stores on one backend (two instances); the same object twice for an in-memory store. */
   stores: readonly [CreditStore, CreditStore];
+  /** The rate buckets a hold's take counts in, on the same backend. */
+  buckets: RateLimitBuckets;
   /** Called once the case ends, pass or fail. */
   close(): Promise<void> | void;
 }
@@ -288,5 +291,45 @@ export function creditStoreConformance(test: TestFn, name: string, open: () => P
     await t.throwsAsync(async () => b.settle(null, row(account, -1)), { instanceOf: StoreError });
     t.false(await b.hasRow(fractional.id, [PERIOD]));
     t.deepEqual(await b.balance(account, PERIOD), { planUsed: 0, planHeld: 30, keySpent: 0, keyHeld: 0 });
+  });
+
+  test(named("a hold with a take counts the request in the key's buckets on every instance; a refused take holds nothing"), async (t) => {
+    const { stores, buckets, close } = await open();
+    t.teardown(close);
+    const [a, b] = stores;
+    const account = planAccount(100);
+    const take = { key: unique("gw_rate"), requestsPerMinute: 2 };
+    const first = await a.hold(account, 10, 10, PERIOD, take);
+    t.is(held(first).amount, 10);
+    t.like(first.admission, { retryAfterSeconds: 0, refusedBy: undefined, requests: { limit: 2, remaining: 1 } });
+    const second = await b.hold(account, 10, 10, PERIOD, take);
+    t.is(held(second).amount, 10);
+    t.like(second.admission, { requests: { remaining: 0 } });
+    const refused = await a.hold(account, 10, 10, PERIOD, take);
+    t.is(refused.held, undefined);
+    t.is(refused.spendable, undefined);
+    t.like(refused.admission, { refusedBy: "requests", requests: { remaining: 0 } });
+    t.true((refused.admission?.retryAfterSeconds ?? 0) >= 1);
+    t.deepEqual(await b.balance(account, PERIOD), { planUsed: 0, planHeld: 20, keySpent: 0, keyHeld: 0 });
+    // The same buckets as a request counted alone.
+    t.is((await buckets.admit(take.key, 2)).refusedBy, "requests");
+    // Without a take, a hold counts nothing and says nothing of the buckets.
+    const plain = await b.hold(account, 10, 10, PERIOD);
+    t.is(held(plain).amount, 10);
+    t.false("admission" in plain);
+  });
+
+  test(named("a take counts the request even when the credits refuse it, as a request refused with 402 is counted"), async (t) => {
+    const { stores, buckets, close } = await open();
+    t.teardown(close);
+    const [a, b] = stores;
+    const account = planAccount(5);
+    const take = { key: unique("gw_rate"), requestsPerMinute: 3 };
+    const refused = await a.hold(account, 10, 10, PERIOD, take);
+    t.is(refused.held, undefined);
+    t.deepEqual(refused.spendable, { credits: 5, limit: "plan" });
+    t.like(refused.admission, { refusedBy: undefined, requests: { remaining: 2 } });
+    t.like(await b.hold(account, 5, 5, PERIOD, take), { held: { amount: 5 }, admission: { requests: { remaining: 1 } } });
+    t.like(await buckets.admit(take.key, 3), { refusedBy: undefined, requests: { remaining: 0 } });
   });
 }

@@ -7,10 +7,11 @@
 // A call must fit both its agent's plan and its key's budget (docs/decisions.md §10).
 import { randomUUID } from "node:crypto";
 import type { PlanLimits } from "../../config/config-schema.js";
-import type { CreditAccount, CreditBalance, CreditHold, CreditStore, Spendable } from "../../store/credit-store.js";
+import type { CreditAccount, CreditBalance, CreditHold, CreditStore, HoldOutcome, Spendable } from "../../store/credit-store.js";
 import { spendableOf } from "../../store/credit-store.js";
 import { periodOf, type UsageRow } from "../../store/usage-log.js";
 import type { Caller } from "../auth/key-authenticator.js";
+import type { DeferredAdmission } from "../auth/rate-limiter.js";
 import { InsufficientCreditsError } from "../errors.js";
 
 export type { Spendable };
@@ -82,7 +83,7 @@ export class CreditLedger {
   async reserve(account: Account, amount: number): Promise<Reservation> {
     const outcome = await this.store.hold(creditAccount(account), amount, amount, periodOf(this.now()));
     if (!outcome.held) {
-      const { credits, limit } = outcome.spendable;
+      const { credits, limit } = spendableIn(outcome);
       throw new InsufficientCreditsError(Math.max(0, credits), amount, undefined, this.describeLimit(account.caller, limit));
     }
     return { hold: outcome.held, amount: outcome.held.amount, settled: false };
@@ -93,17 +94,24 @@ export class CreditLedger {
    * throws. When the balance covers the call's worst case (`plan` with no limit), that is one
    * step: the hold itself checks the balance, with no read before it (one Redis round trip, not
    * two). Only a call its balance cannot cover in full is sized again for what is spendable (a
-   * smaller max_tokens filled in, fallbacks left out) and held then, as `reserve` does.
+   * smaller max_tokens filled in, fallbacks left out) and held then, as `reserve` does. A request
+   * whose rate take is still `pending` makes it in the first hold (429 when refused, nothing held).
    */
   async reservePlanned<Plan extends { amount: number }>(
     account: Account,
     plan: (remaining: number, limit: string) => Plan,
+    admission?: DeferredAdmission,
   ): Promise<{ planned: Plan; reservation: Reservation }> {
     const credits = creditAccount(account);
     const whole = plan(Number.POSITIVE_INFINITY, this.describeLimit(account.caller, "plan"));
-    const outcome = await this.store.hold(credits, whole.amount, whole.amount, periodOf(this.now()));
+    const take = admission?.pending;
+    const outcome = await this.store.hold(credits, whole.amount, whole.amount, periodOf(this.now()), take);
+    if (take) {
+      if (!outcome.admission) throw new Error("the credit store made no rate take with its hold");
+      admission?.taken(outcome.admission); // 429 when refused: then nothing was held
+    }
     if (outcome.held) return { planned: whole, reservation: { hold: outcome.held, amount: outcome.held.amount, settled: false } };
-    const { credits: spendable, limit } = outcome.spendable;
+    const { credits: spendable, limit } = spendableIn(outcome);
     const planned = plan(spendable, this.describeLimit(account.caller, limit));
     return { planned, reservation: await this.reserve(account, planned.amount) };
   }
@@ -197,6 +205,12 @@ export class CreditLedger {
     this.onRecorded?.(row);
     return row;
   }
+}
+
+/** What a hold that held nothing says is spendable (a hold made with no rate take always says). */
+function spendableIn(outcome: HoldOutcome): Spendable {
+  if (!outcome.spendable) throw new Error("the credit store held nothing and said nothing spendable");
+  return outcome.spendable;
 }
 
 /** The store's view of who pays: the agent's plan allowance and the key's budget, when it has one. */

@@ -9,6 +9,7 @@ import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
+import type { DeferredAdmission } from "../auth/rate-limiter.js";
 import { type CandidateBudget, type ChatCallSize, type HeldTokens, planChatReservation, type ReservationPlan } from "../billing/chat-reservation.js";
 import type { Reservation } from "../billing/credit-ledger.js";
 import { creditsForTokens } from "../billing/pricing.js";
@@ -25,6 +26,8 @@ export interface ChatCallContext {
   requestId: string;
   signal: AbortSignal;
   endpoint: string;
+  /** The request's rate take, when its route left it for the credit hold to make (auth/rate-limiter.ts). */
+  admission?: DeferredAdmission;
 }
 
 /** What a call may cost through each candidate, given what the caller may spend (`limit` names that limit, for the 402). */
@@ -73,7 +76,7 @@ export class ChatMetering {
     const { ledger } = this.shared;
     assertKeyAllowsModel(context.caller.key, model);
     const routed = resolveRoutes(config, model, { planName: context.caller.agent.plan, plan: context.plan, latency: this.shared.latency });
-    const { planned, reservation } = await ledger.reservePlanned(context, (remaining, limit) => plan(config, routed, remaining, limit));
+    const { planned, reservation } = await ledger.reservePlanned(context, (remaining, limit) => plan(config, routed, remaining, limit), context.admission);
     return { candidates: planned.candidates, budgets: planned.budgets, reservation, started };
   }
 

@@ -3,7 +3,7 @@ import type { H3 } from "h3";
 import { parseChatRequest } from "../../gateway/chat/chat-request.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { readJsonObject } from "../read-json-body.js";
-import { admitCaller, clientGoneSignal, requestIdOf } from "../request-context.js";
+import { admitCallerWithHold, clientGoneSignal, requestIdOf } from "../request-context.js";
 import type { ServerLogger } from "../server-logger.js";
 import { chatFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
@@ -14,23 +14,25 @@ export const FILLED_MAX_TOKENS_HEADER = "x-service-max-tokens-filled";
 export function registerChatCompletions(app: H3, gateway: Gateway, logger: ServerLogger): void {
   app.post("/v1/chat/completions", async (event) => {
     const requestId = requestIdOf(event);
-    const { caller, plan } = await admitCaller(event, gateway);
-    const request = parseChatRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "chat.completions" };
-    if (request.stream) {
-      const streaming = await gateway.chat.stream(request, context);
-      const headers: Record<string, string> = {};
-      if (streaming.upstreamRequestId) headers["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
-      if (streaming.filledMaxTokens !== undefined) headers[FILLED_MAX_TOKENS_HEADER] = String(streaming.filledMaxTokens);
-      return sseResponse(
-        chatFrames(streaming.chunks, (error) => logger.error(error, requestId)),
-        headers,
-        gateway.afterTurnWrites,
-      );
-    }
-    const completed = await gateway.chat.complete(request, context);
-    if (completed.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", completed.upstreamRequestId);
-    if (completed.filledMaxTokens !== undefined) event.res.headers.set(FILLED_MAX_TOKENS_HEADER, String(completed.filledMaxTokens));
-    return completed.body;
+    const { caller, plan, admission } = await admitCallerWithHold(event, gateway);
+    return admission.around(async () => {
+      const request = parseChatRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+      const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "chat.completions", admission };
+      if (request.stream) {
+        const streaming = await gateway.chat.stream(request, context);
+        const headers: Record<string, string> = {};
+        if (streaming.upstreamRequestId) headers["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
+        if (streaming.filledMaxTokens !== undefined) headers[FILLED_MAX_TOKENS_HEADER] = String(streaming.filledMaxTokens);
+        return sseResponse(
+          chatFrames(streaming.chunks, (error) => logger.error(error, requestId)),
+          headers,
+          gateway.afterTurnWrites,
+        );
+      }
+      const completed = await gateway.chat.complete(request, context);
+      if (completed.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", completed.upstreamRequestId);
+      if (completed.filledMaxTokens !== undefined) event.res.headers.set(FILLED_MAX_TOKENS_HEADER, String(completed.filledMaxTokens));
+      return completed.body;
+    });
   });
 }

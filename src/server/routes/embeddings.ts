@@ -4,18 +4,20 @@ import type { H3 } from "h3";
 import { parseEmbeddingsRequest } from "../../gateway/embeddings/embeddings-request.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { readJsonObject } from "../read-json-body.js";
-import { admitCaller, clientGoneSignal, requestIdOf } from "../request-context.js";
+import { admitCallerWithHold, clientGoneSignal, requestIdOf } from "../request-context.js";
 
 export const EMBEDDINGS_PATH = "/v1/embeddings";
 
 export function registerEmbeddings(app: H3, gateway: Gateway): void {
   app.post(EMBEDDINGS_PATH, async (event) => {
     const requestId = requestIdOf(event);
-    const { caller, plan } = await admitCaller(event, gateway);
-    const request = parseEmbeddingsRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "embeddings" };
-    const created = await gateway.embeddings.create(request, context);
-    if (created.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", created.upstreamRequestId);
-    return created.body;
+    const { caller, plan, admission } = await admitCallerWithHold(event, gateway);
+    return admission.around(async () => {
+      const request = parseEmbeddingsRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+      const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "embeddings", admission };
+      const created = await gateway.embeddings.create(request, context);
+      if (created.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", created.upstreamRequestId);
+      return created.body;
+    });
   });
 }

@@ -6,7 +6,7 @@ import type { H3, H3Event } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
 import { parseCountTokensRequest, parseMessagesRequest } from "../../gateway/messages/messages-request.js";
 import { readJsonObject } from "../read-json-body.js";
-import { admitCaller, clientGoneSignal, requestIdOf } from "../request-context.js";
+import { admitCaller, admitCallerWithHold, clientGoneSignal, requestIdOf } from "../request-context.js";
 import { messagesFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
 
@@ -31,19 +31,21 @@ export function registerMessages(app: H3, gateway: Gateway): void {
 
   app.post(MESSAGES_PATH, async (event) => {
     const requestId = requestIdOf(event);
-    const { caller, plan } = await admitCaller(event, gateway, apiKeyOf(event));
-    const request = parseMessagesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "messages" };
-    const headers = forwardedHeaders(event);
-    if (request.stream) {
-      const streaming = await gateway.messages.stream(request, context, headers);
-      const responseHeaders: Record<string, string> = {};
-      if (streaming.upstreamRequestId) responseHeaders["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
-      return sseResponse(messagesFrames(streaming.events), responseHeaders, gateway.afterTurnWrites);
-    }
-    const result = await gateway.messages.create(request, context, headers);
-    if (result.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", result.upstreamRequestId);
-    return result.body;
+    const { caller, plan, admission } = await admitCallerWithHold(event, gateway, apiKeyOf(event));
+    return admission.around(async () => {
+      const request = parseMessagesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+      const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "messages", admission };
+      const headers = forwardedHeaders(event);
+      if (request.stream) {
+        const streaming = await gateway.messages.stream(request, context, headers);
+        const responseHeaders: Record<string, string> = {};
+        if (streaming.upstreamRequestId) responseHeaders["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
+        return sseResponse(messagesFrames(streaming.events), responseHeaders, gateway.afterTurnWrites);
+      }
+      const result = await gateway.messages.create(request, context, headers);
+      if (result.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", result.upstreamRequestId);
+      return result.body;
+    });
   });
 }
 

@@ -6,7 +6,7 @@ import type { Gateway } from "../../gateway/gateway.js";
 import { parseResponsesRequest } from "../../gateway/responses/responses-request.js";
 import type { ResponsesAnswer } from "../../gateway/responses/responses-service.js";
 import { readJsonObject } from "../read-json-body.js";
-import { admitCaller, clientGoneSignal, requestIdOf } from "../request-context.js";
+import { admitCaller, admitCallerWithHold, clientGoneSignal, requestIdOf } from "../request-context.js";
 import type { ServerLogger } from "../server-logger.js";
 import { messagesFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
@@ -23,16 +23,18 @@ export const PARAMS_IGNORED_HEADER = "x-service-params-ignored";
 export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogger): void {
   app.post(RESPONSES_PATH, async (event) => {
     const requestId = requestIdOf(event);
-    const { caller, plan } = await admitCaller(event, gateway);
-    const request = parseResponsesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    const context = { caller, plan: plan.limits, planName: plan.name, requestId, signal: clientGoneSignal(event), endpoint: "responses" };
-    if (request.stream) {
-      const streaming = await gateway.responses.stream(request, context, (error) => logger.error(error, requestId));
-      return sseResponse(messagesFrames(streaming.events), answerHeaders(streaming), gateway.afterTurnWrites);
-    }
-    const created = await gateway.responses.create(request, context);
-    for (const [name, value] of Object.entries(answerHeaders(created))) event.res.headers.set(name, value);
-    return created.body;
+    const { caller, plan, admission } = await admitCallerWithHold(event, gateway);
+    return admission.around(async () => {
+      const request = parseResponsesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+      const context = { caller, plan: plan.limits, planName: plan.name, requestId, signal: clientGoneSignal(event), endpoint: "responses", admission };
+      if (request.stream) {
+        const streaming = await gateway.responses.stream(request, context, (error) => logger.error(error, requestId));
+        return sseResponse(messagesFrames(streaming.events), answerHeaders(streaming), gateway.afterTurnWrites);
+      }
+      const created = await gateway.responses.create(request, context);
+      for (const [name, value] of Object.entries(answerHeaders(created))) event.res.headers.set(name, value);
+      return created.body;
+    });
   });
 
   app.get(`${RESPONSES_PATH}/:id`, async (event) => {
