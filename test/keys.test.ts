@@ -195,38 +195,41 @@ test.serial("the rate-limit headers are on streams and on the messages endpoint 
   t.is(messages.headers.get("x-ratelimit-remaining-requests"), "48");
 });
 
-test.serial("a metered call counts its request with its credit hold; one that fails before is counted too, and once over the limit 429 comes before its error", async (t) => {
-  const key = await addKey(home, "orderly", "roomy", { rpm: 3 });
-  const before = upstream.requests.length;
-  const invalid = await call(key, "/chat/completions", { model: "m/cheap" });
-  t.is(invalid.status, 400);
-  t.is(invalid.headers.get("x-ratelimit-remaining-requests"), "2");
-  const unknown = await call(key, "/chat/completions", chatBody("nowhere/none"));
-  t.true(unknown.status >= 400 && unknown.status < 500 && unknown.status !== 429, `status ${unknown.status}`);
-  t.is(unknown.headers.get("x-ratelimit-remaining-requests"), "1");
-  const answered = await call(key, "/chat/completions", chatBody());
-  t.is(answered.status, 200);
-  t.is(answered.headers.get("x-ratelimit-remaining-requests"), "0");
-  for (const [path, body] of [
-    ["/chat/completions", { model: "m/cheap" }],
-    ["/chat/completions", chatBody()],
-    ["/responses", { model: "m/cheap", input: 42 }],
-    ["/embeddings", { model: "m/cheap" }],
-  ] as const) {
-    const refused = await call(key, path, body);
-    t.is(refused.status, 429, path);
-    t.is(refused.headers.get("x-ratelimit-remaining-requests"), "0");
-    t.truthy(refused.headers.get("retry-after"));
-  }
-  const messages = await fetch(`${gateway.url}/anthropic/v1/messages`, {
-    method: "POST",
-    headers: { "x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
-    body: "{not json",
-  });
-  t.is(messages.status, 429);
-  t.is(messages.headers.get("x-ratelimit-remaining-requests"), "0");
-  t.is(upstream.requests.length - before, 1, "only the one admitted valid call reached the upstream");
-});
+test.serial(
+  "a metered call counts its request with its credit hold; one that fails before is counted too, and once over the limit 429 comes before its error",
+  async (t) => {
+    const key = await addKey(home, "orderly", "roomy", { rpm: 3 });
+    const before = upstream.requests.length;
+    const invalid = await call(key, "/chat/completions", { model: "m/cheap" });
+    t.is(invalid.status, 400);
+    t.is(invalid.headers.get("x-ratelimit-remaining-requests"), "2");
+    const unknown = await call(key, "/chat/completions", chatBody("nowhere/none"));
+    t.true(unknown.status >= 400 && unknown.status < 500 && unknown.status !== 429, `status ${unknown.status}`);
+    t.is(unknown.headers.get("x-ratelimit-remaining-requests"), "1");
+    const answered = await call(key, "/chat/completions", chatBody());
+    t.is(answered.status, 200);
+    t.is(answered.headers.get("x-ratelimit-remaining-requests"), "0");
+    for (const [path, body] of [
+      ["/chat/completions", { model: "m/cheap" }],
+      ["/chat/completions", chatBody()],
+      ["/responses", { model: "m/cheap", input: 42 }],
+      ["/embeddings", { model: "m/cheap" }],
+    ] as const) {
+      const refused = await call(key, path, body);
+      t.is(refused.status, 429, path);
+      t.is(refused.headers.get("x-ratelimit-remaining-requests"), "0");
+      t.truthy(refused.headers.get("retry-after"));
+    }
+    const messages = await fetch(`${gateway.url}/anthropic/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: "{not json",
+    });
+    t.is(messages.status, 429);
+    t.is(messages.headers.get("x-ratelimit-remaining-requests"), "0");
+    t.is(upstream.requests.length - before, 1, "only the one admitted valid call reached the upstream");
+  },
+);
 
 test.serial("the rate-limit headers are on errors after authentication too (a 402)", async (t) => {
   const key = await addKey(home, "broke", "roomy", { budget: { credits: 0, period: "month" } });
