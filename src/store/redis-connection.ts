@@ -50,8 +50,8 @@ export async function openRedis(settings: RedisSettings): Promise<Redis> {
  * done (setImmediate), so the commands of every request answered in one turn leave in one write
  * and their replies come back together. Why not ioredis's enableAutoPipelining, which batches the
  * same way: it builds a Pipeline per turn and a promise and a tick per command, which on this
- * machine cost about 40 µs more per command at one request at a time and about 5 µs more of CPU
- * per command at 64 (docs/benchmarks.md, "The state on Redis"); corking costs neither.
+ * machine cost about 40 µs more per command at one request at a time and about 4 µs more of CPU
+ * per command at 64 (scripts/bench-redis-client.mjs; docs/benchmarks.md, "The state on Redis").
  */
 function writeOncePerTurn(redis: Redis): void {
   const send = redis.sendCommand.bind(redis);

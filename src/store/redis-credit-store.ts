@@ -11,6 +11,8 @@
 //   P kept                  hash  name -> the kept CreditHold as JSON
 //   P usage-id:<rowId>      string  the row's period, for ~70 days: settle writes a row id once
 //   P usage:<YYYY-MM>       stream  one entry per row, field r = the row's JSON (append-only)
+// A hold that takes its request's rate in the same step also writes the key's rate buckets
+// (redis-rate-buckets.ts).
 // The last three are not under an agent's tag, so this needs one Redis (or a primary with
 // replicas), not Redis Cluster.
 //

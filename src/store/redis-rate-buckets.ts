@@ -1,7 +1,8 @@
 // Requests and tokens per minute per key in Redis, for several gw instances that share their keys'
 // limits (issue 23). The buckets refill continuously as in one process (gateway/auth/rate-limiter.ts,
 // the same maths): an admit is one Lua script on Redis's clock (TIME), so instances with skewed
-// clocks still agree, and a take can never be lost between two instances.
+// clocks still agree, and a take can never be lost between two instances. A metered call's take
+// runs inside its credit hold's script instead (LUA_RATE_TAKE, redis-credit-store.ts).
 //
 // Keys (P = prefix, "gw:" by default), sharing the key's hash tag:
 //   P rate:{k:<key>}:requests, P rate:{k:<key>}:tokens   hash  capacity, level, at (ms, Redis's clock)
