@@ -12,7 +12,7 @@ import { VideoPoller } from "../src/gateway/video/video-poller.js";
 import { type VideoJobBody, VideoService } from "../src/gateway/video/video-service.js";
 import { RedisVideoJobStore } from "../src/store/redis-video-jobs.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
-import type { VideoJobRecord } from "../src/store/video-jobs.js";
+import { newVideoJobId, type VideoJobRecord } from "../src/store/video-jobs.js";
 import { type FakeOpenAIVideo, startFakeOpenAIVideo } from "./fakes/openai-video.js";
 import type { VideoTaskScript } from "./fakes/video-tasks.js";
 import { eventually } from "./helpers/eventually.js";
@@ -53,14 +53,14 @@ interface Setup {
   key: string;
 }
 
-async function start(t: ExecutionContext, script: VideoTaskScript = { succeedAfterPolls: 2 }): Promise<Setup> {
+async function start(t: ExecutionContext, script: VideoTaskScript = { succeedAfterPolls: 2 }, concurrencyPerProvider = 2): Promise<Setup> {
   const sora = await startFakeOpenAIVideo({ apiKey: OPENAI_KEY, ...script });
   t.teardown(() => sora.close());
   const home = await makeHome((config) => {
     config.providers = { openai: { type: "openai", baseUrl: sora.url, apiKey: OPENAI_KEY } };
     config.tools.video = { default: "openai/sora-2", allow: ["openai/sora-2"] };
     // The gateway's own schedule stays out of it; the test drives both pollers' ticks.
-    config.video = { tickSeconds: 60, pollIntervalSeconds: 1 };
+    config.video = { tickSeconds: 60, pollIntervalSeconds: 1, concurrencyPerProvider };
     config.upstream = { ...config.upstream, retries: 0 };
   });
   const key = await addKey(home, "director", "pro");
@@ -135,6 +135,25 @@ test("two pollers on one Redis: every job submitted once, downloaded once, bille
   for (const row of rows) t.is(row.credits, SECONDS * PRICE_PER_SECOND);
   t.deepEqual(Object.fromEntries(await setup.a.jobs.countByStatus()), { SUCCEEDED: ids.length });
   t.deepEqual(await setup.a.jobs.active(), []);
+});
+
+test("video.concurrencyPerProvider counts across instances: while another instance holds the provider's one slot, a poller starts nothing of it", async (t) => {
+  const setup = await start(t, { succeedAfterPolls: 2 }, 1);
+  const queued = await submit(setup.b, setup, "waits its turn");
+  // Instance a works some job of the same provider: its claim holds the provider's one slot.
+  const working = await setup.a.jobs.claim(newVideoJobId(), 60_000, { group: "openai", limit: 1 });
+  t.truthy(working);
+  await setup.b.poller.tick();
+  await setup.b.poller.idle();
+  t.is(submits(setup.sora).length, 0, "nothing submitted while the slot is held elsewhere");
+  t.like(await setup.b.jobs.get(queued.id), { status: "QUEUED" });
+  await working!.release();
+  await setup.b.poller.tick();
+  await setup.b.poller.idle();
+  t.is(submits(setup.sora).length, 1, "submitted once the slot is free");
+  const [ended] = await allEnded(setup, [queued.id]);
+  t.is(ended!.status, "SUCCEEDED");
+  t.is(videoRows(setup.home).filter((row) => row.requestId === queued.id).length, 1, "billed once");
 });
 
 test("a job claimed by an instance that died is left alone until its lease runs out, then finished by the other, billed once", async (t) => {

@@ -4,6 +4,7 @@
 // two gw instances: a claim one makes the other cannot take until it ends, and a change made under
 // a claim that has run out is not written. The embedded store serves one process, so its "other
 // instance" is the same store object.
+import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
 import test from "ava";
 import { RedisVideoJobStore } from "../src/store/redis-video-jobs.js";
@@ -217,6 +218,34 @@ for (const implementation of implementations) {
       { message: "finished" },
     );
     t.is((await store.get(created.id))!.status, "CANCELLED");
+  });
+
+  test(named("claims with a slot: at most the limit of one group at once across handles; a released or expired claim frees its slot"), async (t) => {
+    const { store, twin } = await implementation.open();
+    const jobs = [job(), job(), job(), job()];
+    for (const created of jobs) await store.create(created);
+    const group = `provider-${randomUUID().slice(0, 8)}`;
+    const slot = { group, limit: 2 };
+    const first = await store.claim(jobs[0]!.id, 60_000, slot);
+    const second = await twin.claim(jobs[1]!.id, 60_000, slot);
+    t.truthy(first);
+    t.truthy(second);
+    t.is(await twin.claim(jobs[2]!.id, 60_000, slot), null, "both slots are taken");
+    t.is(await store.claim(jobs[2]!.id, 60_000, slot), null);
+    t.truthy(await store.claim(jobs[3]!.id, 60_000, { group: `${group}-other`, limit: 1 }), "another group has slots of its own");
+    t.true(await second!.renew(), "a claim with a slot renews");
+    await first!.release();
+    const third = await twin.claim(jobs[2]!.id, 60_000, slot);
+    t.truthy(third, "a released claim frees its slot");
+    t.is(await store.claim(jobs[0]!.id, 60_000, slot), null);
+    await second!.release();
+    // A claim whose lease runs out (its instance died) frees its slot with it.
+    const stale = await store.claim(jobs[1]!.id, 50, slot);
+    t.truthy(stale);
+    t.is(await twin.claim(jobs[0]!.id, 60_000, slot), null);
+    const after = await eventually(() => twin.claim(jobs[0]!.id, 60_000, slot), { what: "the slot after the lease ran out" });
+    t.truthy(after);
+    t.false(await stale!.renew());
   });
 
   test(named("renewing keeps a claim held past its first lease"), async (t) => {

@@ -8,6 +8,7 @@
 //   P video:agent:<agent>  zset    an agent's job ids, all score 0 (listed newest first)
 //   P video:counts         hash    status -> how many jobs are in it (the metrics)
 //   P video:claim:<id>     string  the claim's random token, with the lease as its TTL (SET NX PX)
+//   P video:working:<group> zset   ids of the jobs claimed with a slot of the group (a provider) -> lease deadline (ms, Redis's clock)
 // Create, update, renew and release are one Lua script each (EVALSHA through defineCommand), so
 // the indexes and counts move with the document, and the claim is checked in the same step that
 // writes (fencing). The keys are not under one hash tag: this needs one Redis (or a primary with
@@ -19,6 +20,7 @@ import {
   applyJobChange,
   checkLease,
   isVideoJobId,
+  type ClaimSlot,
   type JobClaim,
   TERMINAL_STATUSES,
   VideoJobClaimLostError,
@@ -36,6 +38,9 @@ declare module "ioredis" {
     gwVideoUpdate(...args: ScriptArgument[]): Result<unknown, Context>;
     gwVideoRenew(...args: ScriptArgument[]): Result<unknown, Context>;
     gwVideoRelease(...args: ScriptArgument[]): Result<unknown, Context>;
+    gwVideoClaimSlot(...args: ScriptArgument[]): Result<unknown, Context>;
+    gwVideoRenewSlot(...args: ScriptArgument[]): Result<unknown, Context>;
+    gwVideoReleaseSlot(...args: ScriptArgument[]): Result<unknown, Context>;
   }
 }
 
@@ -93,6 +98,39 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `;
 
+// The same three for a claim that takes a slot of a group: the group's zset lists the jobs holding
+// one, each until its claim's deadline, so a slot whose instance died comes back with its claim.
+const LUA_SLOT_CLOCK = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+// KEYS: claim, working. ARGV: token, lease (ms), id, limit. Returns 1 when claimed.
+const CLAIM_SLOT = `${LUA_SLOT_CLOCK}
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 0 end
+redis.call('ZADD', KEYS[2], string.format('%d', now + tonumber(ARGV[2])), ARGV[3])
+return 1
+`;
+
+// KEYS: claim, working. ARGV: token, lease (ms), id.
+const RENEW_SLOT = `${LUA_SLOT_CLOCK}
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], string.format('%d', now + tonumber(ARGV[2])), ARGV[3])
+return 1
+`;
+
+// KEYS: claim, working. ARGV: token, id.
+const RELEASE_SLOT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[2], ARGV[2])
+end
+return 1
+`;
+
 /** How many times an update reads again when another writer changed the job in between. */
 const UPDATE_ATTEMPTS = 20;
 
@@ -113,6 +151,9 @@ export class RedisVideoJobStore implements VideoJobRecords {
     redis.defineCommand("gwVideoUpdate", { numberOfKeys: 5, lua: UPDATE });
     redis.defineCommand("gwVideoRenew", { numberOfKeys: 1, lua: RENEW });
     redis.defineCommand("gwVideoRelease", { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand("gwVideoClaimSlot", { numberOfKeys: 2, lua: CLAIM_SLOT });
+    redis.defineCommand("gwVideoRenewSlot", { numberOfKeys: 2, lua: RENEW_SLOT });
+    redis.defineCommand("gwVideoReleaseSlot", { numberOfKeys: 2, lua: RELEASE_SLOT });
   }
 
   async get(id: string): Promise<VideoJobRecord | undefined> {
@@ -206,9 +247,15 @@ export class RedisVideoJobStore implements VideoJobRecords {
     return (await this.redis.getBuffer(this.inputKey(id))) ?? undefined;
   }
 
-  async claim(id: string, ttlMs: number): Promise<JobClaim | null> {
+  async claim(id: string, ttlMs: number, slot?: ClaimSlot): Promise<JobClaim | null> {
     checkLease(ttlMs);
     const token = randomUUID();
+    if (slot) {
+      if (!(Number.isSafeInteger(slot.limit) && slot.limit > 0)) throw new RangeError(`a slot limit must be a whole number above 0, not ${slot.limit}`);
+      const working = `${this.prefix}video:working:${slot.group}`;
+      const taken = await this.redis.gwVideoClaimSlot(this.claimKey(id), working, token, ttlMs, id, slot.limit);
+      return taken === 1 ? new RedisJobClaim(this.redis, id, token, this.claimKey(id), ttlMs, working) : null;
+    }
     const taken = await this.redis.set(this.claimKey(id), token, "PX", ttlMs, "NX");
     return taken === "OK" ? new RedisJobClaim(this.redis, id, token, this.claimKey(id), ttlMs) : null;
   }
@@ -249,14 +296,20 @@ class RedisJobClaim implements JobClaim {
     readonly token: string,
     private readonly key: string,
     private readonly ttlMs: number,
+    /** The group's zset, when the claim holds one of its slots. */
+    private readonly working?: string,
   ) {}
 
   async renew(): Promise<boolean> {
-    return (await this.redis.gwVideoRenew(this.key, this.token, this.ttlMs)) === 1;
+    const renewed = this.working
+      ? await this.redis.gwVideoRenewSlot(this.key, this.working, this.token, this.ttlMs, this.jobId)
+      : await this.redis.gwVideoRenew(this.key, this.token, this.ttlMs);
+    return renewed === 1;
   }
 
   async release(): Promise<void> {
-    await this.redis.gwVideoRelease(this.key, this.token);
+    if (this.working) await this.redis.gwVideoReleaseSlot(this.key, this.working, this.token, this.jobId);
+    else await this.redis.gwVideoRelease(this.key, this.token);
   }
 }
 

@@ -78,6 +78,15 @@ export interface JobClaim {
   release(): Promise<void>;
 }
 
+/**
+ * A claim that also takes one of a group's slots (the poller's group is the job's provider): at
+ * most `limit` claims of one group are held at once, across every instance sharing the store.
+ */
+export interface ClaimSlot {
+  group: string;
+  limit: number;
+}
+
 /** What the video service and poller need of the jobs' records, embedded or shared. */
 export interface VideoJobRecords {
   get(id: string): Promise<VideoJobRecord | undefined>;
@@ -100,8 +109,11 @@ export interface VideoJobRecords {
   update(id: string, change: Partial<VideoJobRecord>, claim?: JobClaim, check?: (current: VideoJobRecord) => void): Promise<VideoJobRecord>;
   /** The reference photo of a job that still needs it. */
   readImage(id: string): Promise<Buffer | undefined>;
-  /** Claim a job for `ttlMs`; null when someone holds it now. */
-  claim(id: string, ttlMs: number): Promise<JobClaim | null>;
+  /**
+   * Claim a job for `ttlMs`; null when someone holds it now, or when `slot` is given and its group
+   * already has `limit` claims held. The slot is held, renewed and released with the claim.
+   */
+  claim(id: string, ttlMs: number, slot?: ClaimSlot): Promise<JobClaim | null>;
 }
 
 /** A change under a claim that is no longer held was not written: whoever made it must stop working the job. */
@@ -133,6 +145,7 @@ export function applyJobChange(current: VideoJobRecord, change: Partial<VideoJob
 interface LocalClaim {
   token: string;
   expiresAt: number;
+  group?: string;
 }
 
 export class VideoJobStore implements VideoJobRecords {
@@ -209,12 +222,18 @@ export class VideoJobStore implements VideoJobRecords {
     }
   }
 
-  async claim(id: string, ttlMs: number): Promise<JobClaim | null> {
+  async claim(id: string, ttlMs: number, slot?: ClaimSlot): Promise<JobClaim | null> {
     checkLease(ttlMs);
+    const now = Date.now();
     const held = this.claims.get(id);
-    if (held && held.expiresAt > Date.now()) return null;
+    if (held && held.expiresAt > now) return null;
+    if (slot) {
+      let taken = 0;
+      for (const claim of this.claims.values()) if (claim.group === slot.group && claim.expiresAt > now) taken++;
+      if (taken >= slot.limit) return null;
+    }
     const token = randomUUID();
-    this.claims.set(id, { token, expiresAt: Date.now() + ttlMs });
+    this.claims.set(id, { token, expiresAt: now + ttlMs, group: slot?.group });
     return new LocalJobClaim(id, token, ttlMs, this.claims);
   }
 

@@ -10,8 +10,10 @@
 // again under the claim and decides from that what to do; a job another instance holds is skipped,
 // and one whose instance died is taken once the lease runs out. A change is written only while the
 // claim is held (the store refuses it otherwise, and the operation stops). Within one instance a
-// job in flight is skipped by later ticks, ticks never overlap, and at most
-// `video.concurrencyPerProvider` operations run per provider. Billing happens exactly once: the usage row is named and recorded on the job before it
+// job in flight is skipped by later ticks, and ticks never overlap. At most
+// `video.concurrencyPerProvider` operations run per provider across every instance: each claim
+// takes one of its provider's slots in the shared store (a job past that waits for a later tick).
+// Billing happens exactly once: the usage row is named and recorded on the job before it
 // is written, so after a restart the job finds out whether it was, and a job cancelled while its
 // clip was downloading is not billed.
 import { createReadStream, createWriteStream } from "node:fs";
@@ -114,7 +116,7 @@ export class VideoPoller {
 
   private launch(job: VideoJobRecord): void {
     this.perProvider.set(job.provider, (this.perProvider.get(job.provider) ?? 0) + 1);
-    const running = this.claimed(job.id)
+    const running = this.claimed(job.id, job.provider)
       .catch((error: unknown) => {
         // Cancelled by a client meanwhile: nothing more to do.
         if (error instanceof VideoJobEndedError) return;
@@ -128,9 +130,12 @@ export class VideoPoller {
     this.inFlight.set(job.id, running);
   }
 
-  /** Claim the job (skip it when another instance holds it), renew the claim while working, release it after. */
-  private async claimed(id: string): Promise<void> {
-    const claim = await this.jobs.claim(id, CLAIM_LEASE_MS);
+  /**
+   * Claim the job and a slot of its provider (skip it when another instance holds it, or the
+   * provider's slots are all taken), renew the claim while working, release it after.
+   */
+  private async claimed(id: string, provider: string): Promise<void> {
+    const claim = await this.jobs.claim(id, CLAIM_LEASE_MS, { group: provider, limit: this.shared.config().video.concurrencyPerProvider });
     if (!claim) return;
     const lost = new AbortController();
     const renewal = setInterval(() => {
