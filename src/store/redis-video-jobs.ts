@@ -18,9 +18,9 @@ import type { Redis, Result } from "ioredis";
 import { StoreError } from "./store-error.js";
 import {
   applyJobChange,
+  type ClaimSlot,
   checkLease,
   isVideoJobId,
-  type ClaimSlot,
   type JobClaim,
   TERMINAL_STATUSES,
   VideoJobClaimLostError,
