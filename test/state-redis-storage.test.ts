@@ -5,8 +5,13 @@
 // (API and signed link) and deleted through any other; its bytes count once against the quota,
 // and uploads racing through every instance never pass the quota or the operations limit.
 import { randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
 import test from "ava";
+import { blobKeyOf } from "../src/gateway/storage/storage-context.js";
+import { newFileId } from "../src/gateway/storage/stored-file.js";
+import type { FileRecord } from "../src/store/file-records.js";
 import { createKey } from "../src/store/provisioning.js";
+import { RedisFileState } from "../src/store/redis-file-state.js";
 import { eventually, type StorageApi, storageApi, testPlan } from "./_storage.js";
 import { makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { startRedis, type TestRedis } from "./helpers/redis-server.js";
@@ -207,4 +212,35 @@ test.serial("Redis hung: a signed link (no key, no rate limit: only the file sta
     until: (response) => response.status === 200,
   });
   t.is(await served.text(), "kept through the outage");
+});
+
+test.serial("an upload left half-done by an instance that died is removed by another's sweep, record and bytes; a recent one is left alone", async (t) => {
+  // What an instance that died mid-upload leaves: the intent record in Redis, bytes in the bucket.
+  const state = new RedisFileState(redis.client(), "st:");
+  const intent = (agentId: string): FileRecord => ({
+    id: newFileId(Date.now()),
+    agentId,
+    filename: "cut-short.bin",
+    contentType: "application/octet-stream",
+    sizeBytes: 0,
+    createdAt: new Date().toISOString(),
+    state: "uploading",
+  });
+  const abandoned = intent("agent-died-mid-upload");
+  const recent = intent("agent-uploading-now");
+  await state.save(abandoned);
+  await state.save(recent);
+  const blobs = instances[0]!.gateway.storage.blobs;
+  await blobs.write(blobKeyOf(abandoned), Readable.from([randomBytes(64 * KB)]));
+  // Its upload began two hours ago, on Redis's clock.
+  const [seconds] = await redis.client().time();
+  await redis.client().zadd("st:files:uploading", "XX", String((Number(seconds) - 7200) * 1000), abandoned.id);
+
+  t.is(await instances[1]!.gateway.storage.sweepAbandonedUploads(), 1);
+  t.is(await redis.client().get(`st:file:${abandoned.id}`), null, "the record is gone");
+  t.is(await redis.client().zscore("st:files:uploading", abandoned.id), null);
+  t.false(await blobs.has(blobKeyOf(abandoned)), "its bytes are gone");
+  t.not(await redis.client().zscore("st:files:uploading", recent.id), null, "an upload begun just now is left alone");
+  t.is(await instances[2]!.gateway.storage.sweepAbandonedUploads(), 0, "nothing is removed twice");
+  await state.remove(recent);
 });

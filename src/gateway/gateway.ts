@@ -9,6 +9,7 @@ import { UnsetEnvWarnings } from "../config/unset-env-warnings.js";
 import { safeFetch } from "../net/safe-fetch.js";
 import { UpstreamHttp } from "../net/upstream-http.js";
 import type { Provider } from "../providers/provider.js";
+import { FILE_LEASE_MS } from "../store/file-state.js";
 import type { MetadataRecords } from "../store/metadata-store.js";
 import { openState, type StateStores } from "../store/open-state.js";
 import type { ProjectRecords } from "../store/project-records.js";
@@ -214,6 +215,8 @@ export class Gateway {
       settings: () => (gateway?.config ?? config).storage,
       logger,
       now: options.now,
+      // Past any upload (each lasts at most the body timeout) and its leases.
+      abandonedUploadMs: Math.max(FILE_LEASE_MS, 2 * config.server.bodyTimeoutMs),
     });
     gateway = new Gateway(paths, config, state, new KeyAuthenticator(state.metadata, options.now), storage, new UpstreamHttp(), logger, options);
     gateway.sharedConfig = shared;

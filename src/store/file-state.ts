@@ -82,6 +82,13 @@ export interface FileStateRecords {
    * nothing now out of the index (and its counts); the caller discards their bytes and records.
    */
   dropExpiredUploads(agentId: string, nowSeconds: number): Promise<FileRecord[]>;
+  /**
+   * Up to `limit` upload intents (records still `uploading`) begun more than `olderThanMs` ago:
+   * uploads whose instance died mid-way, for the caller to discard with their bytes. The embedded
+   * state has none to report: one process aborts its own uploads, and a crash's are recovered at
+   * the next start.
+   */
+  abandonedUploads(olderThanMs: number, limit: number): Promise<FileRecord[]>;
   /** Files and bytes over every agent (the metrics; pending uploads count, as for a quota). */
   totals(): Promise<{ files: number; bytes: number }>;
   /** Embedded only: what start found, for the orphan sweep (Redis's records outlive any one instance). */

@@ -180,6 +180,10 @@ export class LocalFileState implements FileStateRecords {
     return true;
   }
 
+  async abandonedUploads(): Promise<FileRecord[]> {
+    return [];
+  }
+
   async remove(record: Pick<FileRecord, "agentId" | "id">): Promise<FileRecord | undefined> {
     // Gone from the index first, so that a parallel delete, list or link sees it gone at once.
     const removed = this.byId.get(record.id);

@@ -308,6 +308,23 @@ export class RedisFileState implements FileStateRecords {
     return Number(saved) === 1;
   }
 
+  async abandonedUploads(olderThanMs: number, limit: number): Promise<FileRecord[]> {
+    // On Redis's clock, which timed the intents (SAVE's nowMs).
+    const [seconds, micros] = await this.redis.time();
+    const before = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - olderThanMs;
+    const ids = await this.redis.zrangebyscore(this.uploadingKey, "-inf", before, "LIMIT", 0, limit);
+    if (ids.length === 0) return [];
+    const texts = await this.redis.mget(...ids.map((id) => this.recordKey(id)));
+    const abandoned: FileRecord[] = [];
+    for (const [index, id] of ids.entries()) {
+      const text = texts[index];
+      const record = text === null || text === undefined ? undefined : parseRecord(id, text);
+      if (record?.state === "uploading") abandoned.push(record);
+      else await this.redis.zrem(this.uploadingKey, id); // finished or removed meanwhile: only the index entry was left
+    }
+    return abandoned;
+  }
+
   async remove(record: Pick<FileRecord, "agentId" | "id">): Promise<FileRecord | undefined> {
     const old = await this.redis.gwFileRemove(
       this.recordKey(record.id),

@@ -50,7 +50,16 @@ export interface StorageOpenOptions {
   settings: () => StorageSettings;
   logger: StorageLogger;
   now?: () => number;
+  /**
+   * An upload intent older than this is one whose instance died mid-way (a shared state): its
+   * record and any bytes are removed by a sweep every ABANDONED_SWEEP_MS. Longer than any upload
+   * may last (the server's body timeout) and than an upload's leases.
+   */
+  abandonedUploadMs?: number;
 }
+
+/** How often an instance looks for uploads abandoned by another that died. */
+const ABANDONED_SWEEP_MS = 10 * 60_000;
 
 export interface PresignedUpload extends StoredFile {
   uploadUrl: string;
@@ -89,11 +98,16 @@ export class StorageService {
   private fileSecret: Buffer | null = null;
   /** The last totals read, answered when the state cannot be read (the metrics must not fail). */
   private lastTotals = { files: 0, bytes: 0 };
+  private readonly abandonedSweep: NodeJS.Timeout;
 
   private constructor(
     private readonly context: StorageContext,
     private readonly secretFile: string,
-  ) {}
+    private readonly abandonedUploadMs: number,
+  ) {
+    this.abandonedSweep = setInterval(() => void this.sweepAbandonedUploads(), ABANDONED_SWEEP_MS);
+    this.abandonedSweep.unref();
+  }
 
   static async open(options: StorageOpenOptions): Promise<StorageService> {
     const directory = path.join(options.dataDir, "storage");
@@ -106,9 +120,10 @@ export class StorageService {
       now: options.now ?? Date.now,
       logger: options.logger,
     };
-    const service = new StorageService(context, path.join(directory, "signing.key"));
+    const service = new StorageService(context, path.join(directory, "signing.key"), options.abandonedUploadMs ?? FILE_LEASE_MS);
     if (settings.signingSecret === null) service.secret();
     await service.recover(settings.driver === "fs");
+    void service.sweepAbandonedUploads();
     return service;
   }
 
@@ -333,8 +348,25 @@ export class StorageService {
     }
   }
 
+  /**
+   * Remove the uploads an instance that died left half-done (shared state only; the embedded
+   * state recovers its own at start): their records and any bytes. Never throws; says what it did.
+   */
+  async sweepAbandonedUploads(): Promise<number> {
+    try {
+      const abandoned = await this.context.files.abandonedUploads(this.abandonedUploadMs, 100);
+      for (const record of abandoned) await discardFile(this.context, record);
+      if (abandoned.length > 0) this.context.logger.warn(`storage: removed ${abandoned.length} upload(s) left unfinished by an instance that stopped`);
+      return abandoned.length;
+    } catch (error) {
+      this.context.logger.warn(`storage: looking for abandoned uploads failed: ${error instanceof Error ? error.message : String(error)}`);
+      return 0;
+    }
+  }
+
   /** The blob store is this service's; the file state is closed with the rest of the state. */
   async close(): Promise<void> {
+    clearInterval(this.abandonedSweep);
     await this.context.blobs.close();
   }
 
