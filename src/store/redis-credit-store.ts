@@ -258,12 +258,8 @@ export class RedisCreditStore implements CreditStore {
     const id = randomUUID();
     const keys = this.agentKeys(account.agentId);
     const key = account.key;
+    const holdKeys = [keys.month(period), keys.life, keys.held, keys.holds, keys.leases];
     const holdArguments: ScriptArgument[] = [
-      keys.month(period),
-      keys.life,
-      keys.held,
-      keys.holds,
-      keys.leases,
       id,
       want,
       atLeast,
@@ -277,13 +273,10 @@ export class RedisCreditStore implements CreditStore {
     let admission: Admission | undefined;
     if (take) {
       const buckets = rateBucketKeys(this.prefix, take.key);
-      const [keysOfHold, argumentsOfHold] = [holdArguments.slice(0, 5), holdArguments.slice(5)];
-      reply = stringsOf(
-        await this.redis.gwCreditHoldTaking(...keysOfHold, buckets.requests, buckets.tokens, ...argumentsOfHold, ...rateTakeArguments(take)),
-        "hold",
-      );
+      const taking = await this.redis.gwCreditHoldTaking(...holdKeys, buckets.requests, buckets.tokens, ...holdArguments, ...rateTakeArguments(take));
+      reply = stringsOf(taking, "hold");
       admission = admissionOfReply(reply.slice(3), take);
-    } else reply = stringsOf(await this.redis.gwCreditHold(...holdArguments), "hold");
+    } else reply = stringsOf(await this.redis.gwCreditHold(...holdKeys, ...holdArguments), "hold");
     const [outcome, credits, limit] = reply;
     const taken = admission && { admission };
     if (outcome === "refused") return { ...taken };
