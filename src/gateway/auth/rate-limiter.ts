@@ -10,6 +10,7 @@
 
 import type { PlanLimits } from "../../config/config-schema.js";
 import type { Admission, RateLimitBuckets, RateTake } from "../../store/rate-buckets.js";
+import { StateStoreFailure } from "../../store/state-failure.js";
 import { RateLimitExceededError } from "../errors.js";
 import type { Caller } from "./key-authenticator.js";
 
@@ -75,14 +76,16 @@ export class DeferredAdmission {
   /**
    * Run a request's handler, taking its request on its own when the handler did not (it failed,
    * or answered without holding credits): a 429 then replaces the handler's error, as it would
-   * have had the request been counted first.
+   * have had the request been counted first. A failing state store's error is answered as it is.
    */
   around<T>(handler: () => Promise<T>): Promise<T> {
     // One `then`, no async frame, and nothing more when the hold took it: this runs on every chat request.
     return handler().then(
       (result) => (this.admission ? result : this.ensure().then(() => result)),
       (error: unknown) => {
-        if (this.admission) throw error;
+        // A state store that failed the hold would fail the take too, after as long again: its
+        // 503 is the answer, within one command timeout.
+        if (this.admission || error instanceof StateStoreFailure) throw error;
         return this.ensure().then(() => {
           throw error;
         });
