@@ -316,12 +316,15 @@ export class RedisFileState implements FileStateRecords {
     if (ids.length === 0) return [];
     const texts = await this.redis.mget(...ids.map((id) => this.recordKey(id)));
     const abandoned: FileRecord[] = [];
+    // Finished or removed meanwhile: only the index entry was left.
+    const stale: string[] = [];
     for (const [index, id] of ids.entries()) {
       const text = texts[index];
       const record = text === null || text === undefined ? undefined : parseRecord(id, text);
       if (record?.state === "uploading") abandoned.push(record);
-      else await this.redis.zrem(this.uploadingKey, id); // finished or removed meanwhile: only the index entry was left
+      else stale.push(id);
     }
+    if (stale.length > 0) await this.redis.zrem(this.uploadingKey, ...stale);
     return abandoned;
   }
 
