@@ -97,6 +97,8 @@ const COVERED = [
   "gw routes set",
   "gw keys create",
   "gw keys set",
+  "gw cache stats",
+  "gw cache clear",
   "gw agents create",
   "gw plans set",
   "gw plans remove",

@@ -169,6 +169,30 @@ test.serial("a stored response made through one instance is continued through an
   t.is((await fetch(`${instances[2]!.v1}/responses/${id}`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
 });
 
+test.serial("an answer cached through one instance is a hit on every other, and on no other agent", async (t) => {
+  const { key } = await newKey("caching", "roomy", { cacheTtlSeconds: 600 });
+  const { key: otherAgent } = await newKey("caching-other", "roomy", { cacheTtlSeconds: 600 });
+  const cached = { ...body, temperature: 0, messages: [{ role: "user", content: "cached across instances" }] };
+  const ask = (instance: TestGateway, apiKey: string) =>
+    fetch(`${instance.v1}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify(cached),
+    });
+  const before = openai.requests.length;
+  const first = await ask(instances[0]!, key);
+  t.is(first.headers.get("x-gw-cache"), "miss");
+  const firstText = await first.text();
+  for (const instance of instances.slice(1)) {
+    const hit = await ask(instance, key);
+    t.is(hit.headers.get("x-gw-cache"), "hit");
+    t.is(await hit.text(), firstText);
+  }
+  t.is(openai.requests.length, before + 1, "one upstream call for all four instances");
+  t.is((await ask(instances[2]!, otherAgent)).headers.get("x-gw-cache"), "miss");
+  t.is(openai.requests.length, before + 2);
+});
+
 test.serial("no instance keeps a usage row of its own: the rows are the shared ledger's", (t) => {
   for (const instance of instances) {
     t.is(instance.gateway.state.usageLog, undefined);

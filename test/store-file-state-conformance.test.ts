@@ -101,6 +101,53 @@ for (const implementation of implementations) {
     t.is((await state.page("agt_a", 1, 10)).total, 2);
   });
 
+  test(name("listFrom: a cursor over the agent's files by id, oldest or newest first, from just past `after`, saying whether more follow"), async (t) => {
+    const { state, twin } = await implementation.open();
+    const files = Array.from({ length: 5 }, (_, index) => record("agt_l", { sizeBytes: index }));
+    files.push(record("agt_l", { state: "pending", uploadExpires: nowSeconds() + 60 }));
+    for (const file of files) await state.save(file);
+    await state.save(record("agt_l", { state: "uploading", sizeBytes: 0 }));
+    await twin.save(record("agt_l_other"));
+    const ids = files.map((file) => file.id);
+    const newest = [...ids].reverse();
+    const listed = async (query: Parameters<FileStateRecords["listFrom"]>[1]) => {
+      const page = await twin.listFrom("agt_l", query);
+      return { ids: page.records.map((file) => file.id), hasMore: page.hasMore };
+    };
+
+    t.deepEqual(await listed({ limit: 2, order: "desc" }), { ids: newest.slice(0, 2), hasMore: true });
+    t.deepEqual(await listed({ after: newest[1], limit: 2, order: "desc" }), { ids: newest.slice(2, 4), hasMore: true });
+    t.deepEqual(await listed({ after: newest[3], limit: 2, order: "desc" }), { ids: newest.slice(4), hasMore: false });
+    t.deepEqual(await listed({ after: newest[5], limit: 2, order: "desc" }), { ids: [], hasMore: false });
+    t.deepEqual(await listed({ limit: 4, order: "asc" }), { ids: ids.slice(0, 4), hasMore: true });
+    t.deepEqual(await listed({ after: ids[3], limit: 2, order: "asc" }), { ids: ids.slice(4), hasMore: false });
+    t.deepEqual(await listed({ limit: 6, order: "asc" }), { ids, hasMore: false });
+    t.deepEqual(await listed({ limit: 100, order: "desc" }), { ids: newest, hasMore: false });
+    // The records themselves, as saved.
+    t.deepEqual((await twin.listFrom("agt_l", { after: ids[0], limit: 1, order: "asc" })).records, [files[1]]);
+
+    // `after` is a position, not a file that must exist: one removed, or never stored, still places the cursor.
+    await state.remove(files[2]!);
+    t.deepEqual(await listed({ after: ids[2], limit: 10, order: "asc" }), { ids: ids.slice(3), hasMore: false });
+    t.deepEqual(await listed({ after: ids[2], limit: 10, order: "desc" }), { ids: [ids[1], ids[0]], hasMore: false });
+    const later = newFileId(Date.now());
+    t.deepEqual(await listed({ after: later, limit: 10, order: "asc" }), { ids: [], hasMore: false });
+    t.deepEqual(
+      (await listed({ after: later, limit: 10, order: "desc" })).ids,
+      newest.filter((id) => id !== ids[2]),
+    );
+    t.deepEqual(await twin.listFrom("agt_nobody", { limit: 10, order: "desc" }), { records: [], hasMore: false });
+  });
+
+  test(name("a record's purpose is kept as saved"), async (t) => {
+    const { state, twin } = await implementation.open();
+    const batch = record("agt_purpose", { purpose: "batch" });
+    await state.save(batch);
+    t.deepEqual(await twin.find(batch.id), batch);
+    t.deepEqual((await twin.listFrom("agt_purpose", { limit: 10, order: "asc" })).records, [batch]);
+    t.deepEqual((await twin.page("agt_purpose", 1, 10)).records, [batch]);
+  });
+
   test(name("a write that waits for its record (ifPresent) loses to a delete: it is not written back"), async (t) => {
     const { state, twin } = await implementation.open();
     const pending = record("agt_c", { state: "pending", uploadExpires: nowSeconds() + 60 });
@@ -231,6 +278,19 @@ test("embedded: records are the same files as before (one JSON per file), and a 
   const reopened = await LocalFileState.open(dir);
   t.deepEqual(reopened.recovery?.records, [file]);
   t.is(await reopened.operationCount("agt_r", file.createdAt.slice(0, 7)), 1);
+});
+
+test("embedded: a record's purpose comes back after a restart; a record with an unknown purpose refuses the start", async (t) => {
+  const dir = tempDir("gw-file-state-");
+  const state = await LocalFileState.open(dir);
+  const file = record("agt_rp", { purpose: "fine-tune" });
+  await state.save(file);
+  await state.close();
+  t.deepEqual((await LocalFileState.open(dir)).recovery?.records, [file]);
+
+  const { writeFile } = await import("node:fs/promises");
+  await writeFile(path.join(dir, "records", "agt_rp", `${file.id}.json`), JSON.stringify({ ...file, purpose: "anything" }));
+  await t.throwsAsync(LocalFileState.open(dir), { message: /is not a gw file record/ });
 });
 
 test("redis: the grants and operations of an instance that died come back once their lease lapses", async (t) => {

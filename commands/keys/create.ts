@@ -11,11 +11,12 @@ import { createKey, findAgent } from "../../src/store/provisioning.js";
 
 export default class KeysCreate extends GwCommand {
   static override description =
-    "Create an API key for an agent (the agent is created when missing). The key is shown once. A key may carry its own budget, expiry, model patterns and rate limits, on top of its agent's plan.";
+    "Create an API key for an agent (the agent is created when missing). The key is shown once. A key may carry its own budget, expiry, model patterns and rate limits, on top of its agent's plan, and a lifetime for the response cache to keep its answers.";
   static override examples = [
     "export GW_API_KEY=$(<%= config.bin %> keys create --agent research)",
     "<%= config.bin %> keys create --agent research --plan pro --json",
     "<%= config.bin %> keys create --agent ci --name 'nightly batch' --budget 2000000 --expires 30d --models 'openai/*' --rpm 30 --tpm 50000",
+    "<%= config.bin %> keys create --agent docs-bot --cache 1h",
   ];
   static override enableJsonFlag = true;
   static override flags = {
@@ -30,7 +31,7 @@ export default class KeysCreate extends GwCommand {
     const paths = await openHome(flags.home, { create: true });
     const config = await loadHomeConfig(paths);
     const plan = flags.plan === undefined ? undefined : requirePlan(config, flags.plan);
-    const limits = keyLimitsFrom(flags, new Date());
+    const limits = keyLimitsFrom(flags, { now: new Date(), maxCacheTtlSeconds: config.cache.maxTtlSeconds });
     const { created, agentExisted } = await withMetadata(paths, async (store) => {
       // Read before the change, for the note only: a parallel create of the same agent makes it say "new" once too often.
       const agentExisted = findAgent(store.data, flags.agent) !== undefined;
@@ -53,6 +54,7 @@ export default class KeysCreate extends GwCommand {
             models: record.models ?? null,
             rpm: record.rpm ?? null,
             tpm: record.tpm ?? null,
+            cacheTtlSeconds: record.cacheTtlSeconds ?? null,
           }
         : {}),
     };

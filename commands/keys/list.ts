@@ -7,10 +7,11 @@ import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { keyListing } from "../../src/cli/key-report.js";
 import { printTable } from "../../src/cli/output.js";
 import { findAgent } from "../../src/store/provisioning.js";
+import { formatLifetime } from "../../src/text/durations.js";
 
 export default class KeysList extends GwCommand {
   static override description =
-    "List API keys by visible prefix (keys and their hashes are never shown): label, agent, plan, the key's own limits (requests and tokens per minute, model patterns, budget; - where it has none and only its plan's apply), credits spent in the budget's period (this month unless the budget is a lifetime one), expiry and last use.";
+    "List API keys by visible prefix (keys and their hashes are never shown): label, agent, plan, the key's own limits (requests and tokens per minute, model patterns, budget; - where it has none and only its plan's apply), how long the response cache keeps its answers (when any key listed has a cache lifetime), credits spent in the budget's period (this month unless the budget is a lifetime one), expiry and last use.";
   static override enableJsonFlag = true;
   static override flags = {
     agent: Flags.string({ description: "only this agent's keys" }),
@@ -29,9 +30,25 @@ export default class KeysList extends GwCommand {
       const keys = data.keys.filter((key) => (!only || key.agentId === only.id) && (flags.revoked || flags.json || key.revokedAt === null));
       return keyListing(config, data, history, keys, new Date());
     });
+    // Most homes give no key a cache lifetime: the column appears once one does, as REVOKED with --revoked.
+    const withCache = listing.some((key) => key.cacheTtlSeconds !== null);
     return this.shown(listing, () => {
       printTable(
-        ["NAME", "PREFIX", "AGENT", "PLAN", "RPM", "TPM", "MODELS", "BUDGET", "SPENT", "EXPIRES", "LAST USED", ...(flags.revoked ? ["REVOKED"] : [])],
+        [
+          "NAME",
+          "PREFIX",
+          "AGENT",
+          "PLAN",
+          "RPM",
+          "TPM",
+          ...(withCache ? ["CACHE"] : []),
+          "MODELS",
+          "BUDGET",
+          "SPENT",
+          "EXPIRES",
+          "LAST USED",
+          ...(flags.revoked ? ["REVOKED"] : []),
+        ],
         listing.map((key) => [
           key.name ?? "-",
           key.prefix,
@@ -40,6 +57,7 @@ export default class KeysList extends GwCommand {
           // The key's own limits; "-" where it has none and its plan's apply alone.
           key.rpm,
           key.tpm,
+          ...(withCache ? [key.cacheTtlSeconds === null ? "-" : formatLifetime(key.cacheTtlSeconds)] : []),
           key.models?.join(","),
           key.budget ? `${key.budget.credits}/${key.budget.period}` : "-",
           key.spent,

@@ -11,10 +11,11 @@ import { setKeyLimits } from "../../src/store/provisioning.js";
 
 export default class KeysSet extends GwCommand {
   static override description =
-    "Change a key's own limits (a running server applies them to the next request). `none` removes a budget or rate limit, `never` an expiry, `all` a model restriction.";
+    "Change a key's own limits (a running server applies them to the next request). `none` removes a budget or rate limit, `never` an expiry, `all` a model restriction, `off` the cache lifetime.";
   static override examples = [
     "<%= config.bin %> keys set gw_3fK9 --budget 500000 --budget-period total",
     "<%= config.bin %> keys set gw_3fK9 --expires never --models all --rpm none",
+    "<%= config.bin %> keys set gw_3fK9 --cache 2h",
   ];
   static override args = {
     prefix: Args.string({ description: "the key's visible prefix (as gw keys list shows it) or id", required: true }),
@@ -25,15 +26,16 @@ export default class KeysSet extends GwCommand {
   async run() {
     const { args, flags } = await this.parse(KeysSet);
     const paths = await openHome(flags.home);
+    const config = await loadHomeConfig(paths);
     const { record, agent } = await withMetadata(paths, async (store) => {
       const existing = store.data.keys.find((key) => key.revokedAt === null && (key.prefix.startsWith(args.prefix) || key.id === args.prefix));
-      const limits = keyLimitsFrom(flags, new Date(), existing);
+      const limits = keyLimitsFrom(flags, { now: new Date(), maxCacheTtlSeconds: config.cache.maxTtlSeconds, existing });
       if (Object.keys(limits).length === 0)
-        throw new UsageError("nothing to change: give at least one of --name, --budget, --budget-period, --expires, --models, --rpm, --tpm");
+        throw new UsageError("nothing to change: give at least one of --name, --budget, --budget-period, --expires, --models, --rpm, --tpm, --cache");
       const changed = await setKeyLimits(store, args.prefix, limits);
       return { record: changed, agent: store.data.agents.find((candidate) => candidate.id === changed.agentId) };
     });
-    if (agent && flags.rpm !== undefined) for (const line of keyPlanNotes(await loadHomeConfig(paths), { agent, key: record })) note(line);
+    if (agent && flags.rpm !== undefined) for (const line of keyPlanNotes(config, { agent, key: record })) note(line);
     const { hash: _hash, ...shown } = record;
     return this.shown(shown, () => note(`key ${record.prefix}… updated`));
   }

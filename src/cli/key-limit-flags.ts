@@ -1,7 +1,8 @@
 // The limit flags of `gw keys create` and `gw keys set` (docs/decisions.md §10), turned into the
-// KeyLimits the store applies. On `set`, `none` (or `never`, `all`) removes a limit.
+// KeyLimits the store applies. On `set`, `none` (or `never`, `all`, `off`) removes a limit.
 import { Flags } from "@oclif/core";
 import type { KeyBudget, KeyLimits, KeyRecord } from "../store/records.js";
+import { formatLifetime, parseLifetimeSeconds } from "../text/durations.js";
 import { UsageError } from "./cli-error.js";
 
 export const keyLimitFlags = {
@@ -20,6 +21,7 @@ export const keyLimitFlags = {
   }),
   rpm: Flags.string({ description: "requests per minute for this key (the plan's limit still applies when lower); none: the plan's" }),
   tpm: Flags.string({ description: "tokens (input + output) per minute for this key; none: no token limit" }),
+  cache: Flags.string({ description: "cache this key's answers for this long: 90s, 15m, 12h, 7d or seconds; off: no cache" }),
 };
 
 export interface KeyLimitFlagValues {
@@ -30,10 +32,19 @@ export interface KeyLimitFlagValues {
   models?: string;
   rpm?: string;
   tpm?: string;
+  cache?: string;
 }
 
-/** The limits the flags ask for; `existing` is the key being changed (`set`), whose budget period or amount may be kept. */
-export function keyLimitsFrom(flags: KeyLimitFlagValues, now: Date, existing?: KeyRecord): KeyLimits {
+export interface KeyLimitContext {
+  now: Date;
+  /** The config's `cache.maxTtlSeconds`: the longest lifetime a key may give its cached answers. */
+  maxCacheTtlSeconds: number;
+  /** The key being changed (`set`), whose budget period or amount may be kept. */
+  existing?: KeyRecord;
+}
+
+/** The limits the flags ask for. */
+export function keyLimitsFrom(flags: KeyLimitFlagValues, { now, maxCacheTtlSeconds, existing }: KeyLimitContext): KeyLimits {
   const limits: KeyLimits = {};
   if (flags.name !== undefined) limits.name = flags.name.trim() === "" ? null : flags.name.trim();
   const budget = budgetFrom(flags, existing?.budget);
@@ -42,7 +53,19 @@ export function keyLimitsFrom(flags: KeyLimitFlagValues, now: Date, existing?: K
   if (flags.models !== undefined) limits.models = isClearing(flags.models, "all") ? null : parseModelPatterns(flags.models);
   if (flags.rpm !== undefined) limits.rpm = isClearing(flags.rpm, "none") ? null : positiveInteger(flags.rpm, "--rpm");
   if (flags.tpm !== undefined) limits.tpm = isClearing(flags.tpm, "none") ? null : positiveInteger(flags.tpm, "--tpm");
+  if (flags.cache !== undefined) limits.cacheTtlSeconds = isClearing(flags.cache, "off") ? null : cacheLifetime(flags.cache, maxCacheTtlSeconds);
   return limits;
+}
+
+/** Seconds from `--cache`, within the config's maximum (docs/decisions.md §22). */
+function cacheLifetime(text: string, maxSeconds: number): number {
+  const seconds = parseLifetimeSeconds(text);
+  if (seconds === undefined) throw new UsageError(`--cache "${text}": expected a lifetime of at least 1s (90s, 15m, 12h, 7d, or seconds), or off`);
+  if (seconds > maxSeconds)
+    throw new UsageError(
+      `--cache "${text}" is longer than the longest cache lifetime, ${formatLifetime(maxSeconds)} (cache.maxTtlSeconds); give ${formatLifetime(maxSeconds)} or less`,
+    );
+  return seconds;
 }
 
 function budgetFrom(flags: KeyLimitFlagValues, existing: KeyBudget | undefined): KeyBudget | null | undefined {

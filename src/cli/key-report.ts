@@ -1,6 +1,6 @@
-// `gw keys list`: each key with its label, agent, plan, budget, what it spent in its budget's
-// period, expiry and last use. Spend and last use come from the usage history (this home's log or
-// the Redis streams), read streaming.
+// `gw keys list`: each key with its label, agent, plan, limits, cache lifetime, budget, what it
+// spent in its budget's period, expiry and last use. Spend and last use come from the usage
+// history (this home's log or the Redis streams), read streaming.
 import { type Config, canonicalPlanName } from "../config/resolved-config.js";
 import type { KeyRecord, MetadataData } from "../store/records.js";
 import type { UsageHistory } from "../store/usage-history.js";
@@ -20,6 +20,8 @@ export interface KeyListing {
   models: string[] | null;
   rpm: number | null;
   tpm: number | null;
+  /** Seconds the response cache keeps this key's answers; null when the key does not cache. */
+  cacheTtlSeconds: number | null;
   lastUsedAt: string | null;
   createdAt: string;
   revokedAt: string | null;
@@ -50,6 +52,7 @@ export async function keyListing(config: Config, metadata: MetadataData, history
       models: key.models ?? null,
       rpm: key.rpm ?? null,
       tpm: key.tpm ?? null,
+      cacheTtlSeconds: key.cacheTtlSeconds ?? null,
       lastUsedAt: use.last,
       createdAt: key.createdAt,
       revokedAt: key.revokedAt,

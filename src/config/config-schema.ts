@@ -338,6 +338,23 @@ export const billingSchema = z
     minimumAnswerTokens: positiveInt.default(256),
     /** No longer used (defaultMaxOutputTokens replaced it); accepted so older config files still load. */
     defaultReservedOutputTokens: positiveInt.optional(),
+    /**
+     * What an answer from the response cache costs, as a share of the credits the call it repeats
+     * was billed: 0 (the default) is free, 1 the full price (docs/decisions.md §22).
+     */
+    cacheHitPrice: z.number().min(0).max(1).default(0),
+  })
+  .strict();
+
+/** The response cache (docs/decisions.md §22): off unless a key or a request asks for it. */
+export const cacheSchema = z
+  .object({
+    /** The most bytes the cache keeps over every agent; the least recently used entries go first. */
+    maxBytes: positiveInt.default(256 * 1024 * 1024),
+    /** An answer larger than this is not cached. */
+    maxEntryBytes: positiveInt.default(4 * 1024 * 1024),
+    /** The longest lifetime a key or a request may give an entry. */
+    maxTtlSeconds: positiveInt.default(30 * 86_400),
   })
   .strict();
 
@@ -357,6 +374,7 @@ export const configSchema = z
     billing: billingSchema.default(billingSchema.parse({})),
     video: videoSchema.default(videoSchema.parse({})),
     responses: responsesSchema.default(responsesSchema.parse({})),
+    cache: cacheSchema.default(cacheSchema.parse({})),
     plans: z.record(z.string(), planSchema).default({}),
     /** Other plan names accepted as aliases (older names: Assistant is pro, Engineer is max). */
     planAliases: z.record(z.string(), z.string()).default({ assistant: "pro", engineer: "max" }),
@@ -403,6 +421,7 @@ export const configSchema = z
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type StateSettings = z.output<typeof stateSchema>;
+export type CacheSettings = z.output<typeof cacheSchema>;
 export type StateInput = z.input<typeof stateSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ProviderConfig = z.output<typeof providerSchema>;

@@ -25,6 +25,7 @@ import { type Caller, KeyAuthenticator } from "./auth/key-authenticator.js";
 import { type CallerPlan, PlanLookup } from "./auth/plan-lookup.js";
 import { admitCaller, DeferredAdmission, rateTakeOf } from "./auth/rate-limiter.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
+import { ResponseCache } from "./cache/response-cache.js";
 import { ChatService } from "./chat/chat-service.js";
 import { EmbeddingsService } from "./embeddings/embeddings-service.js";
 import type { PublicImageCatalog } from "./images/image-catalog.js";
@@ -83,6 +84,8 @@ export class Gateway {
   readonly responses: ResponsesService;
   /** Embedding vectors, routed and metered like chat. */
   readonly embeddings: EmbeddingsService;
+  /** Answers kept for identical requests, when a key or a request asks (cache/response-cache.ts). */
+  readonly cache: ResponseCache;
   readonly images: ImageDrawingService;
   /** Upscaling and background removal. */
   readonly imageTransforms: ImageTransformService;
@@ -177,6 +180,7 @@ export class Gateway {
       warn: (message) => logger.warn(message),
       observer: options.observer,
     };
+    this.cache = new ResponseCache(state.responseCache, shared);
     const metering = new ChatMetering(shared, (keyPrefix, tokens) => this.rateLimiter.spendTokens(keyPrefix, tokens));
     this.chat = new ChatService(metering);
     this.messages = new MessagesService(metering, shared);

@@ -12,7 +12,7 @@ import { routeLabel, type ServerMetrics } from "./metrics.js";
 import { callerOf, nodeResponseOf } from "./request-context.js";
 import type { AccessRecord, ServerLogger } from "./server-logger.js";
 
-type CallFacts = Pick<AccessRecord, "model" | "provider" | "attempts" | "units" | "credits">;
+type CallFacts = Pick<AccessRecord, "model" | "provider" | "attempts" | "units" | "credits" | "cache">;
 
 export class AccessLog implements CallObserver {
   /** Requests in flight by id, for what the gateway reports of them. */
@@ -65,10 +65,17 @@ export class AccessLog implements CallObserver {
     this.metrics?.attemptEnded(provider, outcome, durationMs, cause);
   }
 
+  cacheMissed(requestId: string, endpoint: string): void {
+    this.metrics?.cacheMissed(endpoint);
+    const facts = this.calls.get(requestId);
+    if (facts) facts.cache = "miss";
+  }
+
   billed(row: UsageRow): void {
     this.metrics?.billed(row);
     const facts = this.calls.get(row.requestId);
     if (!facts) return;
+    if (row.cached) facts.cache = "hit";
     facts.model = row.model;
     facts.provider = row.provider;
     facts.credits = (facts.credits ?? 0) + row.credits;

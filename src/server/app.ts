@@ -8,6 +8,7 @@ import { requestIdOf } from "./request-context.js";
 import { AUDIO_PATHS, registerAudio } from "./routes/audio.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
 import { EMBEDDINGS_PATH, registerEmbeddings } from "./routes/embeddings.js";
+import { registerFiles } from "./routes/files.js";
 import { READY_PATH, registerHealth } from "./routes/health.js";
 import { IMAGE_PATHS, registerImages } from "./routes/images.js";
 import { KEY_PATH, registerKey } from "./routes/key.js";
@@ -56,6 +57,7 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
   registerProjects(app, gateway);
   registerMcp(app, gateway, logger);
   registerStorage(app, gateway);
+  registerFiles(app, gateway);
   registerStorageLinks(app, gateway);
   app.all("/**", (event) => {
     const known =

@@ -70,6 +70,10 @@ export class ServerMetrics {
     "Credits an upstream's usage came to beyond what its calls held, not billed (the usage rows' overage), by provider",
     ["provider"],
   );
+  private readonly cacheHits = this.counter("gw_cache_hits_total", "Answers the response cache replayed, by endpoint", ["endpoint"]);
+  private readonly cacheMisses = this.counter("gw_cache_misses_total", "Requests the response cache was asked for and had no answer to, by endpoint", [
+    "endpoint",
+  ]);
   private readonly usageWriteSeconds = new Histogram({
     name: "gw_usage_log_write_duration_seconds",
     help: "Time of one group write of usage rows to the usage log",
@@ -121,6 +125,8 @@ export class ServerMetrics {
       async () => (await gateway.storage.totals()).files,
     );
     this.gauge("gw_storage_bytes", "Bytes of the stored files over every agent", async () => (await gateway.storage.totals()).bytes);
+    this.gauge("gw_cache_entries", "Answers the response cache keeps, over every agent", async () => (await gateway.cache.totals()).entries);
+    this.gauge("gw_cache_bytes", "Bytes of the answers the response cache keeps, over every agent", async () => (await gateway.cache.totals()).bytes);
     new Gauge({
       name: "gw_video_jobs",
       help: "Video jobs kept by the gateway, by state",
@@ -143,6 +149,10 @@ export class ServerMetrics {
     this.requestSeconds.observe(durationMs / 1000, method, route);
   }
 
+  cacheMissed(endpoint: string): void {
+    this.cacheMisses.inc(1, endpoint);
+  }
+
   attempted(provider: string): void {
     this.attempts.inc(1, provider);
   }
@@ -157,6 +167,11 @@ export class ServerMetrics {
     const plan = this.planNames?.nameOf(row.agent) ?? "free";
     this.credits.inc(row.credits, model, plan);
     if (row.overage !== undefined && row.overage > 0) this.overage.inc(row.overage, row.provider);
+    // A replayed answer spent no tokens upstream: its units name the call it repeats.
+    if (row.cached) {
+      this.cacheHits.inc(1, row.endpoint);
+      return;
+    }
     for (const [unit, count] of Object.entries(row.units)) {
       const type = tokenType(unit);
       if (type !== null && count >= 0) this.tokens.inc(count, model, plan, type);

@@ -20,6 +20,8 @@ export interface AccessRecord {
   /** Units billed (prompt_tokens, completion_tokens, images ...), summed over the request's usage rows. */
   units?: Record<string, number>;
   credits?: number;
+  /** Whether the response cache answered (hit) or was asked and had nothing (miss); absent when it was not asked. */
+  cache?: "hit" | "miss";
 }
 
 export interface ServerLogger {

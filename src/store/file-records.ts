@@ -17,6 +17,14 @@ import { StoreError } from "./store-error.js";
  */
 export type FileState = "uploading" | "pending" | "ready";
 
+/** What a file was uploaded for through OpenAI's Files API (`POST /v1/files`); the other ways of storing a file set none. */
+export const FILE_PURPOSES = ["assistants", "batch", "fine-tune", "vision", "user_data", "evals"] as const;
+export type FilePurpose = (typeof FILE_PURPOSES)[number];
+
+export function isFilePurpose(value: unknown): value is FilePurpose {
+  return typeof value === "string" && (FILE_PURPOSES as readonly string[]).includes(value);
+}
+
 export interface FileRecord {
   id: string;
   agentId: string;
@@ -29,6 +37,8 @@ export interface FileRecord {
   uploadExpires?: number;
   /** A picture the gateway drew (a library asset): where it belongs and how it was made. */
   image?: ImageAssetInfo;
+  /** Set by `POST /v1/files` only. */
+  purpose?: FilePurpose;
 }
 
 export interface ImageAssetInfo {
@@ -102,7 +112,8 @@ function parseRecord(text: string, file: string, agentId: string, id: string): F
     typeof record.createdAt === "string" &&
     (record.state === "uploading" || record.state === "pending" || record.state === "ready") &&
     (record.uploadExpires === undefined || Number.isSafeInteger(record.uploadExpires)) &&
-    (record.image === undefined || validImageInfo(record.image));
+    (record.image === undefined || validImageInfo(record.image)) &&
+    (record.purpose === undefined || isFilePurpose(record.purpose));
   if (!valid) throw new StoreError(`file record ${file} is not a gw file record; refusing to start — restore it from a backup or delete it`);
   return record as FileRecord;
 }

@@ -46,6 +46,15 @@ export interface FileRecovery {
   done(): void;
 }
 
+/** A cursor over an agent's files in id order (creation order: ids are ULIDs). */
+export interface FileCursor {
+  /** Start just past this id (it need not be a file that exists); from the first file when absent. */
+  after?: string;
+  limit: number;
+  /** `asc`: oldest first; `desc`: newest first (`after` then reads older files). */
+  order: "asc" | "desc";
+}
+
 /** How long a grant, an operation taken or a receiving claim outlives an instance that died holding it. */
 export const FILE_LEASE_MS = 60 * 60 * 1000;
 
@@ -57,6 +66,8 @@ export interface FileStateRecords {
   readonly grantStepBytes: number;
   /** The agent's files (ready and pending), newest first; `page` counts from 1. */
   page(agentId: string, page: number, limit: number): Promise<{ records: FileRecord[]; total: number }>;
+  /** Up to `limit` of the agent's files (ready and pending) in `order` from the cursor, and whether more follow. */
+  listFrom(agentId: string, cursor: FileCursor): Promise<{ records: FileRecord[]; hasMore: boolean }>;
   /** Any agent's ready or pending file by id (signed links name a file but no agent). */
   find(id: string): Promise<FileRecord | undefined>;
   space(agentId: string): Promise<FileSpace>;

@@ -7,7 +7,7 @@
 import path from "node:path";
 import { FileOperationsLog } from "./file-operations-log.js";
 import { type FileRecord, FileRecordStore } from "./file-records.js";
-import type { ByteGrant, FileRecovery, FileSpace, FileStateRecords, OperationTicket, ReceivingClaim, SaveOptions } from "./file-state.js";
+import type { ByteGrant, FileCursor, FileRecovery, FileSpace, FileStateRecords, OperationTicket, ReceivingClaim, SaveOptions } from "./file-state.js";
 
 export class AgentFiles {
   readonly files = new Map<string, FileRecord>();
@@ -66,6 +66,24 @@ export class AgentFiles {
     return records;
   }
 
+  /** Up to `limit` from just past `after` in `order`, and whether more follow. */
+  listFrom(cursor: FileCursor): { records: FileRecord[]; hasMore: boolean } {
+    const ascending = cursor.order === "asc";
+    let index = ascending ? 0 : this.ids.length - 1;
+    if (cursor.after !== undefined) {
+      // The first id not below `after`: upward, the cursor starts there unless it is `after` itself; downward, just before it.
+      const at = this.insertionPoint(cursor.after);
+      index = ascending ? (this.ids[at] === cursor.after ? at + 1 : at) : at - 1;
+    }
+    const step = ascending ? 1 : -1;
+    const records: FileRecord[] = [];
+    for (; index >= 0 && index < this.ids.length && records.length < cursor.limit; index += step) {
+      const record = this.files.get(this.ids[index] ?? "");
+      if (record) records.push(record);
+    }
+    return { records, hasMore: index >= 0 && index < this.ids.length };
+  }
+
   private insertionPoint(id: string): number {
     let low = 0;
     let high = this.ids.length;
@@ -116,6 +134,10 @@ export class LocalFileState implements FileStateRecords {
   async page(agentId: string, page: number, limit: number): Promise<{ records: FileRecord[]; total: number }> {
     const agent = this.agent(agentId);
     return { records: agent.page(page, limit), total: agent.count };
+  }
+
+  async listFrom(agentId: string, cursor: FileCursor): Promise<{ records: FileRecord[]; hasMore: boolean }> {
+    return this.agent(agentId).listFrom(cursor);
   }
 
   async find(id: string): Promise<FileRecord | undefined> {

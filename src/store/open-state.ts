@@ -10,6 +10,7 @@ import type { FileStateRecords } from "./file-state.js";
 import { LocalCreditStore } from "./local-credit-store.js";
 import { LocalFileState } from "./local-file-state.js";
 import { LocalRateBuckets } from "./local-rate-buckets.js";
+import { LocalResponseCache } from "./local-response-cache.js";
 import { type MetadataRecords, MetadataStore } from "./metadata-store.js";
 import { type ProjectRecords, ProjectStore } from "./project-records.js";
 import type { RateLimitBuckets } from "./rate-buckets.js";
@@ -19,8 +20,10 @@ import { RedisFileState } from "./redis-file-state.js";
 import { RedisMetadataStore } from "./redis-metadata-store.js";
 import { RedisProjectStore } from "./redis-project-store.js";
 import { RedisRateBuckets } from "./redis-rate-buckets.js";
+import { RedisResponseCache } from "./redis-response-cache.js";
 import { RedisResponseStore } from "./redis-response-store.js";
 import { RedisVideoJobStore } from "./redis-video-jobs.js";
+import type { ResponseCacheStore } from "./response-cache.js";
 import { FileResponseStore, type ResponseStore } from "./response-records.js";
 import { SettleOutbox } from "./settle-outbox.js";
 import { reportingRedisFailures } from "./state-failure.js";
@@ -33,6 +36,8 @@ export interface StateStores {
   readonly credits: CreditStore;
   readonly rates: RateLimitBuckets;
   readonly responses: ResponseStore;
+  /** The response cache's entries (docs/decisions.md §22). */
+  readonly responseCache: ResponseCacheStore;
   readonly projects: ProjectRecords;
   readonly videoJobs: VideoJobRecords;
   /** Stored files: the storage index, quotas and operation counts. */
@@ -56,6 +61,8 @@ export function openState(settings: StateSettings, paths: HomePaths, log: StateL
 async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<StateStores> {
   // First: a stored-file record that does not parse refuses the start before anything else is open.
   const files = await LocalFileState.open(`${paths.dataDir}/storage`);
+  // Holds nothing open once scanned: nothing to close should a later step fail.
+  const responseCache = await LocalResponseCache.open(`${paths.dataDir}/cache`);
   const metadata = await MetadataStore.open(paths.metadata);
   const usageLog = UsageLog.open(paths.usageDir);
   // Rows skipped for invalid credits or agent: billing goes on without them, but say which.
@@ -70,6 +77,7 @@ async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<State
     credits: new LocalCreditStore(usageLog, rates),
     rates,
     responses: new FileResponseStore(`${paths.dataDir}/responses`),
+    responseCache,
     projects: new ProjectStore(`${paths.dataDir}/projects`),
     videoJobs: VideoJobStore.open(`${paths.dataDir}/video-jobs`),
     files,
@@ -78,7 +86,7 @@ async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<State
     async close() {
       metadata.close();
       usageLog.close();
-      await files.close();
+      await Promise.all([files.close(), responseCache.close()]);
     },
   };
 }
@@ -108,6 +116,7 @@ async function openRedisState(settings: StateSettings, paths: HomePaths, log: St
       credits: outbox,
       rates: reportingRedisFailures(new RedisRateBuckets(redis, { prefix, onError: warn("counting spent tokens in Redis") }), "rates"),
       responses: reportingRedisFailures(new RedisResponseStore(redis, prefix), "responses"),
+      responseCache: reportingRedisFailures(new RedisResponseCache(redis, prefix), "responseCache"),
       projects: reportingRedisFailures(new RedisProjectStore(redis, prefix), "projects"),
       videoJobs: reportingRedisFailures(new RedisVideoJobStore(redis, prefix), "videoJobs"),
       files: reportingRedisFailures(new RedisFileState(redis, prefix), "files"),

@@ -72,7 +72,7 @@ export async function setKeyLimits(store: MetadataRecords, prefixOrId: string, l
 }
 
 function applyLimits(record: KeyRecord, limits: KeyLimits): void {
-  for (const field of ["name", "budget", "expiresAt", "models", "rpm", "tpm"] as const) {
+  for (const field of ["name", "budget", "expiresAt", "models", "rpm", "tpm", "cacheTtlSeconds"] as const) {
     const value = limits[field];
     if (value === undefined) continue;
     if (value === null) delete record[field];

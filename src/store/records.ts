@@ -27,6 +27,8 @@ export interface KeyRecord {
   /** Requests and tokens per minute for this key, on top of the plan's requests per minute. */
   rpm?: number;
   tpm?: number;
+  /** Seconds the response cache keeps this key's answers (docs/decisions.md §22); absent = the key does not cache. */
+  cacheTtlSeconds?: number;
 }
 
 export interface KeyBudget {
@@ -43,6 +45,7 @@ export interface KeyLimits {
   models?: string[] | null;
   rpm?: number | null;
   tpm?: number | null;
+  cacheTtlSeconds?: number | null;
 }
 
 export interface MetadataData {

@@ -4,7 +4,8 @@
 // and a record moves with its counts in the same step.
 //
 // Keys (P = prefix, "gw:" by default). An agent's keys share its hash tag {f:<agentId>}:
-//   P file:<id>               string  the record's JSON (the same document the embedded store writes)
+//   P file:<id>               string  the record's JSON (the same document the embedded store writes; the scripts
+//                                     read its state and size and never rewrite it, so every field is kept as saved)
 //   P{f:A}:files              zset    A's ready and pending file ids, all score 0: lexical order = ULID = oldest first
 //   P{f:A}:pending            zset    A's presigned uploads waiting for bytes -> their link's expiry (unix s)
 //   P{f:A}:space              hash    used -> bytes of A's files; reserved -> bytes granted to uploads in flight
@@ -30,6 +31,7 @@ import type { FileRecord } from "./file-records.js";
 import {
   type ByteGrant,
   FILE_LEASE_MS,
+  type FileCursor,
   type FileSpace,
   type FileStateRecords,
   type OperationTicket,
@@ -220,13 +222,18 @@ export class RedisFileState implements FileStateRecords {
       this.redis.zcard(this.agentKey(agentId, "files")),
       this.redis.zrevrange(this.agentKey(agentId, "files"), start, start + limit - 1),
     ]);
-    if (ids.length === 0) return { records: [], total };
-    const texts = await this.redis.mget(ids.map((id) => this.recordKey(id)));
-    const records: FileRecord[] = [];
-    texts.forEach((text, index) => {
-      if (text !== null) records.push(parseRecord(ids[index] ?? "", text));
-    });
-    return { records, total };
+    return { records: await this.readListed(ids), total };
+  }
+
+  async listFrom(agentId: string, cursor: FileCursor): Promise<{ records: FileRecord[]; hasMore: boolean }> {
+    const key = this.agentKey(agentId, "files");
+    // Every score is 0, so the ids' lexical order is their order; one more than asked tells whether more follow.
+    const past = cursor.after === undefined ? undefined : `(${cursor.after}`;
+    const ids =
+      cursor.order === "asc"
+        ? await this.redis.zrangebylex(key, past ?? "-", "+", "LIMIT", 0, cursor.limit + 1)
+        : await this.redis.zrevrangebylex(key, past ?? "+", "-", "LIMIT", 0, cursor.limit + 1);
+    return { records: await this.readListed(ids.slice(0, cursor.limit)), hasMore: ids.length > cursor.limit };
   }
 
   async find(id: string): Promise<FileRecord | undefined> {
@@ -375,6 +382,17 @@ export class RedisFileState implements FileStateRecords {
 
   async close(): Promise<void> {
     // The connection is the state's, closed with it.
+  }
+
+  /** The records of listed ids, in their order, in one round trip; one removed since it was listed is left out. */
+  private async readListed(ids: string[]): Promise<FileRecord[]> {
+    if (ids.length === 0) return [];
+    const texts = await this.redis.mget(ids.map((id) => this.recordKey(id)));
+    const records: FileRecord[] = [];
+    texts.forEach((text, index) => {
+      if (text !== null) records.push(parseRecord(ids[index] ?? "", text));
+    });
+    return records;
   }
 
   private recordKey(id: string): string {

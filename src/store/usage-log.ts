@@ -27,6 +27,8 @@ export interface UsageRow {
    * any have none.
    */
   overage?: number;
+  /** An answer the response cache replayed (docs/decisions.md §22): no upstream call; `units` are the repeated call's. */
+  cached?: true;
 }
 
 let cachedPeriod = { start: 0, end: 0, name: "" };

@@ -44,6 +44,8 @@ export interface Snapshot {
 /** Set in storage-service.ts and gateway.ts (the others come from paths.ts); the archive keeps the home's layout. */
 const RECORDS = "data/storage/records";
 const VIDEO_JOBS = "data/video-jobs";
+/** The response cache (store/local-response-cache.ts): answers that can be asked again, up to cache.maxBytes of them. */
+const RESPONSE_CACHE = "data/cache";
 const USAGE_LOG_NAME = /^\d{4}-\d{2}\.jsonl$/;
 const RECORD_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -54,6 +56,7 @@ export async function snapshotHome(paths: HomePaths, staging: string): Promise<S
   const usagePeriods = await snapshot.usage(paths.usageDir);
   const storedFiles = await snapshot.storedFiles(storage, paths.blobsDir);
   await snapshot.videoJobs();
+  snapshot.leaveOut(RESPONSE_CACHE);
   for (const entry of GW_DIRECTORY_ENTRIES) await snapshot.remaining(entry);
   return { directory: staging, files: snapshot.files, notes: snapshot.notes, contents: { agents, keys, storedFiles, usagePeriods } };
 }
@@ -193,6 +196,11 @@ class SnapshotBuilder {
       await fs.writeFile(await this.target(archived), text, { mode: 0o600 });
       this.add(archived);
     }
+  }
+
+  /** A folder that is no state to restore (a cache). */
+  leaveOut(relative: string): void {
+    this.handled.add(relative);
   }
 
   /** Every other file below a gw folder, as it is; temp files, locks and caches left out. */

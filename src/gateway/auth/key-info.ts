@@ -16,6 +16,8 @@ export interface KeyInfo {
   rate_limit: { requests_per_minute: number; tokens_per_minute: number | null };
   /** The key's own budget; null when only the plan limits it. */
   budget: { limit: number; period: "month" | "total"; spent: number; remaining: number } | null;
+  /** Seconds the response cache keeps this key's answers (docs/decisions.md §22); null when the key does not cache. */
+  cache_ttl_seconds: number | null;
   /** The agent's plan this month (UTC), shared by the agent's keys. */
   plan_credits: { limit: number; spent: number; remaining: number };
   /** What this key can spend now: the smaller of the two, reservations of calls in flight deducted. */
@@ -42,6 +44,7 @@ export async function keyInfo(ledger: CreditLedger, caller: Caller, plan: { name
       models: key.models ?? null,
       rate_limit: { requests_per_minute: Math.min(plan.limits.requestsPerMinute, key.rpm ?? Number.POSITIVE_INFINITY), tokens_per_minute: key.tpm ?? null },
       budget: budget ?? null,
+      cache_ttl_seconds: key.cacheTtlSeconds ?? null,
       plan_credits: {
         limit: plan.limits.monthlyCredits,
         spent: balance.planUsed,

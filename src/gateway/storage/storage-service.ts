@@ -10,8 +10,8 @@ import { createBlobStore } from "../../blobs/create-blob-store.js";
 import { buildSignedUrl, type LinkClaims, type LinkMethod, verifyLink } from "../../blobs/signed-links.js";
 import { configuredSigningSecret, loadSigningSecret } from "../../blobs/signing-secret.js";
 import type { StorageSettings } from "../../config/config-schema.js";
-import type { FileRecord, ImageAssetInfo } from "../../store/file-records.js";
-import { FILE_LEASE_MS, type FileStateRecords } from "../../store/file-state.js";
+import type { FilePurpose, FileRecord, ImageAssetInfo } from "../../store/file-records.js";
+import { FILE_LEASE_MS, type FileCursor, type FileStateRecords } from "../../store/file-state.js";
 import { periodOf } from "../../store/usage-log.js";
 import { roundedSize } from "../../text/byte-sizes.js";
 import { sameContentType } from "./content-type.js";
@@ -183,20 +183,26 @@ export class StorageService {
     return this.storeStream(agentId, limits, { ...rest, body: Readable.from([bytes]) });
   }
 
-  /** Store a file the gateway made, streamed (a video clip): metered like an upload, never whole in memory. */
+  /** Store a file the gateway made, streamed (a video clip, a batch's output): metered like an upload, never whole in memory. */
   async storeStream(
     agentId: string,
     limits: StorageLimits,
-    file: { filename: string; contentType: string; body: Readable; image?: ImageAssetInfo },
+    file: { filename: string; contentType: string; body: Readable; image?: ImageAssetInfo; purpose?: FilePurpose },
   ): Promise<StoredFile> {
     const session = await this.startUpload(agentId, limits);
     try {
       await session.receive({ filename: file.filename, contentType: file.contentType, body: file.body });
-      return await session.commit(file.image !== undefined ? { image: file.image } : {});
+      return await session.commit({ image: file.image, purpose: file.purpose });
     } catch (error) {
       await session.abort();
       throw error;
     }
+  }
+
+  /** The agent's files (ready and pending) in id order from a cursor (OpenAI's Files API lists this way), and whether more follow. */
+  async listFrom(agentId: string, cursor: FileCursor): Promise<{ records: FileRecord[]; hasMore: boolean }> {
+    await this.dropExpiredUploads(agentId);
+    return this.context.files.listFrom(agentId, cursor);
   }
 
   /** One of the agent's ready files, or undefined (missing, another agent's, malformed id, no bytes yet). */
@@ -215,6 +221,17 @@ export class StorageService {
     const chunks: Buffer[] = [];
     for await (const chunk of blob.body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
     return { file: record, bytes: Buffer.concat(chunks) };
+  }
+
+  /**
+   * The bytes of one of the agent's ready files, streamed (never whole in memory), checked before
+   * the answer starts as a signed download's are; 404 for anything else.
+   */
+  async openFile(agentId: string, id: string, requestId?: string): Promise<{ file: FileRecord; body: Readable; sizeBytes: number }> {
+    const record = await this.findFile(agentId, id);
+    if (!record) throw new FileNotFoundError();
+    const blob = await openStoredBytes(this.context, record, requestId);
+    return { file: record, body: blob.body, sizeBytes: blob.sizeBytes };
   }
 
   /** Create the record at once (its size counts against the quota) and sign a one-time PUT link. */

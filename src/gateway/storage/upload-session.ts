@@ -5,7 +5,7 @@
 // mid-upload is cleaned up at the next start whatever the blob driver.
 import type { Readable } from "node:stream";
 import { forwardStream } from "../../blobs/blob-store.js";
-import type { FileRecord, ImageAssetInfo } from "../../store/file-records.js";
+import type { FilePurpose, FileRecord, ImageAssetInfo } from "../../store/file-records.js";
 import { normalizeContentType } from "./content-type.js";
 import { normalizeFilename } from "./file-name.js";
 import { blobKeyOf, discardFile, type OperationSlot, type StorageContext, type StorageLimits } from "./storage-context.js";
@@ -76,11 +76,15 @@ export class UploadSession {
     return this.record !== null;
   }
 
-  /** Make the stored file visible and count the operation. */
-  async commit(extra: { image?: ImageAssetInfo } = {}): Promise<StoredFile> {
+  /**
+   * Make the stored file visible and count the operation. `purpose` (OpenAI's Files API) is known
+   * only here: a form may send it after the file's bytes.
+   */
+  async commit(extra: { image?: ImageAssetInfo; purpose?: FilePurpose } = {}): Promise<StoredFile> {
     if (!this.record || !this.meter || this.settled) throw new StorageRequestError("The upload has no `file` part.", "file_required");
     const ready: FileRecord = { ...this.record, sizeBytes: this.sizeBytes, state: "ready" };
     if (extra.image !== undefined) ready.image = extra.image;
+    if (extra.purpose !== undefined) ready.purpose = extra.purpose;
     // From granted to used in one step: no moment where the bytes count twice or not at all.
     await this.context.files.save(ready, { grant: ready.id });
     this.settled = true;

@@ -11,4 +11,6 @@ export interface CallObserver {
   billed(row: UsageRow): void;
   /** An attempt ended: how, in fixed words, after how long (the server's metrics). */
   attemptEnded?(provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause): void;
+  /** The response cache had no answer for the request (a hit is a usage row marked `cached`). */
+  cacheMissed?(requestId: string, endpoint: string): void;
 }

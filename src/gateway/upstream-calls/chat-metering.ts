@@ -7,6 +7,7 @@
 import { type PlanLimits, upstreamSettingsFor } from "../../config/config-schema.js";
 import type { Config } from "../../config/resolved-config.js";
 import type { Provider } from "../../providers/provider.js";
+import type { UsageRow } from "../../store/usage-log.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import type { DeferredAdmission } from "../auth/rate-limiter.js";
@@ -28,6 +29,8 @@ export interface ChatCallContext {
   endpoint: string;
   /** The request's rate take, when its route left it for the credit hold to make (auth/rate-limiter.ts). */
   admission?: DeferredAdmission;
+  /** Told of each usage row the call writes (the response cache keeps what an answer cost). */
+  recorded?: (row: UsageRow) => void;
 }
 
 /** What a call may cost through each candidate, given what the caller may spend (`limit` names that limit, for the 402). */
@@ -177,7 +180,7 @@ export class ChatMetering {
     credits: number,
   ): Promise<void> {
     const budget = budgetOf(call, target.candidate);
-    await this.shared.ledger.settle(
+    const row = await this.shared.ledger.settle(
       call.reservation,
       {
         agent: context.caller.agent.id,
@@ -191,6 +194,7 @@ export class ChatMetering {
       },
       { bound: budget.bound },
     );
+    context.recorded?.(row);
     // Only a key with a tokens-per-minute limit has a token bucket to count them in (on Redis, a script saved).
     if (context.caller.key.tpm !== undefined) this.tokensUsed?.(context.caller.key.prefix, countedTokens(units, budget.heldTokens));
   }

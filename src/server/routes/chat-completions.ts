@@ -1,7 +1,9 @@
 // POST /v1/chat/completions
 import type { H3 } from "h3";
+import { samplesAnswer } from "../../gateway/cache/cache-lifetime.js";
 import { parseChatRequest } from "../../gateway/chat/chat-request.js";
 import type { Gateway } from "../../gateway/gateway.js";
+import { cacheEntryOf, keepJson, keepStream, replayFromCache } from "../cached-answers.js";
 import { readJsonObject } from "../read-json-body.js";
 import { admitCallerWithHold, clientGoneSignal, requestIdOf } from "../request-context.js";
 import type { ServerLogger } from "../server-logger.js";
@@ -17,22 +19,34 @@ export function registerChatCompletions(app: H3, gateway: Gateway, logger: Serve
     const { caller, plan, admission } = await admitCallerWithHold(event, gateway);
     return admission.around(async () => {
       const request = parseChatRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-      const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "chat.completions", admission };
+      const endpoint = "chat.completions";
+      const cache = cacheEntryOf(event, gateway, {
+        endpoint,
+        model: request.model,
+        body: request,
+        sampled: samplesAnswer(request),
+        caller,
+        plan: plan.limits,
+        requestId,
+        admission,
+      });
+      const log = (error: unknown) => logger.error(error, requestId);
+      const replayed = cache && (await replayFromCache<string>(event, gateway, cache, (batches) => chatFrames(batches, log)));
+      if (replayed) return replayed;
+      const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint, admission, recorded: cache?.recorded };
       if (request.stream) {
         const streaming = await gateway.chat.stream(request, context);
         const headers: Record<string, string> = {};
         if (streaming.upstreamRequestId) headers["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
         if (streaming.filledMaxTokens !== undefined) headers[FILLED_MAX_TOKENS_HEADER] = String(streaming.filledMaxTokens);
-        return sseResponse(
-          chatFrames(streaming.chunks, (error) => logger.error(error, requestId)),
-          headers,
-          gateway.afterTurnWrites,
-        );
+        // A chat stream that failed part-way throws: one that ends has ended well.
+        const chunks = cache ? keepStream(gateway, cache, streaming.chunks, () => true) : streaming.chunks;
+        return sseResponse(chatFrames(chunks, log), headers, gateway.afterTurnWrites);
       }
       const completed = await gateway.chat.complete(request, context);
       if (completed.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", completed.upstreamRequestId);
       if (completed.filledMaxTokens !== undefined) event.res.headers.set(FILLED_MAX_TOKENS_HEADER, String(completed.filledMaxTokens));
-      return completed.body;
+      return cache ? keepJson(gateway, cache, completed.body) : completed.body;
     });
   });
 }

@@ -3,8 +3,11 @@
 // Routes match the path alone, so Claude Code's `?beta=true` changes nothing. HEAD /anthropic
 // answers Claude Code's probe of its base URL.
 import type { H3, H3Event } from "h3";
+import { samplesAnswer } from "../../gateway/cache/cache-lifetime.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { parseCountTokensRequest, parseMessagesRequest } from "../../gateway/messages/messages-request.js";
+import type { NativeMessagesEvent } from "../../providers/messages-types.js";
+import { cacheEntryOf, keepJson, keepStream, replayFromCache } from "../cached-answers.js";
 import { readJsonObject } from "../read-json-body.js";
 import { admitCaller, admitCallerWithHold, clientGoneSignal, requestIdOf } from "../request-context.js";
 import { messagesFrames } from "../sse-frames.js";
@@ -34,19 +37,38 @@ export function registerMessages(app: H3, gateway: Gateway): void {
     const { caller, plan, admission } = await admitCallerWithHold(event, gateway, apiKeyOf(event));
     return admission.around(async () => {
       const request = parseMessagesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-      const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint: "messages", admission };
+      const endpoint = "messages";
+      const cache = cacheEntryOf(event, gateway, {
+        endpoint,
+        model: request.model,
+        body: request,
+        sampled: samplesAnswer(request),
+        caller,
+        plan: plan.limits,
+        requestId,
+        admission,
+      });
+      const replayed = cache && (await replayFromCache<NativeMessagesEvent>(event, gateway, cache, messagesFrames));
+      if (replayed) return replayed;
+      const context = { caller, plan: plan.limits, requestId, signal: clientGoneSignal(event), endpoint, admission, recorded: cache?.recorded };
       const headers = forwardedHeaders(event);
       if (request.stream) {
         const streaming = await gateway.messages.stream(request, context, headers);
         const responseHeaders: Record<string, string> = {};
         if (streaming.upstreamRequestId) responseHeaders["x-service-upstream-trace-id"] = streaming.upstreamRequestId;
-        return sseResponse(messagesFrames(streaming.events), responseHeaders, gateway.afterTurnWrites);
+        const events = cache ? keepStream(gateway, cache, streaming.events, endedWithStop) : streaming.events;
+        return sseResponse(messagesFrames(events), responseHeaders, gateway.afterTurnWrites);
       }
       const result = await gateway.messages.create(request, context, headers);
       if (result.upstreamRequestId) event.res.headers.set("x-service-upstream-trace-id", result.upstreamRequestId);
-      return result.body;
+      return cache ? keepJson(gateway, cache, result.body) : result.body;
     });
   });
+}
+
+/** A messages stream that failed part-way ends with an `error` event; one that ended well, with message_stop. */
+function endedWithStop(events: NativeMessagesEvent[]): boolean {
+  return events.at(-1)?.event === "message_stop";
 }
 
 /** The SDK sends `x-api-key`; `Authorization: Bearer` (its authToken option) works too. */

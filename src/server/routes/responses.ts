@@ -1,10 +1,13 @@
 // POST /v1/responses: OpenAI's Responses API over every chat upstream (gateway/responses/); GET
 // and DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items on the stored ones.
 import type { H3 } from "h3";
+import { samplesAnswer } from "../../gateway/cache/cache-lifetime.js";
 import { InvalidRequestError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { parseResponsesRequest } from "../../gateway/responses/responses-request.js";
 import type { ResponsesAnswer } from "../../gateway/responses/responses-service.js";
+import type { NativeMessagesEvent } from "../../providers/messages-types.js";
+import { cacheEntryOf, keepJson, keepStream, replayFromCache } from "../cached-answers.js";
 import { readJsonObject } from "../read-json-body.js";
 import { admitCaller, admitCallerWithHold, clientGoneSignal, requestIdOf } from "../request-context.js";
 import type { ServerLogger } from "../server-logger.js";
@@ -26,14 +29,41 @@ export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogge
     const { caller, plan, admission } = await admitCallerWithHold(event, gateway);
     return admission.around(async () => {
       const request = parseResponsesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-      const context = { caller, plan: plan.limits, planName: plan.name, requestId, signal: clientGoneSignal(event), endpoint: "responses", admission };
+      const endpoint = "responses";
+      // An answer that searched the web is of its moment: never kept.
+      const searches = request.tools?.some((tool) => tool.type.startsWith("web_search")) ?? false;
+      const cache = searches
+        ? undefined
+        : cacheEntryOf(event, gateway, {
+            endpoint,
+            model: request.model,
+            body: request,
+            sampled: samplesAnswer(request),
+            caller,
+            plan: plan.limits,
+            requestId,
+            admission,
+          });
+      const replayed = cache && (await replayFromCache<NativeMessagesEvent>(event, gateway, cache, messagesFrames));
+      if (replayed) return replayed;
+      const context = {
+        caller,
+        plan: plan.limits,
+        planName: plan.name,
+        requestId,
+        signal: clientGoneSignal(event),
+        endpoint,
+        admission,
+        recorded: cache?.recorded,
+      };
       if (request.stream) {
         const streaming = await gateway.responses.stream(request, context, (error) => logger.error(error, requestId));
-        return sseResponse(messagesFrames(streaming.events), answerHeaders(streaming), gateway.afterTurnWrites);
+        const events = cache ? keepStream(gateway, cache, streaming.events, endedComplete) : streaming.events;
+        return sseResponse(messagesFrames(events), answerHeaders(streaming), gateway.afterTurnWrites);
       }
       const created = await gateway.responses.create(request, context);
       for (const [name, value] of Object.entries(answerHeaders(created))) event.res.headers.set(name, value);
-      return created.body;
+      return cache ? keepJson(gateway, cache, created.body) : created.body;
     });
   });
 
@@ -58,6 +88,12 @@ export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogge
       throw new InvalidRequestError("Invalid 'limit': a whole number from 1 to 100.", { param: "limit" });
     return gateway.responses.inputItems(responseIdOf(event.context), caller.agent.id, { limit, order, after: query.get("after") ?? undefined });
   });
+}
+
+/** A Responses stream ends with response.completed or .incomplete when it ended well, response.failed when not. */
+function endedComplete(events: NativeMessagesEvent[]): boolean {
+  const last = events.at(-1)?.event;
+  return last === "response.completed" || last === "response.incomplete";
 }
 
 function responseIdOf(context: unknown): string {

@@ -1,8 +1,9 @@
 // Reads a multipart/form-data upload with busboy, streaming: the single `file` part is handed
-// to `receive` as a stream while it arrives, so no file is ever held in memory. Limits on parts,
-// fields, headers and sizes keep a hostile body from costing more than one file's worth of
-// reading; every malformed or unexpected body becomes a 4xx, never a 500, and reading stops at the
-// first refusal (the answer closes the connection: connection-policy.ts).
+// to `receive` as a stream while it arrives, so no file is ever held in memory; small text fields
+// (OpenAI's `purpose`) go to the caller as they come. Limits on parts, fields, headers and sizes
+// keep a hostile body from costing more than one file's worth of reading; every malformed or
+// unexpected body becomes a 4xx, never a 500, and reading stops at the first refusal (the answer
+// closes the connection: connection-policy.ts).
 import type { IncomingMessage } from "node:http";
 import busboy, { type Busboy } from "busboy";
 import { UnsupportedMediaTypeError } from "../../gateway/errors.js";
@@ -14,7 +15,16 @@ import { TooManyPartsError } from "../server-errors.js";
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 const FIELD_LIMITS = { fields: 16, fieldSize: 16 * 1024, fieldNameSize: 200, parts: 20 };
 
-export async function readMultipartFile(request: IncomingMessage, maxFileBytes: number, receive: (file: IncomingFile) => Promise<void>): Promise<void> {
+/**
+ * `acceptField` is handed each text field as it arrives (before or after the file); what it throws
+ * refuses the upload. Without it, text fields are read and left alone.
+ */
+export async function readMultipartFile(
+  request: IncomingMessage,
+  maxFileBytes: number,
+  receive: (file: IncomingFile) => Promise<void>,
+  acceptField?: (name: string, value: string) => void,
+): Promise<void> {
   const contentType = request.headers["content-type"] ?? "";
   if (!/^multipart\/form-data\s*(?:;|$)/i.test(contentType)) {
     throw new UnsupportedMediaTypeError("Content-Type must be multipart/form-data, with the file in a part named `file`.");
@@ -89,8 +99,15 @@ export async function readMultipartFile(request: IncomingMessage, maxFileBytes: 
         },
       );
     });
-    parser.on("field", (name) => {
-      if (name === "file") stopReading(new StorageRequestError("The `file` part must be a file (a part with a filename), not a text field.", "file_required"));
+    parser.on("field", (name, value) => {
+      if (finished) return;
+      if (name === "file")
+        return stopReading(new StorageRequestError("The `file` part must be a file (a part with a filename), not a text field.", "file_required"));
+      try {
+        acceptField?.(name, value);
+      } catch (error) {
+        stopReading(error instanceof Error ? error : new Error(String(error)));
+      }
     });
     parser.on("filesLimit", () => stopReading(new StorageRequestError("Send exactly one file part, named `file`.", "duplicate_file")));
     parser.on("partsLimit", () => stopReading(new TooManyPartsError(`The form has too many parts (at most ${FIELD_LIMITS.parts}).`)));
