@@ -193,6 +193,44 @@ test.serial("an answer cached through one instance is a hit on every other, and 
   t.is(openai.requests.length, before + 2);
 });
 
+test.serial("a batch created through one instance is run once and read through any other", async (t) => {
+  const { key } = await newKey("batching", "roomy");
+  const lines = Array.from({ length: 12 }, (_, index) =>
+    JSON.stringify({
+      custom_id: `line-${index}`,
+      method: "POST",
+      url: "/v1/chat/completions",
+      body: { ...body, messages: [{ role: "user", content: `batch ${index}` }] },
+    }),
+  );
+  const form = new FormData();
+  form.append("purpose", "batch");
+  form.append("file", new Blob([`${lines.join("\n")}\n`]), "input.jsonl");
+  const headers = { authorization: `Bearer ${key}` };
+  const file = (await (await fetch(`${instances[0]!.v1}/files`, { method: "POST", headers, body: form })).json()) as { id: string };
+  const before = openai.requests.length;
+  const created = await fetch(`${instances[1]!.v1}/batches`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h" }),
+  });
+  t.is(created.status, 200);
+  const { id } = (await created.json()) as { id: string };
+  const done = await eventually(async () => (await (await fetch(`${instances[3]!.v1}/batches/${id}`, { headers })).json()) as Record<string, any>, {
+    what: "the batch to complete",
+    until: (batch) => batch.status === "completed",
+  });
+  t.deepEqual(done.request_counts, { total: 12, completed: 12, failed: 0 });
+  const output = await (await fetch(`${instances[2]!.v1}/files/${done.output_file_id}/content`, { headers })).text();
+  t.is(output.trim().split("\n").length, 12);
+  t.is(openai.requests.length - before, 12, "each line ran once, on one instance");
+  const page = (await (await fetch(`${instances[0]!.v1}/batches`, { headers })).json()) as { data: Array<{ id: string }> };
+  t.deepEqual(
+    page.data.map((batch) => batch.id),
+    [id],
+  );
+});
+
 test.serial("no instance keeps a usage row of its own: the rows are the shared ledger's", (t) => {
   for (const instance of instances) {
     t.is(instance.gateway.state.usageLog, undefined);

@@ -343,6 +343,22 @@ export const billingSchema = z
      * was billed: 0 (the default) is free, 1 the full price (docs/decisions.md §22).
      */
     cacheHitPrice: z.number().min(0).max(1).default(0),
+    /** The share taken off the price of a batch's lines (0.5: half price, as the vendors do); 0 by default (docs/decisions.md §23). */
+    batchDiscount: z.number().min(0).max(1).default(0),
+  })
+  .strict();
+
+/** Batches run by gw (docs/decisions.md §23). */
+export const batchSchema = z
+  .object({
+    /** Lines of one batch run at once. */
+    concurrency: positiveInt.max(64).default(4),
+    /** Lines of one agent's batches run at once on one instance, over all its batches. */
+    concurrencyPerAgent: positiveInt.max(256).default(8),
+    /** The most request lines one batch may hold. */
+    maxLines: positiveInt.default(50_000),
+    /** How often the runner looks for batches to work (and for a cancel), in seconds. */
+    tickSeconds: z.number().int().min(1).max(60).default(1),
   })
   .strict();
 
@@ -375,6 +391,7 @@ export const configSchema = z
     video: videoSchema.default(videoSchema.parse({})),
     responses: responsesSchema.default(responsesSchema.parse({})),
     cache: cacheSchema.default(cacheSchema.parse({})),
+    batch: batchSchema.default(batchSchema.parse({})),
     plans: z.record(z.string(), planSchema).default({}),
     /** Other plan names accepted as aliases (older names: Assistant is pro, Engineer is max). */
     planAliases: z.record(z.string(), z.string()).default({ assistant: "pro", engineer: "max" }),

@@ -189,6 +189,16 @@ export class ResponseNotFoundError extends apiError(404, "invalid_request_error"
   }
 }
 
+/** A batch that is not the caller's agent's, or does not exist: the same answer for both. */
+export class BatchNotFoundError extends apiError(404, "invalid_request_error", "batch_not_found") {
+  constructor(id: string) {
+    super(`No batch ${id} for this key's agent.`, { param: "batch_id" });
+  }
+}
+
+/** A batch that has ended takes no cancel. */
+export class BatchConflictError extends apiError(409, "invalid_request_error", "batch_ended") {}
+
 /** A change a video job can no longer take (cancelling a finished one). */
 export class VideoJobConflictError extends apiError(409, "invalid_request_error", "video_job_finished") {}
 

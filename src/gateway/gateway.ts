@@ -24,6 +24,8 @@ import { listVoices, type VoiceEntry } from "./audio/voice-catalog.js";
 import { type Caller, KeyAuthenticator } from "./auth/key-authenticator.js";
 import { type CallerPlan, PlanLookup } from "./auth/plan-lookup.js";
 import { admitCaller, DeferredAdmission, rateTakeOf } from "./auth/rate-limiter.js";
+import { BatchRunner } from "./batches/batch-runner.js";
+import { BatchService } from "./batches/batch-service.js";
 import { CreditLedger } from "./billing/credit-ledger.js";
 import { ResponseCache } from "./cache/response-cache.js";
 import { ChatService } from "./chat/chat-service.js";
@@ -43,6 +45,7 @@ import { CircuitBreakers } from "./routing/circuit-breaker.js";
 import { LatencyTracker } from "./routing/latency-tracker.js";
 import { SearchService } from "./search/search-service.js";
 import type { ServiceContext } from "./service-context.js";
+import { OpenAIFiles } from "./storage/openai-files.js";
 import { StorageService } from "./storage/storage-service.js";
 import type { CallObserver } from "./upstream-calls/call-observer.js";
 import { ChatMetering } from "./upstream-calls/chat-metering.js";
@@ -101,6 +104,11 @@ export class Gateway {
   /** Video jobs, and the schedule that moves them on. */
   readonly video: VideoService;
   readonly videoPoller: VideoPoller;
+  /** OpenAI's Files API over the agent's storage (batches read their input and write their output through it). */
+  readonly files: OpenAIFiles;
+  /** The Batch API, and what runs the batches' lines. */
+  readonly batches: BatchService;
+  readonly batchRunner: BatchRunner;
   /** Web search across the configured search providers, in order. */
   readonly search: SearchService;
   /** Which plan a caller, or an agent, is on now. */
@@ -201,6 +209,18 @@ export class Gateway {
     );
     this.video = new VideoService(shared, this.videoJobs);
     this.videoPoller = new VideoPoller(shared, this.videoJobs, this.video);
+    this.files = new OpenAIFiles(storage);
+    this.batches = new BatchService(shared, state.batches, this);
+    this.batchRunner = new BatchRunner({
+      shared,
+      batches: state.batches,
+      service: this.batches,
+      cache: this.cache,
+      files: this.files,
+      callerOf: (keyId) => this.authenticator.callerOfKey(keyId),
+      planOf: (caller) => this.planOf(caller),
+      takeRateLimit: (caller, plan) => this.takeRateLimit(caller, plan.limits),
+    });
   }
 
   /** Open a home. Throws ConfigError or StoreError rather than start on bad or missing data. */
@@ -241,6 +261,7 @@ export class Gateway {
   watch(): void {
     this.store.watch();
     this.videoPoller.start();
+    this.batchRunner.start();
     this.pruneResponses();
     this.responsePruning = setInterval(() => this.pruneResponses(), RESPONSE_PRUNE_INTERVAL_MS).unref();
     const events = {
@@ -304,7 +325,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     clearInterval(this.responsePruning);
-    await this.videoPoller.stop();
+    await Promise.all([this.videoPoller.stop(), this.batchRunner.stop()]);
     this.configWatcher?.close();
     await this.sharedConfig?.close();
     await this.state.close();

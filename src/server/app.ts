@@ -6,6 +6,7 @@ import type { AccessLog } from "./access-log.js";
 import { type ErrorDialect, errorResponse } from "./render-error.js";
 import { requestIdOf } from "./request-context.js";
 import { AUDIO_PATHS, registerAudio } from "./routes/audio.js";
+import { registerBatches } from "./routes/batches.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
 import { EMBEDDINGS_PATH, registerEmbeddings } from "./routes/embeddings.js";
 import { registerFiles } from "./routes/files.js";
@@ -58,6 +59,7 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
   registerMcp(app, gateway, logger);
   registerStorage(app, gateway);
   registerFiles(app, gateway);
+  registerBatches(app, gateway);
   registerStorageLinks(app, gateway);
   app.all("/**", (event) => {
     const known =

@@ -11,6 +11,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import { AgentPlanNames } from "../gateway/agent-plan-names.js";
 import type { Gateway } from "../gateway/gateway.js";
 import type { AttemptOutcome, FailureCause } from "../gateway/upstream-calls/attempt-outcome.js";
+import { BATCH_STATUSES } from "../store/batch-records.js";
 import type { UsageRow } from "../store/usage-log.js";
 import type { VideoJobStatus } from "../store/video-jobs.js";
 import { SeriesCounter, SeriesHistogram } from "./metric-series.js";
@@ -127,6 +128,16 @@ export class ServerMetrics {
     this.gauge("gw_storage_bytes", "Bytes of the stored files over every agent", async () => (await gateway.storage.totals()).bytes);
     this.gauge("gw_cache_entries", "Answers the response cache keeps, over every agent", async () => (await gateway.cache.totals()).entries);
     this.gauge("gw_cache_bytes", "Bytes of the answers the response cache keeps, over every agent", async () => (await gateway.cache.totals()).bytes);
+    new Gauge({
+      name: "gw_batches",
+      help: "Batches kept by the gateway, by status",
+      labelNames: ["status"] as const,
+      registers: [this.registry],
+      async collect() {
+        const counts = await gateway.state.batches.countByStatus();
+        for (const status of BATCH_STATUSES) this.set({ status }, counts.get(status) ?? 0);
+      },
+    });
     new Gauge({
       name: "gw_video_jobs",
       help: "Video jobs kept by the gateway, by state",

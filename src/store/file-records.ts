@@ -17,12 +17,19 @@ import { StoreError } from "./store-error.js";
  */
 export type FileState = "uploading" | "pending" | "ready";
 
-/** What a file was uploaded for through OpenAI's Files API (`POST /v1/files`); the other ways of storing a file set none. */
-export const FILE_PURPOSES = ["assistants", "batch", "fine-tune", "vision", "user_data", "evals"] as const;
+/** What a client may upload a file for through OpenAI's Files API (`POST /v1/files`); the other ways of storing a file set none. */
+export const UPLOAD_PURPOSES = ["assistants", "batch", "fine-tune", "vision", "user_data", "evals"] as const;
+export type UploadPurpose = (typeof UPLOAD_PURPOSES)[number];
+/** What a stored file may be for: an upload's purpose, or `batch_output` for the files a batch writes. */
+export const FILE_PURPOSES = [...UPLOAD_PURPOSES, "batch_output"] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
 
 export function isFilePurpose(value: unknown): value is FilePurpose {
   return typeof value === "string" && (FILE_PURPOSES as readonly string[]).includes(value);
+}
+
+export function isUploadPurpose(value: unknown): value is UploadPurpose {
+  return typeof value === "string" && (UPLOAD_PURPOSES as readonly string[]).includes(value);
 }
 
 export interface FileRecord {

@@ -5,8 +5,10 @@
 import type { Redis } from "ioredis";
 import type { StateSettings } from "../config/config-schema.js";
 import type { HomePaths } from "../config/paths.js";
+import type { BatchRecords } from "./batch-records.js";
 import type { CreditStore } from "./credit-store.js";
 import type { FileStateRecords } from "./file-state.js";
+import { LocalBatchStore } from "./local-batches.js";
 import { LocalCreditStore } from "./local-credit-store.js";
 import { LocalFileState } from "./local-file-state.js";
 import { LocalRateBuckets } from "./local-rate-buckets.js";
@@ -14,6 +16,7 @@ import { LocalResponseCache } from "./local-response-cache.js";
 import { type MetadataRecords, MetadataStore } from "./metadata-store.js";
 import { type ProjectRecords, ProjectStore } from "./project-records.js";
 import type { RateLimitBuckets } from "./rate-buckets.js";
+import { RedisBatchStore } from "./redis-batches.js";
 import { openRedis } from "./redis-connection.js";
 import { RedisCreditStore } from "./redis-credit-store.js";
 import { RedisFileState } from "./redis-file-state.js";
@@ -40,6 +43,8 @@ export interface StateStores {
   readonly responseCache: ResponseCacheStore;
   readonly projects: ProjectRecords;
   readonly videoJobs: VideoJobRecords;
+  /** The Batch API's batches and their lines' results (docs/decisions.md §23). */
+  readonly batches: BatchRecords;
   /** Stored files: the storage index, quotas and operation counts. */
   readonly files: FileStateRecords;
   /** This home's usage log, which the embedded credit store writes (undefined on Redis, whose rows are in Redis). */
@@ -63,6 +68,8 @@ async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<State
   const files = await LocalFileState.open(`${paths.dataDir}/storage`);
   // Holds nothing open once scanned: nothing to close should a later step fail.
   const responseCache = await LocalResponseCache.open(`${paths.dataDir}/cache`);
+  // Holds nothing open either; a record that cannot be read refuses the start, naming its file.
+  const batches = await LocalBatchStore.open(`${paths.dataDir}/batches`);
   const metadata = await MetadataStore.open(paths.metadata);
   const usageLog = UsageLog.open(paths.usageDir);
   // Rows skipped for invalid credits or agent: billing goes on without them, but say which.
@@ -80,6 +87,7 @@ async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<State
     responseCache,
     projects: new ProjectStore(`${paths.dataDir}/projects`),
     videoJobs: VideoJobStore.open(`${paths.dataDir}/video-jobs`),
+    batches,
     files,
     usageLog,
     ping: () => Promise.resolve(),
@@ -119,6 +127,7 @@ async function openRedisState(settings: StateSettings, paths: HomePaths, log: St
       responseCache: reportingRedisFailures(new RedisResponseCache(redis, prefix), "responseCache"),
       projects: reportingRedisFailures(new RedisProjectStore(redis, prefix), "projects"),
       videoJobs: reportingRedisFailures(new RedisVideoJobStore(redis, prefix), "videoJobs"),
+      batches: reportingRedisFailures(new RedisBatchStore(redis, prefix), "batches"),
       files: reportingRedisFailures(new RedisFileState(redis, prefix), "files"),
       async ping() {
         await redis.ping();

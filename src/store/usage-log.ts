@@ -29,6 +29,8 @@ export interface UsageRow {
   overage?: number;
   /** An answer the response cache replayed (docs/decisions.md §22): no upstream call; `units` are the repeated call's. */
   cached?: true;
+  /** The batch whose line this call was (docs/decisions.md §23), priced at the batch rate. */
+  batch?: string;
 }
 
 let cachedPeriod = { start: 0, end: 0, name: "" };

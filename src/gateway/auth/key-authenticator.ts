@@ -43,6 +43,15 @@ export class KeyAuthenticator {
     return caller;
   }
 
+  /** The caller a key stands for, by the key's id (a batch runs with the key that created it); undefined once it is revoked, expired or gone. */
+  callerOfKey(keyId: string): Caller | undefined {
+    for (const caller of this.index.values()) {
+      if (caller.key.id !== keyId) continue;
+      return caller.key.expiresAt !== undefined && Date.parse(caller.key.expiresAt) <= this.now() ? undefined : caller;
+    }
+    return undefined;
+  }
+
   /** The file watcher usually reports CLI changes first; this bounds the delay if it does not. */
   private async refreshNowAndThen(): Promise<void> {
     const now = performance.now();

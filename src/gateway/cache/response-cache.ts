@@ -13,8 +13,10 @@ import type { UsageRow } from "../../store/usage-log.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import type { DeferredAdmission } from "../auth/rate-limiter.js";
+import type { UsageEntry } from "../billing/credit-ledger.js";
 import { resolveRoutes } from "../routing/route-resolver.js";
 import type { ServiceContext } from "../service-context.js";
+import type { BatchLineBilling } from "../upstream-calls/chat-metering.js";
 import { cacheLifetime } from "./cache-lifetime.js";
 import { type AnswerGiven, type CachedAnswer, type CachedUsage, decodeCachedAnswer, encodeCachedAnswer } from "./cached-answer.js";
 
@@ -32,6 +34,8 @@ export interface CacheQuestion {
   plan: PlanLimits;
   requestId: string;
   admission?: DeferredAdmission;
+  /** A batch's line: a hit's row is named and marked as the line's. */
+  batch?: BatchLineBilling;
 }
 
 /** A request whose answer the cache keeps: where, for how long, and the usage rows its call writes. */
@@ -133,10 +137,10 @@ export class ResponseCache {
 
   private async billHit(entry: CacheEntry, usage: CachedUsage): Promise<void> {
     const { ledger, config } = this.shared;
-    const { caller, plan, endpoint, requestId, admission } = entry.question;
+    const { caller, plan, endpoint, requestId, admission, batch } = entry.question;
     await admission?.ensure();
     const credits = Math.round(usage.credits * config().billing.cacheHitPrice);
-    const row = {
+    const row: UsageEntry = {
       agent: caller.agent.id,
       keyPrefix: caller.key.prefix,
       endpoint,
@@ -145,14 +149,15 @@ export class ResponseCache {
       units: usage.units,
       credits,
       requestId,
-      cached: true as const,
+      cached: true,
     };
+    if (batch) row.batch = batch.id;
     if (credits === 0) {
-      await ledger.record(row);
+      await ledger.record(row, batch?.rowId);
       return;
     }
     const reservation = await ledger.reserve({ caller, plan }, credits);
-    await ledger.settle(reservation, row);
+    await ledger.settle(reservation, row, { rowId: batch?.rowId });
   }
 }
 

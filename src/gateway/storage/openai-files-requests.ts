@@ -1,7 +1,7 @@
 // What clients send to OpenAI's Files API (/v1/files): the list query and the text fields of the
 // upload form. Every refusal is a 400 naming the parameter, in the OpenAI envelope (these paths
 // are not /v1/storage's).
-import { FILE_PURPOSES, type FilePurpose, isFilePurpose } from "../../store/file-records.js";
+import { FILE_PURPOSES, type FilePurpose, isFilePurpose, isUploadPurpose, UPLOAD_PURPOSES, type UploadPurpose } from "../../store/file-records.js";
 import { InvalidRequestError } from "../errors.js";
 import { isFileId } from "./stored-file.js";
 
@@ -18,6 +18,7 @@ export interface FileListQuery {
 export const FILE_LIST_MAX_LIMIT = 10_000;
 
 const PURPOSE_NAMES = FILE_PURPOSES.join(", ");
+const UPLOAD_PURPOSE_NAMES = UPLOAD_PURPOSES.join(", ");
 
 /** limit: 1 to 10000, default 10000; order: asc or desc, default desc; after: a file id; purpose: one of the purposes. Never clamped. */
 export function parseFileListQuery(query: URLSearchParams): FileListQuery {
@@ -52,7 +53,7 @@ export function parseFileListQuery(query: URLSearchParams): FileListQuery {
  * they are deleted. Other fields are left alone, as on /v1/storage/upload.
  */
 export class FileUploadFields {
-  private purposeSent: FilePurpose | undefined;
+  private purposeSent: UploadPurpose | undefined;
 
   /** One text field as it arrives; throws for a field that refuses the upload. */
   accept(name: string, value: string): void {
@@ -61,12 +62,13 @@ export class FileUploadFields {
     }
     if (name !== "purpose") return;
     if (this.purposeSent !== undefined) throw invalid("purpose", "Send `purpose` once.");
-    this.purposeSent = purposeOf(value);
+    if (!isUploadPurpose(value)) throw invalid("purpose", `\`purpose\` must be one of ${UPLOAD_PURPOSE_NAMES}.`);
+    this.purposeSent = value;
   }
 
   /** The purpose sent, once the whole form is read: 400 when there was none. */
-  requiredPurpose(): FilePurpose {
-    if (this.purposeSent === undefined) throw invalid("purpose", `\`purpose\` is required: one of ${PURPOSE_NAMES}.`);
+  requiredPurpose(): UploadPurpose {
+    if (this.purposeSent === undefined) throw invalid("purpose", `\`purpose\` is required: one of ${UPLOAD_PURPOSE_NAMES}.`);
     return this.purposeSent;
   }
 }

@@ -12,7 +12,7 @@ import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import type { DeferredAdmission } from "../auth/rate-limiter.js";
 import { type CandidateBudget, type ChatCallSize, type HeldTokens, planChatReservation, type ReservationPlan } from "../billing/chat-reservation.js";
-import type { Reservation } from "../billing/credit-ledger.js";
+import type { Reservation, UsageEntry } from "../billing/credit-ledger.js";
 import { creditsForTokens } from "../billing/pricing.js";
 import { estimateTextTokens } from "../billing/prompt-measure.js";
 import { type TokenCounts, totalInput, type UsageReading } from "../billing/token-usage.js";
@@ -31,6 +31,17 @@ export interface ChatCallContext {
   admission?: DeferredAdmission;
   /** Told of each usage row the call writes (the response cache keeps what an answer cost). */
   recorded?: (row: UsageRow) => void;
+  /** A batch's line (gateway/batches/): its row is named in advance and priced at the batch rate. */
+  batch?: BatchLineBilling;
+}
+
+export interface BatchLineBilling {
+  /** The batch's id, on the usage row. */
+  id: string;
+  /** The row's id, named before the call, so a restart can tell whether the line was billed. */
+  rowId: string;
+  /** What a line costs as a share of a live call's price (1 - billing.batchDiscount). */
+  priceFactor: number;
 }
 
 /** What a call may cost through each candidate, given what the caller may spend (`limit` names that limit, for the 402). */
@@ -180,20 +191,22 @@ export class ChatMetering {
     credits: number,
   ): Promise<void> {
     const budget = budgetOf(call, target.candidate);
-    const row = await this.shared.ledger.settle(
-      call.reservation,
-      {
-        agent: context.caller.agent.id,
-        keyPrefix: context.caller.key.prefix,
-        endpoint: context.endpoint,
-        model: target.candidate.publicModel,
-        provider: target.candidate.provider,
-        units,
-        credits,
-        requestId: context.requestId,
-      },
-      { bound: budget.bound },
-    );
+    const entry: UsageEntry = {
+      agent: context.caller.agent.id,
+      keyPrefix: context.caller.key.prefix,
+      endpoint: context.endpoint,
+      model: target.candidate.publicModel,
+      provider: target.candidate.provider,
+      units,
+      credits,
+      requestId: context.requestId,
+    };
+    const { batch } = context;
+    if (batch) {
+      entry.credits = Math.round(credits * batch.priceFactor);
+      entry.batch = batch.id;
+    }
+    const row = await this.shared.ledger.settle(call.reservation, entry, { bound: budget.bound, rowId: batch?.rowId });
     context.recorded?.(row);
     // Only a key with a tokens-per-minute limit has a token bucket to count them in (on Redis, a script saved).
     if (context.caller.key.tpm !== undefined) this.tokensUsed?.(context.caller.key.prefix, countedTokens(units, budget.heldTokens));

@@ -7,7 +7,7 @@ import type { Caller } from "../../gateway/auth/key-authenticator.js";
 import { MethodNotAllowedError, RouteNotFoundError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { attachmentDisposition } from "../../gateway/storage/file-name.js";
-import { OpenAIFiles, toFileObject } from "../../gateway/storage/openai-files.js";
+import { toFileObject } from "../../gateway/storage/openai-files.js";
 import { FileUploadFields, parseFileListQuery } from "../../gateway/storage/openai-files-requests.js";
 import type { StorageLimits } from "../../gateway/storage/storage-context.js";
 import { FileNotFoundError } from "../../gateway/storage/storage-errors.js";
@@ -20,7 +20,7 @@ const FILES_PATH = "/v1/files";
 const FILE_PATH = /^\/v1\/files\/[^/]+(?:\/content)?$/;
 
 export function registerFiles(app: H3, gateway: Gateway): void {
-  const files = new OpenAIFiles(gateway.storage);
+  const { files } = gateway;
 
   app.post(FILES_PATH, async (event) => {
     const { caller, limits } = await authorize(event, gateway);
