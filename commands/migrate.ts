@@ -58,6 +58,7 @@ function printSummary(summary: MigrationSummary): void {
     `  files ${summary.files.records} (${summary.files.bytes} bytes; ${summary.files.blobsCopied} blobs copied, ${summary.files.blobsPresent} already there), storage operations ${summary.operations}`,
   );
   printLine(`  video jobs ${summary.videoJobs.jobs} (${summary.videoJobs.running} running)`);
+  printLine(`  batches ${summary.batches.batches} (${summary.batches.running} running)`);
   printLine("  credits used (this month, lifetime), home -> Redis:");
   for (const balance of summary.balances)
     printLine(`    ${balance.name}: ${balance.monthBefore} -> ${balance.monthAfter}, ${balance.lifetimeBefore} -> ${balance.lifetimeAfter}`);

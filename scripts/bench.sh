@@ -4,7 +4,8 @@
 # Then /v1/responses against /v1/chat/completions on one gw, non-stream and stream
 # (scripts/bench-responses.mjs; GW_BENCH_NO_RESPONSES=1 skips it), and the Redis layout: the state
 # on Redis against the embedded default, then two instances on one Redis (scripts/bench-redis.mjs;
-# needs redis-server; GW_BENCH_NO_REDIS=1 skips it).
+# needs redis-server; GW_BENCH_NO_REDIS=1 skips it), and a response-cache hit against the
+# upstream's latency (scripts/bench-cache.mjs).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="${GW_BENCH_HARNESS:-$root/../shared/bench}"
@@ -18,6 +19,8 @@ bash "$bench/compare.sh" "${gateways[@]}" "$@"
 if [ "${GW_BENCH_NO_RESPONSES:-0}" != 1 ]; then
   for mode in nonstream stream; do GW_BENCH_HARNESS="$bench" node "$root/scripts/bench-responses.mjs" --mode "$mode"; done
 fi
+# A response-cache hit against the upstream's own latency (GW_BENCH_NO_CACHE=1 skips it).
+[ "${GW_BENCH_NO_CACHE:-0}" = 1 ] || GW_BENCH_HARNESS="$bench" node "$root/scripts/bench-cache.mjs"
 if [ "${GW_BENCH_NO_REDIS:-0}" != 1 ]; then
   for mode in nonstream stream; do GW_BENCH_HARNESS="$bench" node "$root/scripts/bench-redis.mjs" --mode "$mode"; done
 fi

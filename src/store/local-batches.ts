@@ -77,6 +77,11 @@ export class LocalBatchStore implements BatchRecords {
     return this.records.get(id);
   }
 
+  /** Every batch, oldest first (`gw migrate` copies them all). */
+  all(): BatchRecord[] {
+    return [...this.records.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+
   async list(agentId: string, options: { after?: string; limit: number }): Promise<{ batches: BatchRecord[]; hasMore: boolean }> {
     checkLimit(options.limit);
     const { after } = options;

@@ -3,6 +3,8 @@
 // (with the reference photo a job still waiting needs, and its kept credit hold) and stored
 // responses still within their retention.
 import { existsSync, readdirSync } from "node:fs";
+import { type BatchRecord, type BatchRecords, ENDED_BATCH_STATUSES } from "../../store/batch-records.js";
+import type { LocalBatchStore } from "../../store/local-batches.js";
 import type { ProjectStore } from "../../store/project-records.js";
 import type { MetadataData } from "../../store/records.js";
 import type { RedisCreditStore } from "../../store/redis-credit-store.js";
@@ -71,6 +73,33 @@ export async function copyVideoJobs(
     jobs += 1;
   }
   return { jobs, running };
+}
+
+/**
+ * Every batch, with the results of those still running (they resume on the instances where they
+ * stopped). A batch already in Redis is left as it is.
+ */
+export async function copyBatches(source: LocalBatchStore, target: BatchRecords): Promise<{ batches: number; running: number }> {
+  let batches = 0;
+  let running = 0;
+  const copy = async (batch: BatchRecord) => {
+    batches += 1;
+    if (await target.get(batch.id)) return;
+    const active = !ENDED_BATCH_STATUSES.has(batch.status);
+    // The counts follow the results as they are recorded again.
+    await target.create(active ? { ...batch, requestCounts: { ...batch.requestCounts, completed: 0, failed: 0 } } : batch);
+    if (!active) return;
+    running += 1;
+    const claim = await target.claim(batch.id, 60_000);
+    if (!claim) throw new CliError(`batch ${batch.id} is claimed in Redis by a running instance: stop the instances and run gw migrate again`);
+    try {
+      for await (const result of source.results(batch.id)) await target.addResult(batch.id, result, claim);
+    } finally {
+      await claim.release();
+    }
+  };
+  for (const batch of source.all()) await copy(batch);
+  return { batches, running };
 }
 
 /** Responses created within `retentionDays` (older ones the servers would prune at once). */

@@ -12,8 +12,10 @@ import { stateSchema } from "../../config/config-schema.js";
 import { loadConfigFile, readRawConfig } from "../../config/load-config.js";
 import type { HomePaths } from "../../config/paths.js";
 import { writeFileAtomic } from "../../store/atomic-write.js";
+import { LocalBatchStore } from "../../store/local-batches.js";
 import { MetadataStore } from "../../store/metadata-store.js";
 import { ProjectStore } from "../../store/project-records.js";
+import { RedisBatchStore } from "../../store/redis-batches.js";
 import { RedisConfigStore } from "../../store/redis-config-store.js";
 import { openRedis, redactedUrl } from "../../store/redis-connection.js";
 import { RedisCreditStore } from "../../store/redis-credit-store.js";
@@ -28,7 +30,7 @@ import { periodOf } from "../../store/usage-log.js";
 import { VideoJobStore } from "../../store/video-jobs.js";
 import { CliError } from "../cli-error.js";
 import { copyFiles, copyOperationCounts } from "./copy-files.js";
-import { copyMetadata, copyProjects, copyResponses, copyVideoJobs } from "./copy-records.js";
+import { copyBatches, copyMetadata, copyProjects, copyResponses, copyVideoJobs } from "./copy-records.js";
 import { copyUsage, redisTotals, sum } from "./copy-usage.js";
 import { type MigrateFlags, migrationTarget } from "./migration-target.js";
 
@@ -56,6 +58,7 @@ export interface MigrationSummary {
   operations: number;
   projects: number;
   videoJobs: { jobs: number; running: number };
+  batches: { batches: number; running: number };
   responses: { copied: number; expired: number };
   notes: string[];
 }
@@ -104,6 +107,7 @@ export async function migrateHome(paths: HomePaths, flags: MigrateFlags, now = n
     const files = await copyFiles(`${paths.dataDir}/storage`, sourceBlobs, targetBlobs, fileState);
     const operations = await copyOperationCounts(`${paths.dataDir}/storage`, fileState);
     const jobs = await copyVideoJobs(`${paths.dataDir}/video-jobs`, videoJobs, new RedisVideoJobStore(redis, prefix), credits);
+    const batches = await copyBatches(await LocalBatchStore.open(`${paths.dataDir}/batches`), new RedisBatchStore(redis, prefix));
     const responses = await copyResponses(
       `${paths.dataDir}/responses`,
       new FileResponseStore(`${paths.dataDir}/responses`),
@@ -126,6 +130,7 @@ export async function migrateHome(paths: HomePaths, flags: MigrateFlags, now = n
       operations,
       projects,
       videoJobs: jobs,
+      batches,
       responses,
       notes: [
         ...files.notes,
