@@ -9,6 +9,7 @@ import test from "ava";
 import OpenAI, { toFile } from "openai";
 import type { Batch } from "openai/resources/batches";
 import { homePaths } from "../src/config/paths.js";
+import { revokeKey } from "../src/store/provisioning.js";
 import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { eventually } from "./helpers/eventually.js";
@@ -228,6 +229,52 @@ test.serial("list pages newest first; cancel stops new lines and keeps the answe
   for await (const listed of client().batches.list({ limit: 2 })) all.push(listed.id);
   t.deepEqual(all, [...all].sort().reverse(), "newest first");
   t.true(all.includes(batch.id));
+});
+
+test.serial("a key revoked while its batch runs runs no more lines; a batch past its window ends expired", async (t) => {
+  upstream.reset();
+  upstream.set({ firstByteDelayMs: 100 });
+  t.teardown(() => upstream.reset());
+  const revoked = await addKey(gateway.home, "revoking", "pro");
+  const reader = await addKey(gateway.home, "revoking", "pro");
+  const batch = await submit(
+    Array.from({ length: 20 }, (_, index) => chatLine(`r-${index}`, `revoke ${index}`)),
+    revoked,
+  );
+  await eventually(() => client(reader).batches.retrieve(batch.id), {
+    what: "a line answered",
+    until: (current) => (current.request_counts?.completed ?? 0) >= 1,
+  });
+  await revokeKey(gateway.gateway.store, revoked.slice(0, 11));
+  const done = await ended(batch.id, reader);
+  t.is(done.status, "completed");
+  const output = await jsonl(done.output_file_id, reader);
+  const errors = await jsonl(done.error_file_id, reader);
+  t.true(output.length >= 1 && output.length < 20, `answered before the revoke: ${output.length}`);
+  t.is(output.length + errors.length, 20);
+  for (const line of errors) {
+    t.is(line.response.status_code, 401);
+    t.is(line.response.body.error.code, "invalid_api_key");
+  }
+  t.is(rows().filter((row) => row.batch === batch.id).length, output.length);
+
+  const late = await submit(
+    Array.from({ length: 20 }, (_, index) => chatLine(`e-${index}`, `expire ${index}`)),
+    reader,
+  );
+  await eventually(() => client(reader).batches.retrieve(late.id), {
+    what: "a line answered",
+    until: (current) => (current.request_counts?.completed ?? 0) >= 1,
+  });
+  // The window ends now (as if 24 hours had passed).
+  await gateway.gateway.state.batches.update(late.id, { expiresAt: Math.floor(Date.now() / 1000) - 1 });
+  const expired = await ended(late.id, reader);
+  t.is(expired.status, "expired");
+  t.truthy(expired.expired_at);
+  const unrun = await jsonl(expired.error_file_id, reader);
+  t.true(unrun.length > 0);
+  for (const line of unrun) t.is(line.error.code, "batch_expired");
+  t.is((await jsonl(expired.output_file_id, reader)).length + unrun.length, 20);
 });
 
 test("a gw SIGKILLed mid-batch finishes it after a restart: every line answered and billed once", async (t) => {

@@ -15,6 +15,8 @@ export interface Caller {
 
 export class KeyAuthenticator {
   private index = new Map<string, Caller>();
+  /** The same callers by key id (a batch names the key that created it). */
+  private byKeyId = new Map<string, Caller>();
   private lastRefresh = 0;
 
   constructor(
@@ -45,11 +47,8 @@ export class KeyAuthenticator {
 
   /** The caller a key stands for, by the key's id (a batch runs with the key that created it); undefined once it is revoked, expired or gone. */
   callerOfKey(keyId: string): Caller | undefined {
-    for (const caller of this.index.values()) {
-      if (caller.key.id !== keyId) continue;
-      return caller.key.expiresAt !== undefined && Date.parse(caller.key.expiresAt) <= this.now() ? undefined : caller;
-    }
-    return undefined;
+    const caller = this.byKeyId.get(keyId);
+    return caller?.key.expiresAt !== undefined && Date.parse(caller.key.expiresAt) <= this.now() ? undefined : caller;
   }
 
   /** The file watcher usually reports CLI changes first; this bounds the delay if it does not. */
@@ -63,11 +62,16 @@ export class KeyAuthenticator {
   private rebuild(): void {
     const agents = new Map(this.store.data.agents.map((agent) => [agent.id, agent]));
     const index = new Map<string, Caller>();
+    const byKeyId = new Map<string, Caller>();
     for (const key of this.store.data.keys) {
       const agent = agents.get(key.agentId);
-      if (agent && key.revokedAt === null) index.set(key.hash, { agent, key });
+      if (!agent || key.revokedAt !== null) continue;
+      const caller = { agent, key };
+      index.set(key.hash, caller);
+      byKeyId.set(key.id, caller);
     }
     this.index = index;
+    this.byKeyId = byKeyId;
   }
 }
 

@@ -139,8 +139,6 @@ export class BatchRunner {
     const config = shared.config();
     const answered = new Set<number>();
     for await (const result of batches.results(batch.id)) answered.add(result.index);
-    const caller = this.parts.callerOf(batch.keyId);
-    const plan = caller && this.parts.planOf(caller);
     const concurrency = config.batch.concurrency;
     const lines = pLimit(concurrency);
     const agentLines = this.agentLimit(batch.agentId, config.batch.concurrencyPerAgent);
@@ -170,7 +168,7 @@ export class BatchRunner {
         }
       }
       while (running.size >= concurrency) await Promise.race(running);
-      const task = lines(() => agentLines(() => this.runLine(batch, line, caller, plan, claim, signal))).finally(() => running.delete(task));
+      const task = lines(() => agentLines(() => this.runLine(batch, line, claim, signal))).finally(() => running.delete(task));
       running.add(task);
     }
     const outcomes = await Promise.allSettled(running);
@@ -180,21 +178,15 @@ export class BatchRunner {
   }
 
   /** One line: called like a live request with the batch's key, its answer or error recorded once. */
-  private async runLine(
-    batch: BatchRecord,
-    line: BatchInputLine,
-    caller: Caller | undefined,
-    plan: CallerPlan | undefined,
-    claim: JobClaim,
-    signal: AbortSignal,
-  ): Promise<void> {
+  private async runLine(batch: BatchRecord, line: BatchInputLine, claim: JobClaim, signal: AbortSignal): Promise<void> {
     const requestId = lineRequestId(batch.id, line.index);
     let status = 200;
     let body: unknown;
     try {
-      if (!caller || !plan)
-        throw new InvalidApiKeyError("The key that created this batch no longer works (revoked or expired): its remaining lines were not run.");
-      body = await this.call(batch, line, caller, plan, requestId, signal);
+      // Looked up for each line: a key revoked or expired meanwhile runs no more of them, and a plan changed meanwhile applies.
+      const caller = this.parts.callerOf(batch.keyId);
+      if (!caller) throw new InvalidApiKeyError("The key that created this batch no longer works (revoked or expired): its remaining lines were not run.");
+      body = await this.call(batch, line, caller, this.parts.planOf(caller), requestId, signal);
     } catch (error) {
       // A state store that failed, a claim lost or a server stopping: the line is not answered, and runs again later.
       if (error instanceof StateStoreFailure || signal.aborted) throw error;
