@@ -277,6 +277,23 @@ test.serial("a key revoked while its batch runs runs no more lines; a batch past
   t.is((await jsonl(expired.output_file_id, reader)).length + unrun.length, 20);
 });
 
+test.serial("a batch is paced to its key's rate limit: lines over it wait, none fails", async (t) => {
+  upstream.reset();
+  const limited = await addKey(gateway.home, "paced", "pro", { rpm: 60 });
+  // Rate limits are per key: the test reads the batch with another key of the agent.
+  const reader = await addKey(gateway.home, "paced", "pro");
+  const batch = await submit(
+    Array.from({ length: 61 }, (_, index) => chatLine(`p-${index}`, `paced ${index}`)),
+    limited,
+  );
+  const done = await ended(batch.id, reader);
+  t.is(done.status, "completed");
+  t.deepEqual(done.request_counts, { total: 61, completed: 61, failed: 0 });
+  t.is(done.error_file_id, null);
+  // The upload and the create took two of the 60: 58 lines at once, then one a second.
+  t.true((done.completed_at ?? 0) - (done.in_progress_at ?? 0) >= 2, "the lines over the limit waited for it");
+});
+
 test("a gw SIGKILLed mid-batch finishes it after a restart: every line answered and billed once", async (t) => {
   const slow = await startFakeOpenAI({ firstByteDelayMs: 100 });
   t.teardown(() => slow.close());
