@@ -13,7 +13,7 @@ import { revokeKey } from "../src/store/provisioning.js";
 import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { eventually } from "./helpers/eventually.js";
-import { addKey, makeHome, type RawConfig, spawnServe, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { accessOf, addKey, makeHome, type RawConfig, spawnServe, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let upstream: FakeOpenAI;
 let gateway: TestGateway;
@@ -130,6 +130,19 @@ test.serial("a 200-line batch: answers, upstream refusals, lines past the budget
   t.is(batchRows.filter((row) => row.cached).length, 20);
   for (const row of batchRows.filter((row) => row.cached)) t.is(row.credits, 0);
   t.true(batchRows.reduce((sum, row) => sum + row.credits, 0) <= 3_000, "the budget holds");
+  // Each line has its access line, as a request has.
+  const access = await accessOf(output[0].id);
+  t.like(access, {
+    method: "BATCH",
+    path: "/v1/chat/completions",
+    status: 200,
+    agent: "budgeted",
+    model: "openai/gpt-4o-mini",
+    provider: "openai",
+    attempts: 1,
+  });
+  t.is(access.credits, batchRows.find((row) => row.requestId === output[0].id)?.credits);
+  t.like(await accessOf(errors[0].id), { method: "BATCH", status: 400 });
   // The batch price: half a live call's.
   await client(budgetKey).chat.completions.create({ model: "openai/gpt-4o-mini", max_tokens: 20, messages: [{ role: "user", content: "question 7" }] });
   const live = rows().at(-1);
@@ -231,6 +244,19 @@ test.serial("list pages newest first; cancel stops new lines and keeps the answe
   t.true(all.includes(batch.id));
 });
 
+test.serial("a cancel that comes once every line has started still ends the batch cancelled, with its answers", async (t) => {
+  upstream.reset();
+  upstream.set({ firstByteDelayMs: 300 });
+  t.teardown(() => upstream.reset());
+  const batch = await submit([chatLine("only-line", "the one line")]);
+  await eventually(() => upstream.requests.filter((request) => request.path.endsWith("/chat/completions")).length, "the line to reach the upstream");
+  await client().batches.cancel(batch.id);
+  const done = await ended(batch.id);
+  t.is(done.status, "cancelled");
+  t.deepEqual(done.request_counts, { total: 1, completed: 1, failed: 0 });
+  t.is((await jsonl(done.output_file_id)).length, 1);
+});
+
 test.serial("a key revoked while its batch runs runs no more lines; a batch past its window ends expired", async (t) => {
   upstream.reset();
   upstream.set({ firstByteDelayMs: 100 });
@@ -289,7 +315,7 @@ test.serial("a batch is paced to its key's rate limit: lines over it wait, none 
   const done = await ended(batch.id, reader);
   t.is(done.status, "completed");
   t.deepEqual(done.request_counts, { total: 61, completed: 61, failed: 0 });
-  t.is(done.error_file_id, null);
+  t.is(done.error_file_id as string | null | undefined, null);
   // The upload and the create took two of the 60: 58 lines at once, then one a second.
   t.true((done.completed_at ?? 0) - (done.in_progress_at ?? 0) >= 2, "the lines over the limit waited for it");
 });

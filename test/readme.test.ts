@@ -99,6 +99,7 @@ const COVERED = [
   "gw keys set",
   "gw cache stats",
   "gw cache clear",
+  "gw batch submit",
   "gw agents create",
   "gw plans set",
   "gw plans remove",

@@ -6,6 +6,7 @@ import { hasControlCharacter } from "../text/control-characters.js";
 import { type AnswerShape, answerShape, expectAnswer, hasData, hasList, hasString } from "./answer-shape.js";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelEntry, ModelList } from "./api-types.js";
 import { AudioClient } from "./audio-client.js";
+import { BatchesClient } from "./batches-client.js";
 import { EmbeddingsClient } from "./embeddings-client.js";
 import { GwApiError, unexpectedAnswer } from "./gw-api-error.js";
 import { HttpTransport, type TransportOptions } from "./http-transport.js";
@@ -75,6 +76,8 @@ export class GwClient {
   readonly search: SearchClient;
   /** Embedding vectors (embeddings-client.ts): POST /v1/embeddings. */
   readonly embeddings: EmbeddingsClient;
+  /** Batches and their files (batches-client.ts): /v1/batches, /v1/files. */
+  readonly batches: BatchesClient;
 
   constructor(options: TransportOptions | HttpTransport) {
     this.transport = options instanceof HttpTransport ? options : new HttpTransport(options);
@@ -84,6 +87,7 @@ export class GwClient {
     this.video = new VideoClient(this.transport, { fetch: options instanceof HttpTransport ? undefined : options.fetch });
     this.search = new SearchClient(this.transport);
     this.embeddings = new EmbeddingsClient(this.transport);
+    this.batches = new BatchesClient(this.transport);
   }
 
   async listModels(options: CallOptions = {}): Promise<ModelList> {

@@ -6,7 +6,7 @@
 import type { H3Event } from "h3";
 import type { Caller } from "../gateway/auth/key-authenticator.js";
 import type { AttemptOutcome, FailureCause } from "../gateway/upstream-calls/attempt-outcome.js";
-import type { CallObserver } from "../gateway/upstream-calls/call-observer.js";
+import type { BatchLineEnd, CallObserver } from "../gateway/upstream-calls/call-observer.js";
 import type { UsageRow } from "../store/usage-log.js";
 import { routeLabel, type ServerMetrics } from "./metrics.js";
 import { callerOf, nodeResponseOf } from "./request-context.js";
@@ -63,6 +63,18 @@ export class AccessLog implements CallObserver {
 
   attemptEnded(provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause): void {
     this.metrics?.attemptEnded(provider, outcome, durationMs, cause);
+  }
+
+  batchLineBegan(requestId: string): void {
+    if (this.logger.accessEnabled !== false) this.calls.set(requestId, {});
+  }
+
+  batchLineEnded(line: BatchLineEnd): void {
+    const facts = this.calls.get(line.requestId);
+    if (!facts) return;
+    this.calls.delete(line.requestId);
+    const { requestId, endpoint, status, durationMs, agent, keyPrefix } = line;
+    this.logger.access({ requestId, method: "BATCH", path: endpoint, status, durationMs: Math.round(durationMs * 10) / 10, agent, keyPrefix, ...facts });
   }
 
   cacheMissed(requestId: string, endpoint: string): void {

@@ -174,22 +174,30 @@ export class BatchRunner {
     const outcomes = await Promise.allSettled(running);
     const failure = outcomes.find((outcome) => outcome.status === "rejected");
     if (failure) throw failure.reason;
-    return signal.aborted ? "stopped" : ending;
+    if (signal.aborted) return "stopped";
+    // A cancel (or the window's end) that came after the last line started still ends the batch so.
+    return ending === "completed" ? ((await this.stopReason(batch.id)) ?? "completed") : ending;
   }
 
   /** One line: called like a live request with the batch's key, its answer or error recorded once. */
   private async runLine(batch: BatchRecord, line: BatchInputLine, claim: JobClaim, signal: AbortSignal): Promise<void> {
     const requestId = lineRequestId(batch.id, line.index);
+    const { observer } = this.parts.shared;
+    const started = performance.now();
+    observer?.batchLineBegan?.(requestId);
     let status = 200;
     let body: unknown;
+    // Looked up for each line: a key revoked or expired meanwhile runs no more of them, and a plan changed meanwhile applies.
+    const caller = this.parts.callerOf(batch.keyId);
     try {
-      // Looked up for each line: a key revoked or expired meanwhile runs no more of them, and a plan changed meanwhile applies.
-      const caller = this.parts.callerOf(batch.keyId);
       if (!caller) throw new InvalidApiKeyError("The key that created this batch no longer works (revoked or expired): its remaining lines were not run.");
       body = await this.call(batch, line, caller, this.parts.planOf(caller), requestId, signal);
     } catch (error) {
       // A state store that failed, a claim lost or a server stopping: the line is not answered, and runs again later.
-      if (error instanceof StateStoreFailure || signal.aborted) throw error;
+      if (error instanceof StateStoreFailure || signal.aborted) {
+        observer?.batchLineEnded?.({ requestId, endpoint: batch.endpoint, status: 503, durationMs: performance.now() - started, keyPrefix: batch.keyPrefix });
+        throw error;
+      }
       ({ status, body } = this.errorAnswer(error, requestId));
     }
     const result: BatchLineResult = {
@@ -198,6 +206,14 @@ export class BatchRunner {
       line: JSON.stringify({ id: requestId, custom_id: line.customId, response: { status_code: status, request_id: requestId, body }, error: null }),
     };
     await this.parts.batches.addResult(batch.id, result, claim);
+    observer?.batchLineEnded?.({
+      requestId,
+      endpoint: batch.endpoint,
+      status,
+      durationMs: performance.now() - started,
+      agent: caller?.agent.name,
+      keyPrefix: batch.keyPrefix,
+    });
   }
 
   /** The line's answer: from the response cache when the key's lifetime covers it, else from its endpoint's service. */

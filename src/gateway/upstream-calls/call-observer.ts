@@ -13,4 +13,20 @@ export interface CallObserver {
   attemptEnded?(provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause): void;
   /** The response cache had no answer for the request (a hit is a usage row marked `cached`). */
   cacheMissed?(requestId: string, endpoint: string): void;
+  /** A batch's line began: what the gateway reports of it is gathered under its request id, as a request's is. */
+  batchLineBegan?(requestId: string): void;
+  /** A batch's line ended: the access log writes its line (method BATCH, the batch's endpoint as path). */
+  batchLineEnded?(line: BatchLineEnd): void;
+}
+
+export interface BatchLineEnd {
+  requestId: string;
+  /** The batch's endpoint, e.g. /v1/chat/completions. */
+  endpoint: string;
+  /** The status its output or error line records. */
+  status: number;
+  durationMs: number;
+  /** The agent's name and the key's prefix, when the key still stands for them. */
+  agent?: string;
+  keyPrefix?: string;
 }
