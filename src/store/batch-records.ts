@@ -6,7 +6,7 @@
 // once its claim's lease ends. Two implementations: this home's (LocalBatchStore, files under
 // `data/batches/`) and Redis's (RedisBatchStore, shared by several `gw serve` instances).
 import { monotonicFactory } from "ulid";
-import type { JobClaim } from "./video-jobs.js";
+import type { JobClaim } from "./job-claims.js";
 
 export type { JobClaim };
 

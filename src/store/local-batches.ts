@@ -8,7 +8,6 @@
 // are read once at start and answered from memory, with the lines already recorded of every batch
 // still running; a results line a crash cut short is cut off then, so that line runs again.
 // Claims are held in memory with an expiry, as VideoJobStore's.
-import { randomUUID } from "node:crypto";
 import { promises as fs, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -26,8 +25,8 @@ import {
   isBatchId,
   type JobClaim,
 } from "./batch-records.js";
+import { LocalClaims } from "./job-claims.js";
 import { StoreError } from "./store-error.js";
-import { checkLease } from "./video-jobs.js";
 
 /** The results file of a batch still running, as this process knows it. */
 interface ResultsLog {
@@ -41,16 +40,11 @@ interface ResultsLog {
   writing?: Promise<void>;
 }
 
-interface LocalClaim {
-  token: string;
-  expiresAt: number;
-}
-
 export class LocalBatchStore implements BatchRecords {
   private readonly records = new Map<string, BatchRecord>();
   private readonly logs = new Map<string, ResultsLog>();
-  /** Batch id -> the claim on it (one process: a Map with expiry is enough). */
-  private readonly claims = new Map<string, LocalClaim>();
+  /** The claims on batches (one process: a Map with expiry is enough). */
+  private readonly claims = new LocalClaims();
 
   private constructor(readonly directory: string) {}
 
@@ -100,7 +94,7 @@ export class LocalBatchStore implements BatchRecords {
     const current = this.records.get(id);
     if (!current) throw new StoreError(`batch ${id} is not in the store`);
     if (claim) {
-      if (!this.holds(claim, id)) throw new BatchClaimLostError(id);
+      if (!this.claims.holds(claim, id)) throw new BatchClaimLostError(id);
       if (ENDED_BATCH_STATUSES.has(current.status)) throw new BatchEndedError(id, current.status);
     }
     check?.(current);
@@ -113,7 +107,7 @@ export class LocalBatchStore implements BatchRecords {
     if (!(Number.isSafeInteger(result.index) && result.index >= 0)) throw new RangeError(`a line's index is a whole number from 0, not ${result.index}`);
     const current = this.records.get(id);
     if (!current) throw new StoreError(`batch ${id} is not in the store`);
-    if (!this.holds(claim, id)) throw new BatchClaimLostError(id);
+    if (!this.claims.holds(claim, id)) throw new BatchClaimLostError(id);
     if (ENDED_BATCH_STATUSES.has(current.status)) throw new BatchEndedError(id, current.status);
     const log = this.logOf(id);
     if (log.indexes.has(result.index)) return false;
@@ -145,13 +139,7 @@ export class LocalBatchStore implements BatchRecords {
   }
 
   async claim(id: string, ttlMs: number): Promise<JobClaim | null> {
-    checkLease(ttlMs);
-    const now = Date.now();
-    const held = this.claims.get(id);
-    if (held && held.expiresAt > now) return null;
-    const token = randomUUID();
-    this.claims.set(id, { token, expiresAt: now + ttlMs });
-    return new LocalBatchClaim(id, token, ttlMs, this.claims);
+    return this.claims.take(id, ttlMs);
   }
 
   async countByStatus(): Promise<Map<BatchStatus, number>> {
@@ -246,12 +234,6 @@ export class LocalBatchStore implements BatchRecords {
     return log;
   }
 
-  private holds(claim: JobClaim, id: string): boolean {
-    if (!(claim instanceof LocalBatchClaim && claim.jobId === id)) return false;
-    const held = this.claims.get(id);
-    return held !== undefined && held.token === claim.token && held.expiresAt > Date.now();
-  }
-
   private persist(batch: BatchRecord): void {
     writeFileAtomic(path.join(this.directory, `${batch.id}.json`), `${JSON.stringify(batch, null, 2)}\n`);
     this.records.set(batch.id, batch);
@@ -259,26 +241,6 @@ export class LocalBatchStore implements BatchRecords {
 
   private resultsFile(id: string): string {
     return path.join(this.directory, `${id}.results.jsonl`);
-  }
-}
-
-class LocalBatchClaim implements JobClaim {
-  constructor(
-    readonly jobId: string,
-    readonly token: string,
-    private readonly ttlMs: number,
-    private readonly claims: Map<string, LocalClaim>,
-  ) {}
-
-  async renew(): Promise<boolean> {
-    const held = this.claims.get(this.jobId);
-    if (!held || held.token !== this.token || held.expiresAt <= Date.now()) return false;
-    held.expiresAt = Date.now() + this.ttlMs;
-    return true;
-  }
-
-  async release(): Promise<void> {
-    if (this.claims.get(this.jobId)?.token === this.token) this.claims.delete(this.jobId);
   }
 }
 

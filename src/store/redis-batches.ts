@@ -31,8 +31,8 @@ import {
   isBatchId,
   type JobClaim,
 } from "./batch-records.js";
+import { checkLease } from "./job-claims.js";
 import { StoreError } from "./store-error.js";
-import { checkLease } from "./video-jobs.js";
 
 type ScriptArgument = string | number;
 

@@ -15,13 +15,11 @@
 // replicas), not Redis Cluster.
 import { randomUUID } from "node:crypto";
 import type { Redis, Result } from "ioredis";
+import { type ClaimSlot, checkLease, type JobClaim } from "./job-claims.js";
 import { StoreError } from "./store-error.js";
 import {
   applyJobChange,
-  type ClaimSlot,
-  checkLease,
   isVideoJobId,
-  type JobClaim,
   TERMINAL_STATUSES,
   VideoJobClaimLostError,
   VideoJobEndedError,

@@ -9,12 +9,14 @@
 // the claim as it goes: two instances never work the same job at once, and a job whose claimant
 // died is taken by another once the claim ends. A change made under a claim is written only while
 // that claim is held (fencing) and never to a job that has already ended.
-import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { monotonicFactory } from "ulid";
 import { writeFileAtomic } from "./atomic-write.js";
+import { type ClaimSlot, type JobClaim, LocalClaims } from "./job-claims.js";
 import { StoreError } from "./store-error.js";
+
+export { type ClaimSlot, checkLease, type JobClaim } from "./job-claims.js";
 
 export type VideoJobStatus = "QUEUED" | "SUBMITTED" | "SUCCEEDED" | "FAILED" | "CANCELLED";
 
@@ -67,24 +69,6 @@ export function isVideoJobId(value: string): boolean {
 
 export function newVideoJobId(): string {
   return `vid_${nextUlid()}`;
-}
-
-/** A claim on one job: held until released or until its lease runs out without a renewal. */
-export interface JobClaim {
-  readonly jobId: string;
-  /** Extend the lease by its length again; false when the claim is no longer held (it ran out, or another took the job). */
-  renew(): Promise<boolean>;
-  /** Let the job go now (another instance may take it at once); nothing when it is no longer held. */
-  release(): Promise<void>;
-}
-
-/**
- * A claim that also takes one of a group's slots (the poller's group is the job's provider): at
- * most `limit` claims of one group are held at once, across every instance sharing the store.
- */
-export interface ClaimSlot {
-  group: string;
-  limit: number;
 }
 
 /** What the video service and poller need of the jobs' records, embedded or shared. */
@@ -142,16 +126,10 @@ export function applyJobChange(current: VideoJobRecord, change: Partial<VideoJob
   return next;
 }
 
-interface LocalClaim {
-  token: string;
-  expiresAt: number;
-  group?: string;
-}
-
 export class VideoJobStore implements VideoJobRecords {
   private readonly jobs = new Map<string, VideoJobRecord>();
-  /** Job id -> the claim on it (one process: a Map with expiry is enough). */
-  private readonly claims = new Map<string, LocalClaim>();
+  /** The claims on jobs (one process: a Map with expiry is enough). */
+  private readonly claims = new LocalClaims();
 
   private constructor(readonly directory: string) {}
 
@@ -204,7 +182,7 @@ export class VideoJobStore implements VideoJobRecords {
     const current = this.jobs.get(id);
     if (!current) throw new StoreError(`video job ${id} is not in the store`);
     if (claim) {
-      if (!(claim instanceof LocalJobClaim && claim.jobId === id && this.holds(claim))) throw new VideoJobClaimLostError(id);
+      if (!this.claims.holds(claim, id)) throw new VideoJobClaimLostError(id);
       if (TERMINAL_STATUSES.has(current.status)) throw new VideoJobEndedError(id, current.status);
     }
     check?.(current);
@@ -223,23 +201,7 @@ export class VideoJobStore implements VideoJobRecords {
   }
 
   async claim(id: string, ttlMs: number, slot?: ClaimSlot): Promise<JobClaim | null> {
-    checkLease(ttlMs);
-    const now = Date.now();
-    const held = this.claims.get(id);
-    if (held && held.expiresAt > now) return null;
-    if (slot) {
-      let taken = 0;
-      for (const claim of this.claims.values()) if (claim.group === slot.group && claim.expiresAt > now) taken++;
-      if (taken >= slot.limit) return null;
-    }
-    const token = randomUUID();
-    this.claims.set(id, { token, expiresAt: now + ttlMs, group: slot?.group });
-    return new LocalJobClaim(id, token, ttlMs, this.claims);
-  }
-
-  private holds(claim: LocalJobClaim): boolean {
-    const held = this.claims.get(claim.jobId);
-    return held !== undefined && held.token === claim.token && held.expiresAt > Date.now();
+    return this.claims.take(id, ttlMs, slot);
   }
 
   private write(job: VideoJobRecord): void {
@@ -250,29 +212,4 @@ export class VideoJobStore implements VideoJobRecords {
   private inputFile(id: string): string {
     return path.join(this.directory, `${id}.input`);
   }
-}
-
-class LocalJobClaim implements JobClaim {
-  constructor(
-    readonly jobId: string,
-    readonly token: string,
-    private readonly ttlMs: number,
-    private readonly claims: Map<string, LocalClaim>,
-  ) {}
-
-  async renew(): Promise<boolean> {
-    const held = this.claims.get(this.jobId);
-    if (!held || held.token !== this.token || held.expiresAt <= Date.now()) return false;
-    held.expiresAt = Date.now() + this.ttlMs;
-    return true;
-  }
-
-  async release(): Promise<void> {
-    if (this.claims.get(this.jobId)?.token === this.token) this.claims.delete(this.jobId);
-  }
-}
-
-/** A lease is a whole, positive number of milliseconds (Redis's PX takes nothing else). */
-export function checkLease(ttlMs: number): void {
-  if (!(Number.isSafeInteger(ttlMs) && ttlMs > 0)) throw new RangeError(`a claim's lease must be a whole number of ms above 0, not ${ttlMs}`);
 }
