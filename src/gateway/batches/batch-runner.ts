@@ -127,7 +127,9 @@ export class BatchRunner {
   private async work(id: string, claim: JobClaim, signal: AbortSignal): Promise<void> {
     const batch = await this.parts.batches.get(id);
     if (!batch || ENDED_BATCH_STATUSES.has(batch.status)) return;
-    let ending: Ending | "stopped" = batch.status === "cancelling" ? "cancelled" : this.expired(batch) ? "expired" : "completed";
+    // A batch found `finalizing` was ended by a runner that stopped before its files were written: cancelled if it was asked to be.
+    const cancelled = batch.status === "cancelling" || batch.cancellingAt !== undefined;
+    let ending: Ending | "stopped" = cancelled ? "cancelled" : this.expired(batch) ? "expired" : "completed";
     if (batch.status === "in_progress" && ending === "completed") ending = await this.runLines(batch, claim, signal);
     if (ending === "stopped" || signal.aborted) return;
     await this.finish(id, ending, claim);
