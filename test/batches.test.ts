@@ -130,6 +130,8 @@ test.serial("a 200-line batch: answers, upstream refusals, lines past the budget
   t.is(batchRows.filter((row) => row.cached).length, 20);
   for (const row of batchRows.filter((row) => row.cached)) t.is(row.credits, 0);
   t.true(batchRows.reduce((sum, row) => sum + row.credits, 0) <= 3_000, "the budget holds");
+  const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+  t.regex(metrics, /^gw_batches\{status="completed"\} [1-9]/m);
   // Each line has its access line, as a request has.
   const access = await accessOf(output[0].id);
   t.like(access, {

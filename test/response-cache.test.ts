@@ -274,6 +274,17 @@ test.serial("a hit counts against the key's requests per minute: over it, 429 an
   t.is(rows().length, before, "a refused hit is not billed");
 });
 
+test.serial("/metrics counts hits and misses by endpoint, and the entries and bytes kept", async (t) => {
+  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+  const sample = (name: string, labels = "") =>
+    Number(new RegExp(`^${name}${labels.replaceAll("{", "\\{").replaceAll("}", "\\}")} (\\S+)$`, "m").exec(text)?.[1]);
+  t.true(sample("gw_cache_hits_total", '{endpoint="chat.completions"}') >= 4);
+  t.true(sample("gw_cache_misses_total", '{endpoint="chat.completions"}') >= 4);
+  t.true(sample("gw_cache_hits_total", '{endpoint="embeddings"}') >= 1);
+  t.true(sample("gw_cache_entries") >= 8);
+  t.true(sample("gw_cache_bytes") > 1000);
+});
+
 test.serial("cacheHitPrice bills a share of the original; the byte bound evicts the least recently used entry", async (t) => {
   const home = await makeHome((config) => {
     configure(config);
