@@ -13,7 +13,7 @@ import { revokeKey } from "../src/store/provisioning.js";
 import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { eventually } from "./helpers/eventually.js";
-import { accessOf, addKey, makeHome, type RawConfig, spawnServe, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { accessOf, addKey, gw, makeHome, type RawConfig, spawnServe, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 let upstream: FakeOpenAI;
 let gateway: TestGateway;
@@ -145,6 +145,16 @@ test.serial("a 200-line batch: answers, upstream refusals, lines past the budget
   });
   t.is(access.credits, batchRows.find((row) => row.requestId === output[0].id)?.credits);
   t.like(await accessOf(errors[0].id), { method: "BATCH", status: 400 });
+  // gw usage tells batch lines and cache hits apart.
+  const csv = await gw(["usage", "--agent", "budgeted", "--format", "csv", "--home", gateway.home]);
+  t.is(csv.code, 0, csv.stderr);
+  const [header, ...csvRows] = csv.stdout.trim().split("\n");
+  const column = (name: string) => header!.split(",").indexOf(name);
+  const lineCells = csvRows.map((row) => row.split(",")).filter((cells) => cells[column("batch")] === created.id);
+  t.is(lineCells.length, 120);
+  t.is(lineCells.filter((cells) => cells[column("cached")] === "true").length, 20);
+  const table = await gw(["usage", "--agent", "budgeted", "--rows", "--home", gateway.home]);
+  t.regex(table.stdout, /chat\.completions \(batch, cached\)/);
   // The batch price: half a live call's.
   await client(budgetKey).chat.completions.create({ model: "openai/gpt-4o-mini", max_tokens: 20, messages: [{ role: "user", content: "question 7" }] });
   const live = rows().at(-1);

@@ -167,13 +167,35 @@ function overageLine(overage: number): string {
 // --- rows --------------------------------------------------------------------------------------
 
 const ROW_HEADERS = ["TIME", "AGENT", "KEY", "ENDPOINT", "MODEL", "PROVIDER", "CREDITS", "REQUEST", "OVERAGE"];
-const ROW_CSV_HEADERS = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id", "overage"];
+/** `batch` (the batch a line belonged to) and `cached` (a response-cache hit) come after the older columns. */
+const ROW_CSV_HEADERS = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id", "overage", "batch", "cached"];
 
-/** A row's cells, overage last (left out of tables whose range has none). */
+/** A row's cells, overage last (left out of tables whose range has none). In a table the endpoint says when the row was a batch's line or a cache hit. */
 function rowCells(row: UsageRow, agents: AgentDirectory, overage = true): CsvCell[] {
-  const cells: CsvCell[] = [row.time, agents.displayName(row.agent), row.keyPrefix, row.endpoint, row.model, row.provider, row.credits, row.requestId];
+  const cells: CsvCell[] = [row.time, agents.displayName(row.agent), row.keyPrefix, endpointText(row), row.model, row.provider, row.credits, row.requestId];
   if (overage) cells.push(overageOf(row));
   return cells;
+}
+
+function endpointText(row: UsageRow): string {
+  const marks = [row.batch === undefined ? undefined : "batch", row.cached ? "cached" : undefined].filter((mark) => mark !== undefined);
+  return marks.length === 0 ? row.endpoint : `${row.endpoint} (${marks.join(", ")})`;
+}
+
+function csvCells(row: UsageRow, agents: AgentDirectory): CsvCell[] {
+  return [
+    row.time,
+    agents.displayName(row.agent),
+    row.keyPrefix,
+    row.endpoint,
+    row.model,
+    row.provider,
+    row.credits,
+    row.requestId,
+    overageOf(row),
+    row.batch,
+    row.cached ? "true" : "",
+  ];
 }
 
 async function printRowsCsv(report: Report): Promise<void> {
@@ -186,7 +208,7 @@ async function printRowsCsv(report: Report): Promise<void> {
     report,
     new UsageTally(report.agents, report.only, undefined),
     (row) => {
-      out += csvLine(rowCells(row, report.agents));
+      out += csvLine(csvCells(row, report.agents));
     },
     flush,
   );

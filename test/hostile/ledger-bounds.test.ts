@@ -256,8 +256,8 @@ test.serial("an upstream over-reporting usage is billed what was held: overage o
 
   const csv = await gw(["usage", "--agent", "over-reported", "--format", "csv", "--home", metered.home]);
   const [header, first] = csv.stdout.split("\n");
-  t.is(header, "time,agent,key,endpoint,model,provider,credits,request_id,overage");
-  t.is(first!.split(",").at(-1), String(rows[0]!.overage));
+  t.is(header, "time,agent,key,endpoint,model,provider,credits,request_id,overage,batch,cached");
+  t.is(first!.split(",")[header!.split(",").indexOf("overage")], String(rows[0]!.overage));
 
   const byModel = await gw(["usage", "--agent", "over-reported", "--by", "model", "--json", "--home", metered.home]);
   const groups = json<{ groups: Array<{ model: string; overage: number }>; total: { overage: number } }>(byModel);
