@@ -1,7 +1,8 @@
-// What runs batches (docs/decisions.md §23): every `batch.tickSeconds` the runner takes each
-// batch that has not ended, claims it (a lease renewed while it works, as the video poller does:
-// one instance works a batch at a time, and another takes it over once the lease of one that
-// died runs out) and runs its lines from the input file, skipping those already answered.
+// What runs batches (docs/decisions.md §23): every `batch.tickSeconds` (a node-cron schedule, as
+// the video poller's) the runner takes each batch that has not ended, claims it (a lease renewed
+// while it works, as the video poller does: one instance works a batch at a time, and another
+// takes it over once the lease of one that died runs out) and runs its lines from the input file,
+// skipping those already answered.
 //
 // Each line is a call like a live one, made with the batch's key: the same parser, key patterns
 // and routes, the response cache, paced to the key's rate limit (it waits; it does not fail),
@@ -14,6 +15,7 @@
 // both JSONL in the agent's storage, in the input's order.
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
+import cron, { type ScheduledTask } from "node-cron";
 import pLimit, { type LimitFunction } from "p-limit";
 import { type BatchLineResult, type BatchRecord, type BatchRecords, ENDED_BATCH_STATUSES, type JobClaim } from "../../store/batch-records.js";
 import type { Admission } from "../../store/rate-buckets.js";
@@ -52,7 +54,7 @@ export interface BatchRunnerParts {
 type Ending = "completed" | "cancelled" | "expired";
 
 export class BatchRunner {
-  private timer: NodeJS.Timeout | undefined;
+  private task: ScheduledTask | undefined;
   private ticking = false;
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Lines of one agent's batches run at once on this instance. */
@@ -61,18 +63,18 @@ export class BatchRunner {
 
   constructor(private readonly parts: BatchRunnerParts) {}
 
-  /** Run the schedule (the server does; tests may call tick() themselves). */
+  /** Run the schedule, node-cron's as the video poller's (the server does; tests may call tick() themselves). */
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.tick(), this.parts.shared.config().batch.tickSeconds * 1000);
-    this.timer.unref();
+    if (this.task) return;
+    const seconds = this.parts.shared.config().batch.tickSeconds;
+    this.task = cron.schedule(`*/${seconds} * * * * *`, () => this.tick(), { name: "gw-batch-runner", noOverlap: true, suppressMissedWarning: true });
     void this.tick();
   }
 
   /** Stop scheduling; the lines in flight finish (aborted after a grace period), and the batches are taken up again at the next start. */
   async stop(graceMs = 5_000): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    await this.task?.destroy();
+    this.task = undefined;
     const timer = setTimeout(() => this.stopping.abort(new Error("the server is stopping")), graceMs);
     timer.unref();
     await Promise.allSettled([...this.inFlight.values()]);
