@@ -16,7 +16,6 @@
 // that addResult counts with HINCRBY: decoding and encoding the record with Redis's cjson would
 // turn an empty list into an object and refuse a lone surrogate in metadata. The keys are not
 // under one hash tag: this needs one Redis (or a primary with replicas), not Redis Cluster.
-import { randomUUID } from "node:crypto";
 import type { Redis, Result } from "ioredis";
 import {
   applyBatchChange,
@@ -31,7 +30,7 @@ import {
   isBatchId,
   type JobClaim,
 } from "./batch-records.js";
-import { checkLease } from "./job-claims.js";
+import { defineLeaseCommands, RedisLease, takeLease } from "./redis-leases.js";
 import { StoreError } from "./store-error.js";
 
 type ScriptArgument = string | number;
@@ -41,8 +40,6 @@ declare module "ioredis" {
     gwBatchCreate(...args: ScriptArgument[]): Result<unknown, Context>;
     gwBatchUpdate(...args: ScriptArgument[]): Result<unknown, Context>;
     gwBatchAddResult(...args: ScriptArgument[]): Result<unknown, Context>;
-    gwBatchRenew(...args: ScriptArgument[]): Result<unknown, Context>;
-    gwBatchRelease(...args: ScriptArgument[]): Result<unknown, Context>;
   }
 }
 
@@ -98,19 +95,6 @@ redis.call('HINCRBY', KEYS[1], ARGV[4], 1)
 return 'ok'
 `;
 
-// KEYS: claim. ARGV: token, lease (ms).
-const RENEW = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-`;
-
-// KEYS: claim. ARGV: token.
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
-`;
-
 /** How many times an update reads again when another writer changed the record in between. */
 const UPDATE_ATTEMPTS = 20;
 /** Results read per LRANGE. */
@@ -133,8 +117,7 @@ export class RedisBatchStore implements BatchRecords {
     redis.defineCommand("gwBatchCreate", { numberOfKeys: 4, lua: CREATE });
     redis.defineCommand("gwBatchUpdate", { numberOfKeys: 4, lua: UPDATE });
     redis.defineCommand("gwBatchAddResult", { numberOfKeys: 5, lua: ADD_RESULT });
-    redis.defineCommand("gwBatchRenew", { numberOfKeys: 1, lua: RENEW });
-    redis.defineCommand("gwBatchRelease", { numberOfKeys: 1, lua: RELEASE });
+    defineLeaseCommands(redis);
   }
 
   async create(batch: BatchRecord): Promise<void> {
@@ -176,7 +159,7 @@ export class RedisBatchStore implements BatchRecords {
     let token = "";
     if (claim) {
       // The token at this batch's claim key is the fence: a claim on another batch never matches it.
-      if (!(claim instanceof RedisBatchClaim && claim.jobId === id)) throw new BatchClaimLostError(id);
+      if (!(claim instanceof RedisLease && claim.jobId === id)) throw new BatchClaimLostError(id);
       token = claim.token;
     }
     if (!isBatchId(id)) throw new StoreError(`batch ${id} is not in the store`);
@@ -225,7 +208,7 @@ export class RedisBatchStore implements BatchRecords {
 
   async addResult(id: string, result: BatchLineResult, claim: JobClaim): Promise<boolean> {
     if (!(Number.isSafeInteger(result.index) && result.index >= 0)) throw new RangeError(`a line's index is a whole number from 0, not ${result.index}`);
-    if (!(claim instanceof RedisBatchClaim && claim.jobId === id)) throw new BatchClaimLostError(id);
+    if (!(claim instanceof RedisLease && claim.jobId === id)) throw new BatchClaimLostError(id);
     const outcome = await this.redis.gwBatchAddResult(
       this.recordKey(id),
       this.activeKey,
@@ -273,10 +256,7 @@ export class RedisBatchStore implements BatchRecords {
   }
 
   async claim(id: string, ttlMs: number): Promise<JobClaim | null> {
-    checkLease(ttlMs);
-    const token = randomUUID();
-    const taken = await this.redis.set(this.claimKey(id), token, "PX", ttlMs, "NX");
-    return taken === "OK" ? new RedisBatchClaim(this.redis, id, token, this.claimKey(id), ttlMs) : null;
+    return takeLease(this.redis, this.claimKey(id), id, ttlMs);
   }
 
   async countByStatus(): Promise<Map<BatchStatus, number>> {
@@ -323,24 +303,6 @@ export class RedisBatchStore implements BatchRecords {
 
   private claimKey(id: string): string {
     return `${this.prefix}batch:claim:${id}`;
-  }
-}
-
-class RedisBatchClaim implements JobClaim {
-  constructor(
-    private readonly redis: Redis,
-    readonly jobId: string,
-    readonly token: string,
-    private readonly key: string,
-    private readonly ttlMs: number,
-  ) {}
-
-  async renew(): Promise<boolean> {
-    return (await this.redis.gwBatchRenew(this.key, this.token, this.ttlMs)) === 1;
-  }
-
-  async release(): Promise<void> {
-    await this.redis.gwBatchRelease(this.key, this.token);
   }
 }
 

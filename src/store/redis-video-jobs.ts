@@ -16,6 +16,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis, Result } from "ioredis";
 import { type ClaimSlot, checkLease, type JobClaim } from "./job-claims.js";
+import { defineLeaseCommands, RedisLease, takeLease } from "./redis-leases.js";
 import { StoreError } from "./store-error.js";
 import {
   applyJobChange,
@@ -34,8 +35,6 @@ declare module "ioredis" {
   interface RedisCommander<Context> {
     gwVideoCreate(...args: ScriptArgument[]): Result<unknown, Context>;
     gwVideoUpdate(...args: ScriptArgument[]): Result<unknown, Context>;
-    gwVideoRenew(...args: ScriptArgument[]): Result<unknown, Context>;
-    gwVideoRelease(...args: ScriptArgument[]): Result<unknown, Context>;
     gwVideoClaimSlot(...args: ScriptArgument[]): Result<unknown, Context>;
     gwVideoRenewSlot(...args: ScriptArgument[]): Result<unknown, Context>;
     gwVideoReleaseSlot(...args: ScriptArgument[]): Result<unknown, Context>;
@@ -81,19 +80,6 @@ else
   redis.call('ZADD', KEYS[3], 0, ARGV[1])
 end
 return 'ok'
-`;
-
-// KEYS: claim. ARGV: token, lease (ms).
-const RENEW = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-`;
-
-// KEYS: claim. ARGV: token.
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1
 `;
 
 // The same three for a claim that takes a slot of a group: the group's zset lists the jobs holding
@@ -147,8 +133,7 @@ export class RedisVideoJobStore implements VideoJobRecords {
     this.countsKey = `${prefix}video:counts`;
     redis.defineCommand("gwVideoCreate", { numberOfKeys: 5, lua: CREATE });
     redis.defineCommand("gwVideoUpdate", { numberOfKeys: 5, lua: UPDATE });
-    redis.defineCommand("gwVideoRenew", { numberOfKeys: 1, lua: RENEW });
-    redis.defineCommand("gwVideoRelease", { numberOfKeys: 1, lua: RELEASE });
+    defineLeaseCommands(redis);
     redis.defineCommand("gwVideoClaimSlot", { numberOfKeys: 2, lua: CLAIM_SLOT });
     redis.defineCommand("gwVideoRenewSlot", { numberOfKeys: 2, lua: RENEW_SLOT });
     redis.defineCommand("gwVideoReleaseSlot", { numberOfKeys: 2, lua: RELEASE_SLOT });
@@ -199,7 +184,7 @@ export class RedisVideoJobStore implements VideoJobRecords {
     let token = "";
     if (claim) {
       // The token at this job's claim key is the fence: a claim on another job never matches it.
-      if (!(claim instanceof RedisJobClaim && claim.jobId === id)) throw new VideoJobClaimLostError(id);
+      if (!(claim instanceof RedisLease && claim.jobId === id)) throw new VideoJobClaimLostError(id);
       token = claim.token;
     }
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
@@ -252,10 +237,9 @@ export class RedisVideoJobStore implements VideoJobRecords {
       if (!(Number.isSafeInteger(slot.limit) && slot.limit > 0)) throw new RangeError(`a slot limit must be a whole number above 0, not ${slot.limit}`);
       const working = `${this.prefix}video:working:${slot.group}`;
       const taken = await this.redis.gwVideoClaimSlot(this.claimKey(id), working, token, ttlMs, id, slot.limit);
-      return taken === 1 ? new RedisJobClaim(this.redis, id, token, this.claimKey(id), ttlMs, working) : null;
+      return taken === 1 ? new RedisSlotClaim(this.redis, id, token, this.claimKey(id), ttlMs, working) : null;
     }
-    const taken = await this.redis.set(this.claimKey(id), token, "PX", ttlMs, "NX");
-    return taken === "OK" ? new RedisJobClaim(this.redis, id, token, this.claimKey(id), ttlMs) : null;
+    return takeLease(this.redis, this.claimKey(id), id, ttlMs);
   }
 
   /** The documents of these ids, in order; an id whose document is gone is left out. */
@@ -287,27 +271,26 @@ export class RedisVideoJobStore implements VideoJobRecords {
   }
 }
 
-class RedisJobClaim implements JobClaim {
+/** A claim that also holds one of its group's slots: renewed and released with the slot. */
+class RedisSlotClaim extends RedisLease {
   constructor(
-    private readonly redis: Redis,
-    readonly jobId: string,
-    readonly token: string,
-    private readonly key: string,
-    private readonly ttlMs: number,
-    /** The group's zset, when the claim holds one of its slots. */
-    private readonly working?: string,
-  ) {}
-
-  async renew(): Promise<boolean> {
-    const renewed = this.working
-      ? await this.redis.gwVideoRenewSlot(this.key, this.working, this.token, this.ttlMs, this.jobId)
-      : await this.redis.gwVideoRenew(this.key, this.token, this.ttlMs);
-    return renewed === 1;
+    redis: Redis,
+    jobId: string,
+    token: string,
+    key: string,
+    ttlMs: number,
+    /** The group's zset of the jobs holding one of its slots. */
+    private readonly working: string,
+  ) {
+    super(redis, jobId, token, key, ttlMs);
   }
 
-  async release(): Promise<void> {
-    if (this.working) await this.redis.gwVideoReleaseSlot(this.key, this.working, this.token, this.jobId);
-    else await this.redis.gwVideoRelease(this.key, this.token);
+  override async renew(): Promise<boolean> {
+    return (await this.connection.gwVideoRenewSlot(this.key, this.working, this.token, this.ttlMs, this.jobId)) === 1;
+  }
+
+  override async release(): Promise<void> {
+    await this.connection.gwVideoReleaseSlot(this.key, this.working, this.token, this.jobId);
   }
 }
 
