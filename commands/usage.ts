@@ -7,14 +7,17 @@ import { terminalColumns } from "../src/cli/usage-chart.js";
 import { USAGE_DIMENSIONS } from "../src/cli/usage-groups.js";
 import { reportRange } from "../src/cli/usage-range.js";
 import { printUsage, RECENT_ROWS, USAGE_FORMATS } from "../src/cli/usage-report.js";
+import { isTag, TAG_RULE } from "../src/text/tag-syntax.js";
 
 export default class Usage extends GwCommand {
   static override description = [
-    "Credits used per agent and the usage rows of a range (default: this calendar month, UTC), or their sums per day, model, agent, key or endpoint.",
+    "Credits used per agent and the usage rows of a range (default: this calendar month, UTC), or their sums per day, model, agent, key, endpoint or tag.",
     "",
     "Times are UTC. --since is inclusive. --until is exclusive as a time, but a date names a whole day that is included: --since 2025-03-01 --until 2025-03-31 is all of March. --since alone runs through today; --until alone starts at the beginning of its month. The balance (the plan's monthly credits less those used) is shown when the range is one calendar month.",
     "",
     `Without --by the table lists the last ${RECENT_ROWS} rows (--rows: every row); --format json and csv carry every row. Credits are integers, one credit a micro-dollar. The log is read streaming, so a month of a million rows reports in seconds.`,
+    "",
+    "Tags are what requests carried in x-gw-tags or as OpenAI metadata pairs (key:value). --by tag counts a row with several tags in each of its tags' groups (and once in the total); rows without tags are the group (none). --tag keeps the rows carrying that tag; given several times, any of them.",
   ].join("\n");
   static override examples = [
     "<%= config.bin %> usage",
@@ -22,13 +25,15 @@ export default class Usage extends GwCommand {
     "<%= config.bin %> usage --by model --since 2025-03-01 --until 2025-03-15",
     "<%= config.bin %> usage --chart",
     "<%= config.bin %> usage --by key --format csv > keys.csv",
+    "<%= config.bin %> usage --by tag --tag customer:acme --tag customer:globex",
   ];
   static override flags = {
     agent: Flags.string({ description: "only this agent (name or id)" }),
     period: Flags.string({ description: "one calendar month, YYYY-MM [default: the current month, UTC]", exclusive: ["since", "until"] }),
     since: Flags.string({ description: "start, inclusive: YYYY-MM-DD or an ISO 8601 time (UTC unless it names a zone)" }),
     until: Flags.string({ description: "end: a YYYY-MM-DD date is included whole; an ISO 8601 time is exclusive" }),
-    by: Flags.option({ description: "sum the rows per day, model, agent, key or endpoint", options: USAGE_DIMENSIONS })(),
+    by: Flags.option({ description: "sum the rows per day, model, agent, key, endpoint or tag", options: USAGE_DIMENSIONS })(),
+    tag: Flags.string({ description: "only rows carrying this tag (repeat for any of several)", multiple: true }),
     format: Flags.option({ description: "table for people, json or csv for programs", options: USAGE_FORMATS, default: "table" as const })(),
     json: Flags.boolean({ description: "the same as --format json (kept for scripts)", default: false, exclusive: ["format"] }),
     chart: Flags.boolean({
@@ -44,6 +49,7 @@ export default class Usage extends GwCommand {
     const format = flags.json ? "json" : flags.format;
     if (flags.chart && format !== "table") throw new UsageError(`--chart draws for a terminal; it cannot be combined with --format ${format}`);
     if (flags.rows && format !== "table") throw new UsageError(`--rows lists rows in the table; --format ${format} carries every row already`);
+    for (const tag of flags.tag ?? []) if (!isTag(tag)) throw new UsageError(`--tag ${JSON.stringify(tag)} cannot be a tag: a tag is ${TAG_RULE}`);
     const now = new Date();
     const range = reportRange(flags, now);
     const paths = await openHome(flags.home);
@@ -54,6 +60,7 @@ export default class Usage extends GwCommand {
         range,
         ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
         ...(flags.by !== undefined ? { by: flags.by } : {}),
+        ...(flags.tag !== undefined ? { tags: flags.tag } : {}),
         format,
         chart: flags.chart,
         allRows: flags.rows,

@@ -8,7 +8,10 @@
 // read from /proc. It prints each pair and the median of the paired ratios.
 //
 // Options: --mode stream|nonstream (stream), -c N (64), --pairs N (12), --seconds N (2),
-// --warmup-pairs N (4, not counted, after an 8-second load on each gateway). The gateways get
+// --warmup-pairs N (4, not counted, after an 8-second load on each gateway), --telemetry
+// http/protobuf|http/json (the working tree's gateway exports traces to a sink that discards them,
+// bench/start-gw.sh; the base's does not: `bench-ab.mjs HEAD --telemetry http/protobuf` on a clean
+// tree is the cost of traces on against off). The gateways get
 // core 1, loadgen and upstream core 0 (taskset). As root it runs in a private network namespace
 // with only loopback, as the harness does; otherwise on the host's loopback.
 import { execFileSync, spawn } from "node:child_process";
@@ -28,12 +31,13 @@ const { values, positionals } = parseArgs({
     pairs: { type: "string", default: "12" },
     seconds: { type: "string", default: "2" },
     "warmup-pairs": { type: "string", default: "4" },
+    telemetry: { type: "string" },
     "in-namespace": { type: "boolean", default: false },
   },
 });
 const [baseRevision] = positionals;
 if (!baseRevision) {
-  console.error("usage: node scripts/bench-ab.mjs BASE_REV [--mode stream|nonstream] [-c 64] [--pairs 12] [--seconds 2]");
+  console.error("usage: node scripts/bench-ab.mjs BASE_REV [--mode stream|nonstream] [-c 64] [--pairs 12] [--seconds 2] [--telemetry http/protobuf|http/json]");
   process.exit(2);
 }
 if (!existsSync(path.join(harness, "bench.mjs"))) {
@@ -77,7 +81,8 @@ async function main() {
       ["base", baseTree, 18781],
       ["this", root, 18782],
     ]) {
-      const child = pinned(1, "bash", [path.join(tree, "bench/start-gw.sh"), String(port), `http://127.0.0.1:${upstreamPort}/v1`]);
+      const env = name === "this" && values.telemetry ? { GW_BENCH_TELEMETRY: values.telemetry } : {};
+      const child = pinned(1, "bash", [path.join(tree, "bench/start-gw.sh"), String(port), `http://127.0.0.1:${upstreamPort}/v1`], env);
       children.push(child);
       await listening(child);
       // taskset and start-gw.sh exec into `gw serve`: the child's pid is the gateway's.
@@ -98,7 +103,8 @@ async function main() {
     }
 
     const [base, current] = gateways;
-    console.log(`mode=${values.mode} c=${values.c} ${values.seconds}s runs, ${values.pairs} pairs (order alternated)`);
+    const traces = values.telemetry ? `, traces on (${values.telemetry}) for the working tree` : "";
+    console.log(`mode=${values.mode} c=${values.c} ${values.seconds}s runs, ${values.pairs} pairs (order alternated)${traces}`);
     for (const gateway of gateways) {
       console.log(`${gateway.name.padEnd(28)} rps ${gateway.runs.map((run) => run.rps.toFixed(0)).join(" ")}`);
       console.log(`${"".padEnd(28)} cpu µs/request ${gateway.runs.map((run) => run.cpuPerRequest.toFixed(0)).join(" ")}`);

@@ -5,9 +5,9 @@ import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-/** A child on one core (taskset), its output kept for listening(). */
-export function pinned(core, command, args) {
-  const child = spawn("taskset", ["-c", String(core), command, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+/** A child on one core (taskset), its output kept for listening(); `env` adds to this process's environment. */
+export function pinned(core, command, args, env = {}) {
+  const child = spawn("taskset", ["-c", String(core), command, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   child.output = "";
   child.stdout.on("data", (chunk) => (child.output += chunk));
   child.stderr.on("data", (chunk) => (child.output += chunk));

@@ -5,7 +5,9 @@
 # (scripts/bench-responses.mjs; GW_BENCH_NO_RESPONSES=1 skips it), and the Redis layout: the state
 # on Redis against the embedded default, then two instances on one Redis (scripts/bench-redis.mjs;
 # needs redis-server; GW_BENCH_NO_REDIS=1 skips it), and a response-cache hit against the
-# upstream's latency (scripts/bench-cache.mjs).
+# upstream's latency (scripts/bench-cache.mjs). GW_BENCH_TELEMETRY=http/protobuf (or http/json)
+# runs every gw of it with traces on, exported to a sink that discards them (bench/start-gw.sh);
+# `node scripts/bench-ab.mjs HEAD --telemetry http/protobuf` measures on against off side by side.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="${GW_BENCH_HARNESS:-$root/../shared/bench}"

@@ -88,7 +88,8 @@ test.serial("floats: the vector, the public model, the prefix stripped upstream,
   t.is(answer.data.length, 1);
   t.like(answer.data[0], { object: "embedding", index: 0 });
   t.deepEqual(answer.data[0]!.embedding, fakeEmbedding("hello world", 1536));
-  t.deepEqual(answer.usage, { prompt_tokens: 2, total_tokens: 2 });
+  // gw adds what the call was charged (docs/decisions.md §24): the row's credits.
+  t.deepEqual(answer.usage, { prompt_tokens: 2, total_tokens: 2, gw_credits: embeddingRows().at(-1)!.credits } as typeof answer.usage);
   t.is(openai.requests.length, 1);
   t.like(openai.requests[0]!.body, { model: "text-embedding-3-small", input: "hello world", encoding_format: "float" });
   t.is(openai.requests[0]!.headers.authorization, `Bearer ${OPENAI_KEY}`);
@@ -116,7 +117,7 @@ test.serial("arrays of texts and of token ids keep their order; dimensions reach
     answer.data.map((item) => item.embedding),
     texts.map((text) => fakeEmbedding(text, 256)),
   );
-  t.deepEqual(answer.usage, { prompt_tokens: 6, total_tokens: 6 });
+  t.deepEqual(answer.usage, { prompt_tokens: 6, total_tokens: 6, gw_credits: embeddingRows().at(-1)!.credits } as typeof answer.usage);
   t.like(openai.requests[0]!.body, { input: texts, dimensions: 256 });
 
   const tokens = await client().embeddings.create({
@@ -243,7 +244,7 @@ test.serial("Gemini: one text through embedContent, converted both ways, floats 
   t.is(floats.model, "gemini/gemini-embedding-001");
   t.deepEqual(floats.data[0]!.embedding, fakeEmbedding(text, 768));
   // Gemini reports no tokens: 1999 ASCII characters are estimated at 500, at $0.15 per million 75 credits.
-  t.deepEqual(floats.usage, { prompt_tokens: 500, total_tokens: 500 });
+  t.deepEqual(floats.usage, { prompt_tokens: 500, total_tokens: 500, gw_credits: 75 } as typeof floats.usage);
   t.like(embeddingRows().slice(rows)[0], { provider: "gemini", units: { input_tokens: 500 }, credits: 75 });
 
   // The SDK asks for base64 by default: the gateway encodes Gemini's floats, the SDK decodes them.

@@ -70,12 +70,14 @@ test.serial("create: a Response the SDK reads (output_text, usage, ids), the req
   const message = response.output[0]!;
   t.is(message.type, "message");
   t.regex((message as { id: string }).id, /^msg_/);
-  t.deepEqual(response.usage, {
+  t.deepEqual(response.usage as unknown, {
     input_tokens: 12,
     input_tokens_details: { cached_tokens: 0 },
     output_tokens: 4,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: 16,
+    // What the call was charged (docs/decisions.md §24): its row's credits.
+    gw_credits: rows().at(-1)!.credits,
   });
   t.is(response.instructions, "Be brief.");
   t.is(response.max_output_tokens, 50);
@@ -292,7 +294,10 @@ test.serial("stored responses: retrieve, input_items, and previous_response_id c
   const first = await client().responses.create({ model: "compat/gpt-x", instructions: "Answer briefly.", input: "What is your name?" });
   t.is((first as { store?: boolean }).store, true);
   const retrieved = await client().responses.retrieve(first.id);
-  t.deepEqual(retrieved, { ...first, output_text: retrieved.output_text });
+  // The create said what it was charged; the Response as stored, which a retrieve reads, does not (docs/decisions.md §24).
+  const { gw_credits: charged, ...usage } = first.usage as unknown as Record<string, unknown>;
+  t.is(typeof charged, "number");
+  t.deepEqual(retrieved as unknown, { ...first, output_text: retrieved.output_text, usage });
   t.is(retrieved.output_text, "My name is Ada.");
   const items = await client().responses.inputItems.list(first.id);
   t.is(items.data.length, 1);

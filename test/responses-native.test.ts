@@ -122,12 +122,14 @@ test.serial(
       ],
     );
     t.regex((response.output[0] as { encrypted_content?: string }).encrypted_content ?? "", /^gAAAAAB/);
-    t.deepEqual(response.usage, {
+    t.deepEqual(response.usage as unknown, {
       input_tokens: 20,
       input_tokens_details: { cached_tokens: 0 },
       output_tokens: 9,
       output_tokens_details: { reasoning_tokens: FAKE_REASONING_TOKENS },
       total_tokens: 29,
+      // What the call was charged (docs/decisions.md §24): 20 and 9 tokens at $3 and $15 per million.
+      gw_credits: 20 * 3 + 9 * 15,
     });
     t.is(http.headers.get("x-service-tools-left-out"), null, "the native upstream serves its own hosted tools");
     t.is(http.headers.get("x-service-params-ignored"), null, "the native upstream takes every parameter");
@@ -274,7 +276,10 @@ test.serial("retrieve and input_items read a native response as stored", async (
     include: ["reasoning.encrypted_content"],
   });
   const retrieved = await client().responses.retrieve(created.id);
-  t.deepEqual(retrieved, { ...created, output_text: retrieved.output_text });
+  // The create said what it was charged; the Response as stored, which a retrieve reads, does not (docs/decisions.md §24).
+  const { gw_credits: charged, ...usage } = created.usage as unknown as Record<string, unknown>;
+  t.is(typeof charged, "number");
+  t.deepEqual(retrieved as unknown, { ...created, output_text: retrieved.output_text, usage });
   const items = await client().responses.inputItems.list(created.id);
   t.is(items.data.length, 1);
   t.like(items.data[0], { type: "message", role: "user", content: [{ type: "input_text", text: "keep me" }] });

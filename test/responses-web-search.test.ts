@@ -98,12 +98,14 @@ test.serial("create: the model's search runs on gw's provider, the second call r
     status: "completed",
     action: { type: "search", query: "rust release", queries: ["rust release"], sources: tavilyUrls.map((url) => ({ type: "url", url })) },
   });
-  t.deepEqual(response.usage, {
+  t.deepEqual(response.usage as unknown, {
     input_tokens: 50,
     input_tokens_details: { cached_tokens: 0 },
     output_tokens: 11,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: 61,
+    // What the call was charged (docs/decisions.md §24): the search and both model calls (50 and 11 tokens at $3 and $15 per million).
+    gw_credits: SEARCH_CREDITS + 50 * 3 + 11 * 15,
   });
 
   t.is(tavily.requests.length, 1);

@@ -280,6 +280,8 @@ function row(sequence: number, time: string, credits: unknown = 10 + sequence): 
     units: { input_tokens: sequence },
     credits,
     requestId: `req_${sequence}`,
+    // Every third row carries request tags (docs/decisions.md §24): they come back as written.
+    ...(sequence % 3 === 0 ? { tags: ["team:port", `job:${sequence}`] } : {}),
   } as UsageRow;
 }
 

@@ -175,7 +175,7 @@ test("csv: a header, one line per group or row, fields quoted where they must be
   t.is(models.stdout, 'model,rows,credits,overage\n"acme/""big"",model",1,5,0\n');
   t.is(
     rows.stdout,
-    `time,agent,key,endpoint,model,provider,credits,request_id,overage,batch,cached\n2025-04-01T00:00:00.000Z,bob,${bobKey},chat.completions,"acme/""big"",model",acme,5,req_9,0,,\n`,
+    `time,agent,key,endpoint,model,provider,credits,request_id,overage,batch,cached,tags\n2025-04-01T00:00:00.000Z,bob,${bobKey},chat.completions,"acme/""big"",model",acme,5,req_9,0,,,\n`,
   );
 });
 

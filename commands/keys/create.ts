@@ -7,6 +7,7 @@ import { keyLimitFlags, keyLimitsFrom } from "../../src/cli/key-limit-flags.js";
 import { keyPlanNotes } from "../../src/cli/key-plan-notes.js";
 import { note, printLine } from "../../src/cli/output.js";
 import { requirePlan } from "../../src/cli/plan-names.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
 import { createKey, findAgent } from "../../src/store/provisioning.js";
 
 export default class KeysCreate extends GwCommand {
@@ -24,10 +25,22 @@ export default class KeysCreate extends GwCommand {
     plan: Flags.string({ description: "plan for the agent (sets it on an existing agent) [default for a new agent: free]" }),
     ...keyLimitFlags,
     json: jsonFlag,
+    ...remoteAdminFlags,
   };
 
   async run() {
     const { flags } = await this.parse(KeysCreate);
+    const admin = remoteAdmin(flags);
+    if (admin) {
+      // The gateway checks the plan and the cache lifetime against its own config.
+      const limits = keyLimitsFrom(flags, { now: new Date(), maxCacheTtlSeconds: Number.POSITIVE_INFINITY });
+      const created = await remotely(() => admin.createKey(flags.agent, flags.plan, limits));
+      const { key, ...listing } = created;
+      return this.shown({ key, ...listing }, () => {
+        printLine(key);
+        note(`key ${created.prefix}… for agent "${created.agent}" (plan ${created.plan}); it is shown only this once`);
+      });
+    }
     const paths = await openHome(flags.home, { create: true });
     const config = await loadHomeConfig(paths);
     const plan = flags.plan === undefined ? undefined : requirePlan(config, flags.plan);

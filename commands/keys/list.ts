@@ -1,11 +1,12 @@
 import { Flags } from "@oclif/core";
+import { type KeyListing, keyListing } from "../../src/admin/key-listing.js";
 import { CliError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome, withUsageHistory } from "../../src/cli/home.js";
 import { loadHomeConfig } from "../../src/cli/home-config.js";
-import { keyListing } from "../../src/cli/key-report.js";
 import { printTable } from "../../src/cli/output.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
 import { findAgent } from "../../src/store/provisioning.js";
 import { formatLifetime } from "../../src/text/durations.js";
 
@@ -17,19 +18,13 @@ export default class KeysList extends GwCommand {
     agent: Flags.string({ description: "only this agent's keys" }),
     revoked: Flags.boolean({ description: "include revoked keys", default: false }),
     json: jsonFlag,
+    ...remoteAdminFlags,
   };
 
   async run() {
     const { flags } = await this.parse(KeysList);
-    const paths = await openHome(flags.home);
-    const config = await loadHomeConfig(paths);
-    // Spend and last use: this home's usage log, or on a Redis state the streams every instance writes.
-    const listing = await withUsageHistory(paths, (data, history) => {
-      const only = flags.agent === undefined ? undefined : findAgent(data, flags.agent);
-      if (flags.agent !== undefined && !only) throw new CliError(`no agent "${flags.agent}"`);
-      const keys = data.keys.filter((key) => (!only || key.agentId === only.id) && (flags.revoked || flags.json || key.revokedAt === null));
-      return keyListing(config, data, history, keys, new Date());
-    });
+    const admin = remoteAdmin(flags);
+    const listing = admin ? await remotely(() => admin.keys({ agent: flags.agent, revoked: flags.revoked || flags.json })) : await this.localListing(flags);
     // Most homes give no key a cache lifetime: the column appears once one does, as REVOKED with --revoked.
     const withCache = listing.some((key) => key.cacheTtlSeconds !== null);
     return this.shown(listing, () => {
@@ -67,6 +62,18 @@ export default class KeysList extends GwCommand {
         ]),
         "no keys (create one with `gw keys create --agent NAME`)",
       );
+    });
+  }
+
+  private async localListing(flags: { home?: string; agent?: string; revoked: boolean; json: boolean }): Promise<KeyListing[]> {
+    const paths = await openHome(flags.home);
+    const config = await loadHomeConfig(paths);
+    // Spend and last use: this home's usage log, or on a Redis state the streams every instance writes.
+    return withUsageHistory(paths, (data, history) => {
+      const only = flags.agent === undefined ? undefined : findAgent(data, flags.agent);
+      if (flags.agent !== undefined && !only) throw new CliError(`no agent "${flags.agent}"`);
+      const keys = data.keys.filter((key) => (!only || key.agentId === only.id) && (flags.revoked || flags.json || key.revokedAt === null));
+      return keyListing(config, data, history, keys, new Date());
     });
   }
 }

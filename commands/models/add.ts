@@ -1,11 +1,11 @@
 import { Args, Flags } from "@oclif/core";
+import { arrayAt, stringField } from "../../src/admin/config-edits/raw-config.js";
 import { CliError, UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag, numberFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { editHomeConfig } from "../../src/cli/home-config.js";
 import { note, printLine } from "../../src/cli/output.js";
-import { arrayAt, stringField } from "../../src/cli/raw-config.js";
 import { routesServing } from "../../src/config/model-routes.js";
 
 const MODALITIES = ["text", "image", "file", "audio", "video"];

@@ -1,19 +1,20 @@
+import { type PlanListing, planListings } from "../../src/admin/plan-listing.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { loadHomeConfig } from "../../src/cli/home-config.js";
 import { printTable } from "../../src/cli/output.js";
-import { aliasesOf } from "../../src/cli/plan-names.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
 
 export default class PlansList extends GwCommand {
   static override description = "List plans with their resolved limits (defaults plus config.json overrides).";
   static override enableJsonFlag = true;
-  static override flags = { json: jsonFlag };
+  static override flags = { json: jsonFlag, ...remoteAdminFlags };
 
   async run() {
     const { flags } = await this.parse(PlansList);
-    const config = await loadHomeConfig(await openHome(flags.home));
-    const plans = Object.entries(config.resolvedPlans).map(([name, limits]) => ({ name, aliases: aliasesOf(config, name), ...limits }));
+    const admin = remoteAdmin(flags);
+    const plans = admin ? await remotely(() => admin.plans()) : await localPlans(flags.home);
     return this.shown(plans, () => {
       printTable(
         ["PLAN", "ALIASES", "CREDITS/MONTH", "RPM", "FREE TIER ONLY", "IMAGE N", "RESOLUTION", "STORAGE BYTES", "STORAGE OPS", "LOW LATENCY"],
@@ -32,4 +33,8 @@ export default class PlansList extends GwCommand {
       );
     });
   }
+}
+
+async function localPlans(home: string | undefined): Promise<PlanListing[]> {
+  return planListings(await loadHomeConfig(await openHome(home)));
 }

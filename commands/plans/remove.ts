@@ -1,10 +1,11 @@
 import { Args } from "@oclif/core";
+import { removablePlan, removePlanEntry } from "../../src/admin/config-edits/plans.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome, withMetadata } from "../../src/cli/home.js";
 import { editHomeConfig, loadHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
-import { removablePlan, removePlanEntry } from "../../src/cli/plan-removal.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
 
 export default class PlansRemove extends GwCommand {
   static override description =
@@ -12,18 +13,23 @@ export default class PlansRemove extends GwCommand {
   static override examples = ["<%= config.bin %> plans remove gold"];
   static override args = { plan: Args.string({ description: "plan name (not an alias)", required: true }) };
   static override enableJsonFlag = true;
-  static override flags = { json: jsonFlag };
+  static override flags = { json: jsonFlag, ...remoteAdminFlags };
 
   async run() {
     const { args, flags } = await this.parse(PlansRemove);
-    const paths = await openHome(flags.home);
-    const agents = await withMetadata(paths, async (store) => store.data.agents);
-    const plan = removablePlan(await loadHomeConfig(paths), args.plan, agents);
-    const { result } = await editHomeConfig(paths, (raw) => removePlanEntry(raw, plan));
+    const admin = remoteAdmin(flags);
+    const result = admin ? await remotely(() => admin.removePlan(args.plan)) : await removeLocally(args.plan, flags.home);
     return this.shown(result, () => {
       const aliases =
         result.removedAliases.length > 0 ? ` and its ${result.removedAliases.length === 1 ? "alias" : "aliases"} ${result.removedAliases.join(", ")}` : "";
-      printLine(`removed plan ${plan}${aliases}`);
+      printLine(`removed plan ${result.plan}${aliases}`);
     });
   }
+}
+
+async function removeLocally(name: string, home: string | undefined): Promise<{ plan: string; removedAliases: string[] }> {
+  const paths = await openHome(home);
+  const agents = await withMetadata(paths, async (store) => store.data.agents);
+  const plan = removablePlan(await loadHomeConfig(paths), name, agents);
+  return (await editHomeConfig(paths, (raw) => removePlanEntry(raw, plan))).result;
 }

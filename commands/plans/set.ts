@@ -1,14 +1,24 @@
 import { Args, Flags } from "@oclif/core";
+import { AdminInputError } from "../../src/admin/admin-requests.js";
+import { type PlanLimitChanges, planToSet, setPlanLimits } from "../../src/admin/config-edits/plans.js";
 import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome, withMetadata } from "../../src/cli/home.js";
 import { editHomeConfig, loadHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
-import { requirePlan, unknownPlan } from "../../src/cli/plan-names.js";
-import { isRecord, objectAt } from "../../src/cli/raw-config.js";
-import { canonicalPlanName } from "../../src/config/resolved-config.js";
+import { requirePlan } from "../../src/cli/plan-names.js";
+import { type RemoteAdminFlags, remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
+import type { AdminClient } from "../../src/client/admin-client.js";
+import type { PlanLimits } from "../../src/config/config-schema.js";
 import { setAgentPlan } from "../../src/store/provisioning.js";
+
+interface PlanSetResult {
+  plan: string;
+  created: boolean;
+  limits: PlanLimits | undefined;
+  agent?: string;
+}
 
 export default class PlansSet extends GwCommand {
   static override description =
@@ -33,6 +43,7 @@ export default class PlansSet extends GwCommand {
     "free-tier-only": Flags.boolean({ description: "reach only routes flagged freeTier", allowNo: true }),
     "low-latency-routing": Flags.boolean({ description: "prefer the upstream with the lowest recent latency", allowNo: true }),
     json: jsonFlag,
+    ...remoteAdminFlags,
   };
 
   async run() {
@@ -41,46 +52,83 @@ export default class PlansSet extends GwCommand {
       monthlyCredits: flags["monthly-credits"],
       requestsPerMinute: flags["requests-per-minute"],
       imageMaxN: flags["image-max-n"],
-      imageMaxResolution: flags["image-max-resolution"],
+      imageMaxResolution: flags["image-max-resolution"] as PlanLimits["imageMaxResolution"] | undefined,
       storageBytes: flags["storage-bytes"],
       storageOperationsPerPeriod: flags["storage-operations"],
       freeTierOnly: flags["free-tier-only"],
       lowLatencyRouting: flags["low-latency-routing"],
     };
-    const changes = Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
+    const changes: PlanLimitChanges = Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
     if (Object.keys(changes).length === 0 && flags.agent === undefined && !flags.create) {
       throw new UsageError("nothing to set: give a limit (e.g. --monthly-credits N), --agent NAME or --create (see `gw plans set --help`)");
     }
-    const paths = await openHome(flags.home, { create: true });
-    let config = await loadHomeConfig(paths);
-    let plan = canonicalPlanName(config, args.plan);
-    const created = !plan;
-    if (!plan) {
-      if (!flags.create) throw unknownPlan(config, args.plan, `; to define a new plan, add --create`);
-      if (!/^[a-z0-9][a-z0-9_-]*$/.test(args.plan)) throw new UsageError(`plan name "${args.plan}": use lowercase letters, digits, - and _`);
-      plan = args.plan;
-    }
-    if (Object.keys(changes).length > 0 || created) {
-      const name = plan;
-      ({ config } = await editHomeConfig(paths, (raw) => {
-        const plans = objectAt(raw, "plans");
-        const current = plans[name];
-        plans[name] = { ...(isRecord(current) ? current : {}), ...changes };
-      }));
-    }
-    const target = requirePlan(config, plan);
-    const agentName = flags.agent;
-    const agent = agentName === undefined ? undefined : await withMetadata(paths, (store) => setAgentPlan(store, agentName, target));
-    const result = { plan: target, created, limits: config.resolvedPlans[target], ...(agent ? { agent: agent.name } : {}) };
+    const admin = remoteAdmin(flags);
+    const result = admin ? await setRemotely(admin, args.plan, changes, flags) : await setLocally(args.plan, changes, flags);
     return this.shown(result, () => {
-      if (created) printLine(`created plan ${target} (the limits of free${Object.keys(changes).length > 0 ? ", with those given" : ""})`);
+      if (result.created) printLine(`created plan ${result.plan} (the limits of free${Object.keys(changes).length > 0 ? ", with those given" : ""})`);
       else if (Object.keys(changes).length > 0)
         printLine(
-          `plan ${target}: set ${Object.entries(changes)
+          `plan ${result.plan}: set ${Object.entries(changes)
             .map(([key, value]) => `${key}=${String(value)}`)
             .join(", ")}`,
         );
-      if (agent) printLine(`agent "${agent.name}" is now on plan ${target}`);
+      if (result.agent !== undefined) printLine(`agent "${result.agent}" is now on plan ${result.plan}`);
     });
+  }
+}
+
+interface PlanSetFlags extends RemoteAdminFlags {
+  home?: string;
+  create: boolean;
+  agent?: string;
+}
+
+async function setLocally(name: string, changes: PlanLimitChanges, flags: PlanSetFlags): Promise<PlanSetResult> {
+  const paths = await openHome(flags.home, { create: true });
+  let config = await loadHomeConfig(paths);
+  const { plan, created } = newPlanNameChecked(() => planToSet(config, name, flags.create, "; to define a new plan, add --create"));
+  if (Object.keys(changes).length > 0 || created) ({ config } = await editHomeConfig(paths, (raw) => setPlanLimits(raw, plan, changes)));
+  const target = requirePlan(config, plan);
+  const agentName = flags.agent;
+  const agent = agentName === undefined ? undefined : await withMetadata(paths, (store) => setAgentPlan(store, agentName, target));
+  return { plan: target, created, limits: config.resolvedPlans[target], ...(agent ? { agent: agent.name } : {}) };
+}
+
+/** The gateway changes the plan (PUT /admin/v1/plans/{plan}), then moves the agent (PATCH /admin/v1/agents/{name}). */
+async function setRemotely(admin: AdminClient, name: string, changes: PlanLimitChanges, flags: PlanSetFlags): Promise<PlanSetResult> {
+  let plan = name;
+  let created = false;
+  let limits: PlanLimits | undefined;
+  if (Object.keys(changes).length > 0 || flags.create) {
+    const {
+      name: canonical,
+      aliases: _aliases,
+      created: made,
+      ...resolved
+    } = await remotely(() => admin.setPlan(name, { ...changes, ...(flags.create ? { create: true } : {}) }));
+    plan = canonical;
+    created = made;
+    limits = resolved;
+  }
+  const agentName = flags.agent;
+  const agent = agentName === undefined ? undefined : await remotely(() => admin.setAgentPlan(agentName, plan));
+  if (agent) plan = agent.plan;
+  if (!limits) {
+    const listed = (await remotely(() => admin.plans())).find((candidate) => candidate.name === plan);
+    if (listed) {
+      const { name: _name, aliases: _aliases, ...resolved } = listed;
+      limits = resolved;
+    }
+  }
+  return { plan, created, limits, ...(agent ? { agent: agent.name } : {}) };
+}
+
+/** A new plan's name of the wrong form is wrong in itself: a usage error (exit 2). */
+function newPlanNameChecked<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof AdminInputError) throw new UsageError(error.message);
+    throw error;
   }
 }

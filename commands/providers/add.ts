@@ -1,12 +1,12 @@
 import { Args, Flags } from "@oclif/core";
-import { CliError } from "../../src/cli/cli-error.js";
+import { addProvider, type NewProvider, type ProviderView, providerView } from "../../src/admin/config-edits/providers.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { editHomeConfig } from "../../src/cli/home-config.js";
 import { note, printLine } from "../../src/cli/output.js";
-import { assertProviderType, parseHeaders, providerView } from "../../src/cli/provider-entries.js";
-import { objectAt } from "../../src/cli/raw-config.js";
+import { assertProviderType, listedProviderView, parseHeaders } from "../../src/cli/provider-entries.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
 
 export default class ProvidersAdd extends GwCommand {
   static override description = "Add an upstream provider to config.json. Pass secrets as ${ENV} references: the literal stays out of the file.";
@@ -23,24 +23,26 @@ export default class ProvidersAdd extends GwCommand {
     "api-key": Flags.string({ description: "API key, or an environment reference such as '${OPENAI_API_KEY}' (single-quoted)" }),
     header: Flags.string({ description: "extra header sent upstream, name=value (repeatable)", multiple: true, default: [] }),
     json: jsonFlag,
+    ...remoteAdminFlags,
   };
 
   async run() {
     const { args, flags } = await this.parse(ProvidersAdd);
-    await assertProviderType(flags.type);
+    const admin = remoteAdmin(flags);
+    // The gateway checks the type against the types it implements.
+    if (!admin) await assertProviderType(flags.type);
     const headers = parseHeaders(flags.header);
-    const entry: Record<string, unknown> = { type: flags.type };
-    if (flags["base-url"] !== undefined) entry.baseUrl = flags["base-url"];
-    if (flags["api-key"] !== undefined) entry.apiKey = flags["api-key"];
-    if (headers) entry.headers = headers;
-    const paths = await openHome(flags.home, { create: true });
-    await editHomeConfig(paths, (raw) => {
-      const providers = objectAt(raw, "providers");
-      if (providers[args.name] !== undefined)
-        throw new CliError(`provider "${args.name}" already exists: change it with \`gw providers set ${args.name} ...\``);
-      providers[args.name] = entry;
-    });
-    const view = providerView(args.name, entry);
+    const provider: NewProvider = { type: flags.type };
+    if (flags["base-url"] !== undefined) provider.baseUrl = flags["base-url"];
+    if (flags["api-key"] !== undefined) provider.apiKey = flags["api-key"];
+    if (headers) provider.headers = headers;
+    let view: ProviderView;
+    if (admin) view = listedProviderView(await remotely(() => admin.addProvider({ name: args.name, ...provider })));
+    else {
+      const paths = await openHome(flags.home, { create: true });
+      const { result: entry } = await editHomeConfig(paths, (raw) => addProvider(raw, args.name, provider));
+      view = providerView(args.name, entry);
+    }
     return this.shown(view, () => {
       printLine(`added provider "${args.name}" (type ${flags.type})`);
       if (view.apiKey === "****") note("note: the API key is stored literally in config.json; an ${ENV} reference keeps it out of the file");

@@ -1,23 +1,23 @@
+import { type ProviderView, providerView } from "../../src/admin/config-edits/providers.js";
+import { isRecord } from "../../src/admin/config-edits/raw-config.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { loadHomeConfig, readHomeRawConfig } from "../../src/cli/home-config.js";
 import { printTable } from "../../src/cli/output.js";
-import { providerView } from "../../src/cli/provider-entries.js";
-import { isRecord } from "../../src/cli/raw-config.js";
+import { listedProviderView } from "../../src/cli/provider-entries.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
 
 export default class ProvidersList extends GwCommand {
-  static override description = "List providers. API keys show as written when they are ${ENV} references, otherwise as ****.";
+  static override description =
+    "List providers. API keys show as written when they are ${ENV} references, otherwise as ****. With --url, a gateway's providers show every key as ****: it runs them with the references resolved.";
   static override enableJsonFlag = true;
-  static override flags = { json: jsonFlag };
+  static override flags = { json: jsonFlag, ...remoteAdminFlags };
 
   async run() {
     const { flags } = await this.parse(ProvidersList);
-    const paths = await openHome(flags.home);
-    await loadHomeConfig(paths);
-    // The raw file, not the loaded config: env references are shown as written, never their values.
-    const providers = (await readHomeRawConfig(paths)).providers;
-    const views = Object.entries(isRecord(providers) ? providers : {}).map(([name, entry]) => providerView(name, entry));
+    const admin = remoteAdmin(flags);
+    const views = admin ? (await remotely(() => admin.providers())).map(listedProviderView) : await localProviders(flags.home);
     return this.shown(views, () => {
       printTable(
         ["NAME", "TYPE", "BASE URL", "API KEY", "HEADERS"],
@@ -26,4 +26,12 @@ export default class ProvidersList extends GwCommand {
       );
     });
   }
+}
+
+async function localProviders(home: string | undefined): Promise<ProviderView[]> {
+  const paths = await openHome(home);
+  await loadHomeConfig(paths);
+  // The raw file, not the loaded config: env references are shown as written, never their values.
+  const providers = (await readHomeRawConfig(paths)).providers;
+  return Object.entries(isRecord(providers) ? providers : {}).map(([name, entry]) => providerView(name, entry));
 }

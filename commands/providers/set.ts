@@ -1,11 +1,14 @@
 import { Args, Flags } from "@oclif/core";
+import { changeProvider, type ProviderChanges, type ProviderView, providerView } from "../../src/admin/config-edits/providers.js";
+import type { ProviderUpdateBody } from "../../src/admin/config-requests.js";
 import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { editHomeConfig } from "../../src/cli/home-config.js";
 import { note, printLine } from "../../src/cli/output.js";
-import { assertProviderType, changeProvider, type ProviderChanges, parseHeaders, providerView } from "../../src/cli/provider-entries.js";
+import { assertProviderType, listedProviderView, parseHeaders } from "../../src/cli/provider-entries.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
 
 export default class ProvidersSet extends GwCommand {
   static override description =
@@ -23,11 +26,14 @@ export default class ProvidersSet extends GwCommand {
     "api-key": Flags.string({ description: "API key, or an environment reference such as '${OPENAI_API_KEY}' (single-quoted); '' removes it" }),
     header: Flags.string({ description: "extra header sent upstream, name=value (repeatable); name= removes that header", multiple: true, default: [] }),
     json: jsonFlag,
+    ...remoteAdminFlags,
   };
 
   async run() {
     const { args, flags } = await this.parse(ProvidersSet);
-    if (flags.type !== undefined) await assertProviderType(flags.type);
+    const admin = remoteAdmin(flags);
+    // The gateway checks the type against the types it implements.
+    if (flags.type !== undefined && !admin) await assertProviderType(flags.type);
     const changes: ProviderChanges = {};
     if (flags.type !== undefined) changes.type = flags.type;
     if (flags["base-url"] !== undefined) changes.baseUrl = flags["base-url"];
@@ -35,12 +41,31 @@ export default class ProvidersSet extends GwCommand {
     const headers = parseHeaders(flags.header);
     if (headers) changes.headers = headers;
     if (Object.keys(changes).length === 0) throw new UsageError("nothing to change: give --base-url, --api-key, --header name=value or --type");
-    const paths = await openHome(flags.home);
-    const { result } = await editHomeConfig(paths, (raw) => changeProvider(raw, args.name, changes));
-    const view = providerView(args.name, result.entry);
+    let view: ProviderView;
+    let changed: string[];
+    if (admin) {
+      const listed = await remotely(() => admin.updateProvider(args.name, updateBody(changes)));
+      view = listedProviderView(listed);
+      changed = listed.changed;
+    } else {
+      const paths = await openHome(flags.home);
+      const { result } = await editHomeConfig(paths, (raw) => changeProvider(raw, args.name, changes));
+      view = providerView(args.name, result.entry);
+      changed = result.changed;
+    }
     return this.shown(view, () => {
-      printLine(`changed provider "${args.name}": ${result.changed.join(", ")}`);
+      printLine(`changed provider "${args.name}": ${changed.join(", ")}`);
       if (changes.apiKey && view.apiKey === "****") note("note: the API key is stored literally in config.json; an ${ENV} reference keeps it out of the file");
     });
   }
+}
+
+/** The flags as the admin API takes them: '' (remove) as null. */
+function updateBody(changes: ProviderChanges): ProviderUpdateBody {
+  const body: ProviderUpdateBody = {};
+  if (changes.type !== undefined) body.type = changes.type;
+  if (changes.baseUrl !== undefined) body.baseUrl = changes.baseUrl === "" ? null : changes.baseUrl;
+  if (changes.apiKey !== undefined) body.apiKey = changes.apiKey === "" ? null : changes.apiKey;
+  if (changes.headers) body.headers = Object.fromEntries(Object.entries(changes.headers).map(([header, value]) => [header, value === "" ? null : value]));
+  return body;
 }

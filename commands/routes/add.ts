@@ -1,12 +1,14 @@
 import { Args, Flags } from "@oclif/core";
-import { CliError, UsageError } from "../../src/cli/cli-error.js";
+import { addRoute, type NewRoute } from "../../src/admin/config-edits/routes.js";
+import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { editHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
-import { arrayAt } from "../../src/cli/raw-config.js";
-import { duplicateRoute, duplicateRouteMessage, parseUpstream } from "../../src/cli/route-entries.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
+import { parseUpstream } from "../../src/cli/route-entries.js";
+import type { RouteConfig } from "../../src/config/config-schema.js";
 
 export default class RoutesAdd extends GwCommand {
   static override description =
@@ -26,6 +28,7 @@ export default class RoutesAdd extends GwCommand {
     "free-tier": Flags.boolean({ description: "reachable by free-tier plans", default: false }),
     replace: Flags.boolean({ description: "replace the route with this prefix and provider (for auto: the auto route) instead of refusing", default: false }),
     json: jsonFlag,
+    ...remoteAdminFlags,
   };
 
   async run() {
@@ -35,25 +38,24 @@ export default class RoutesAdd extends GwCommand {
     // The router serves `auto` from weighted routes only: a provider route named auto would never be used.
     if (args.prefix === "auto" && flags.provider !== undefined)
       throw new UsageError("the auto route picks among weighted upstreams: give --upstream provider:model[:weight] instead of --provider");
-    const route: Record<string, unknown> = { prefix: args.prefix };
+    const route: NewRoute = { prefix: args.prefix };
     if (flags.provider !== undefined) route.provider = flags.provider;
     if (flags.upstream !== undefined) route.upstreams = flags.upstream.map(parseUpstream);
     if (flags.model !== undefined) route.model = flags.model;
     if (flags.priority !== undefined) route.priority = flags.priority;
     if (flags["free-tier"]) route.freeTier = true;
-    const paths = await openHome(flags.home, { create: true });
-    const { config, result } = await editHomeConfig(paths, (raw) => {
-      const routes = arrayAt(raw, "routes");
-      const duplicate = duplicateRoute(routes, { prefix: args.prefix, provider: flags.provider });
-      if (duplicate < 0) return { index: routes.push(route) - 1, replaced: false };
-      if (!flags.replace) throw new CliError(duplicateRouteMessage(routes, duplicate, args.prefix));
-      routes[duplicate] = route;
-      return { index: duplicate, replaced: true };
-    });
-    return this.shown(config.routes[result.index], () => {
-      printLine(
-        `${result.replaced ? "replaced" : "added"} routes[${result.index}]: "${args.prefix}" -> ${flags.provider ?? (flags.upstream ?? []).join(", ")}`,
-      );
+    const admin = remoteAdmin(flags);
+    let added: { index: number; replaced: boolean; route: RouteConfig | undefined };
+    if (admin) {
+      const answer = await remotely(() => admin.addRoute({ ...route, ...(flags.replace ? { replace: true } : {}) }));
+      added = { index: answer.index, replaced: answer.replaced === true, route: answer.route };
+    } else {
+      const paths = await openHome(flags.home, { create: true });
+      const { config, result } = await editHomeConfig(paths, (raw) => addRoute(raw, route, flags.replace));
+      added = { ...result, route: config.routes[result.index] };
+    }
+    return this.shown(added.route, () => {
+      printLine(`${added.replaced ? "replaced" : "added"} routes[${added.index}]: "${args.prefix}" -> ${flags.provider ?? (flags.upstream ?? []).join(", ")}`);
     });
   }
 }

@@ -1,12 +1,15 @@
 import { Args, Flags } from "@oclif/core";
-import { CliError, UsageError } from "../../src/cli/cli-error.js";
+import { arrayAt } from "../../src/admin/config-edits/raw-config.js";
+import { changeRoute, type RouteChanges } from "../../src/admin/config-edits/routes.js";
+import { UsageError } from "../../src/cli/cli-error.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { editHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
-import { arrayAt, isRecord } from "../../src/cli/raw-config.js";
-import { isWeighted, routeTarget, selectRoute } from "../../src/cli/route-entries.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
+import { type RouteSelector, routeTarget, selectRoute } from "../../src/cli/route-entries.js";
+import type { RouteConfig } from "../../src/config/config-schema.js";
 
 export default class RoutesSet extends GwCommand {
   static override description =
@@ -26,6 +29,7 @@ export default class RoutesSet extends GwCommand {
     "free-tier": Flags.boolean({ description: "reachable by free-tier plans (--no-free-tier: not)", allowNo: true }),
     model: Flags.string({ description: "send this model upstream instead of the request's model minus the prefix; '' stops doing so" }),
     json: jsonFlag,
+    ...remoteAdminFlags,
   };
 
   async run() {
@@ -33,24 +37,29 @@ export default class RoutesSet extends GwCommand {
     if (flags.priority === undefined && flags["free-tier"] === undefined && flags.model === undefined) {
       throw new UsageError("nothing to change: give --priority N, --free-tier or --no-free-tier, or --model M");
     }
-    const paths = await openHome(flags.home);
-    const { config, result: index } = await editHomeConfig(paths, (raw) => {
-      const routes = arrayAt(raw, "routes");
-      const found = selectRoute(routes, { prefix: args.prefix, provider: flags.provider, index: flags.index }, ["provider", "index"]);
-      const route = routes[found];
-      if (!isRecord(route)) throw new CliError(`config.json: routes[${found}]: expected an object`);
-      if (flags.model !== undefined && isWeighted(route)) {
-        throw new CliError(
-          `routes[${found}] ("${args.prefix}") is weighted: each upstream names its model; change them with \`gw routes add ${args.prefix} --replace --upstream provider:model[:weight] ...\``,
-        );
-      }
-      if (flags.priority !== undefined) route.priority = flags.priority;
-      if (flags["free-tier"] !== undefined) route.freeTier = flags["free-tier"];
-      if (flags.model === "") delete route.model;
-      else if (flags.model !== undefined) route.model = flags.model;
-      return found;
-    });
-    const route = config.routes[index]!;
+    const selector: RouteSelector = { prefix: args.prefix, provider: flags.provider, index: flags.index };
+    const changes: RouteChanges = { priority: flags.priority, freeTier: flags["free-tier"], model: flags.model };
+    const admin = remoteAdmin(flags);
+    let changed: { index: number; route: RouteConfig };
+    if (admin) {
+      // Picked from the gateway's listing; the change names the prefix seen there, so a route that moved meanwhile is refused, not another changed.
+      const index = selectRoute(await remotely(() => admin.routes()), selector, ["provider", "index"]);
+      const body = {
+        priority: changes.priority,
+        freeTier: changes.freeTier,
+        ...(changes.model === undefined ? {} : { model: changes.model === "" ? null : changes.model }),
+      };
+      changed = await remotely(() => admin.updateRoute(index, args.prefix, body));
+    } else {
+      const paths = await openHome(flags.home);
+      const { config, result: index } = await editHomeConfig(paths, (raw) => {
+        const found = selectRoute(arrayAt(raw, "routes"), selector, ["provider", "index"]);
+        changeRoute(raw, found, changes);
+        return found;
+      });
+      changed = { index, route: config.routes[index]! };
+    }
+    const { index, route } = changed;
     return this.shown(route, () => {
       const model = route.model === undefined ? "" : `, model ${route.model}`;
       printLine(

@@ -1,10 +1,11 @@
 import { Args } from "@oclif/core";
+import { disableTool, KNOWN_TOOLS } from "../../src/admin/config-edits/tools.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { editHomeConfig } from "../../src/cli/home-config.js";
 import { printLine } from "../../src/cli/output.js";
-import { disableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
 
 export default class ToolsDisable extends GwCommand {
   static override description =
@@ -15,12 +16,14 @@ export default class ToolsDisable extends GwCommand {
     model: Args.string({ description: "model id", required: true }),
   };
   static override enableJsonFlag = true;
-  static override flags = { json: jsonFlag };
+  static override flags = { json: jsonFlag, ...remoteAdminFlags };
 
   async run() {
     const { args, flags } = await this.parse(ToolsDisable);
-    const paths = await openHome(flags.home);
-    const { result } = await editHomeConfig(paths, (raw) => disableTool(raw, args.tool, args.model));
+    const admin = remoteAdmin(flags);
+    const result = admin
+      ? await remotely(() => admin.disableTool(args.tool, args.model))
+      : (await editHomeConfig(await openHome(flags.home), (raw) => disableTool(raw, args.tool, args.model))).result;
     return this.shown(result, () => {
       printLine(`disabled ${args.model} for ${args.tool}; default: ${result.default ?? "none"}`);
     });

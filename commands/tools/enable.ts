@@ -1,11 +1,12 @@
 import { Args, Flags } from "@oclif/core";
+import { enableTool, KNOWN_TOOLS } from "../../src/admin/config-edits/tools.js";
 import { jsonFlag } from "../../src/cli/flags.js";
 import { GwCommand } from "../../src/cli/gw-command.js";
 import { openHome } from "../../src/cli/home.js";
 import { editHomeConfig } from "../../src/cli/home-config.js";
 import { note, printLine } from "../../src/cli/output.js";
 import { implementedProviderTypes } from "../../src/cli/provider-types.js";
-import { enableTool, KNOWN_TOOLS } from "../../src/cli/tool-entries.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../../src/cli/remote-admin.js";
 
 export default class ToolsEnable extends GwCommand {
   static override description =
@@ -24,19 +25,31 @@ export default class ToolsEnable extends GwCommand {
   static override flags = {
     default: Flags.boolean({ description: "make MODEL the tool's default even when it has one", default: false }),
     json: jsonFlag,
+    ...remoteAdminFlags,
   };
 
   async run() {
     const { args, flags } = await this.parse(ToolsEnable);
-    const paths = await openHome(flags.home, { create: true });
-    const types = await implementedProviderTypes();
-    const { result, config } = await editHomeConfig(paths, (raw) => enableTool(raw, args.tool, args.model, flags.default, types));
-    const view = { tool: result.tool, default: result.default, allow: result.allow };
-    if (result.provider !== undefined && config.providers[result.provider] === undefined) {
-      note(`note: provider "${result.provider}" is not configured, so ${args.model} answers 503 until it is (gw providers add ${result.provider} --type ...)`);
+    const admin = remoteAdmin(flags);
+    const enabled = admin
+      ? await remotely(() => admin.enableTool(args.tool, args.model, flags.default))
+      : await enableLocally(args.tool, args.model, flags.default, flags.home);
+    const view = { tool: enabled.tool, default: enabled.default, allow: enabled.allow };
+    if (enabled.missingProvider !== null) {
+      note(
+        `note: provider "${enabled.missingProvider}" is not configured, so ${args.model} answers 503 until it is (gw providers add ${enabled.missingProvider} --type ...)`,
+      );
     }
     return this.shown(view, () => {
-      printLine(`${result.added ? "enabled" : "already enabled:"} ${args.model} for ${args.tool}${result.default === args.model ? " (the default)" : ""}`);
+      printLine(`${enabled.added ? "enabled" : "already enabled:"} ${args.model} for ${args.tool}${enabled.default === args.model ? " (the default)" : ""}`);
     });
   }
+}
+
+async function enableLocally(tool: string, model: string, makeDefault: boolean, home: string | undefined) {
+  const paths = await openHome(home, { create: true });
+  const types = await implementedProviderTypes();
+  const { result, config } = await editHomeConfig(paths, (raw) => enableTool(raw, tool, model, makeDefault, types));
+  const missingProvider = result.provider !== undefined && config.providers[result.provider] === undefined ? result.provider : null;
+  return { ...result, missingProvider };
 }

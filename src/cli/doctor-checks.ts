@@ -14,6 +14,7 @@ import { describeUnknownProviderType, unknownProviderTypes } from "../config/unk
 import { type EngineLookup, type EngineLookupOptions, lookupEspeak, lookupFfmpeg, lookupFfprobe, lookupTesseract } from "../media/engines.js";
 import type { DoctorCheck, DoctorReport } from "./doctor-check-types.js";
 import { openHomeState } from "./doctor-state-checks.js";
+import { telemetryCheck } from "./doctor-telemetry-check.js";
 import { tlsCheck } from "./doctor-tls-check.js";
 import { implementedProviderTypes } from "./provider-types.js";
 
@@ -91,6 +92,8 @@ async function homeChecks(home: string, env: NodeJS.ProcessEnv): Promise<DoctorC
     // From the raw config, so an unset variable is named even when it is what breaks the config.
     checks.push(...envChecks(state.raw, env));
     if (state.config) checks.push(pricingCheck(state.config), await providerTypesCheck(state.config));
+    const traces = state.config && telemetryCheck(state.config.telemetry);
+    if (traces) checks.push(traces);
     checks.push(dataDirCheck(paths.dataDir), ...(await state.checks()));
     if (existsSync(paths.tlsCert)) checks.push(tlsCheck(paths.tlsCert, paths.tlsKey, new Date()));
     return checks;

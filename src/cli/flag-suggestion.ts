@@ -1,6 +1,6 @@
 // An unknown flag is answered with the flag it most likely meant (`--modle` -> `--model`), the way
 // a mistyped command is (command-not-found-hook.ts).
-import { closestName } from "./command-suggestion.js";
+import { closestName } from "../text/closest-name.js";
 
 export interface KnownFlag {
   aliases?: string[];

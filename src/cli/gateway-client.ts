@@ -4,8 +4,8 @@ import { existsSync } from "node:fs";
 import { GwClient } from "../client/gw-client.js";
 import { readRawConfig } from "../config/load-config.js";
 import { homePaths, resolveHome } from "../config/paths.js";
+import { isObject } from "../json/json-values.js";
 import { CliError } from "./cli-error.js";
-import { isRecord } from "./raw-config.js";
 
 export interface GatewayFlags {
   home?: string;
@@ -34,7 +34,7 @@ export function homeServerUrl(homeFlag: string | undefined): string {
   if (existsSync(file)) {
     try {
       const server = readRawConfig(file).server;
-      if (isRecord(server)) {
+      if (isObject(server)) {
         if (typeof server.host === "string" && server.host) host = server.host;
         if (typeof server.port === "number" && server.port > 0) port = server.port;
       }

@@ -1,14 +1,11 @@
-// Routes as `gw routes` writes, shows and finds them: one route among several sharing a prefix is
-// named by provider, priority or position, and a route that would duplicate another is found.
+// Routes on the command line: `--upstream` flags, how a route is shown, and one route among
+// several sharing a prefix named by provider, priority or position, in the home's config or in a
+// remote gateway's listing. The changes themselves are src/admin/config-edits/routes.ts's, which
+// the admin API shares.
+import { isRecord, stringField } from "../admin/config-edits/raw-config.js";
+import { isWeighted, rawRouteTarget, type UpstreamSpec } from "../admin/config-edits/routes.js";
 import type { RouteConfig } from "../config/config-schema.js";
 import { CliError, UsageError } from "./cli-error.js";
-import { isRecord, stringField } from "./raw-config.js";
-
-export interface UpstreamSpec {
-  provider: string;
-  model: string;
-  weight?: number;
-}
 
 /**
  * `provider:model[:weight]`. Model ids may contain colons (`llama3:8b`), so only a last segment
@@ -47,7 +44,7 @@ export interface RouteSelector {
 export type SelectorFlag = "provider" | "priority" | "index";
 
 /**
- * Inside editConfig: the index of the one route the selector names. None, or several, is refused;
+ * The index of the one route the selector names, in a config edit or among a gateway's listed routes. None, or several, is refused;
  * several are listed, each with a flag that picks it.
  */
 export function selectRoute(routes: readonly unknown[], selector: RouteSelector, flags: readonly SelectorFlag[]): number {
@@ -61,27 +58,6 @@ export function selectRoute(routes: readonly unknown[], selector: RouteSelector,
       `  routes[${index}] -> ${rawRouteTarget(routes[index])} (priority ${priorityOf(routes[index])}): ${pickingFlag(routes, matches, index, offered)}`,
   );
   throw new CliError(`${matches.length} routes have ${describeSelector(selector)}; pick one with ${offered.map(flagUsage).join(", ")}:\n${lines.join("\n")}`);
-}
-
-/** An existing route the new one would duplicate: the same prefix and provider, or both weighted. */
-export function duplicateRoute(routes: readonly unknown[], added: { prefix: string; provider?: string }): number {
-  return routes.findIndex((route) => {
-    if (stringField(route, "prefix") !== added.prefix) return false;
-    return added.provider === undefined ? isWeighted(route) : stringField(route, "provider") === added.provider;
-  });
-}
-
-/** Why `gw routes add` refuses a duplicate, and the two ways on. */
-export function duplicateRouteMessage(routes: readonly unknown[], index: number, prefix: string): string {
-  const route = routes[index];
-  const existing = `routes[${index}] already sends "${prefix}" to ${isWeighted(route) ? `weighted upstreams (${rawRouteTarget(route)})` : rawRouteTarget(route)}`;
-  if (isWeighted(route)) return `${existing}; pass --replace to replace it with this one, or change its priority or free tier with \`gw routes set ${prefix}\``;
-  return `${existing}; change it with \`gw routes set ${prefix} --provider ${rawRouteTarget(route)} [--priority N] [--free-tier|--no-free-tier] [--model M]\`, or pass --replace to replace it`;
-}
-
-/** A route with weighted `upstreams` (such as auto) rather than one provider. */
-export function isWeighted(route: unknown): route is Record<string, unknown> & { upstreams: unknown[] } {
-  return isRecord(route) && Array.isArray(route.upstreams);
 }
 
 function routeMatches(route: unknown, index: number, selector: RouteSelector): boolean {
@@ -123,15 +99,4 @@ function providersOf(route: unknown): string[] {
 function priorityOf(route: unknown): number {
   const priority = isRecord(route) ? route.priority : undefined;
   return typeof priority === "number" ? priority : 0;
-}
-
-/** routeTarget for a route as written in config.json (weights default to 1). */
-function rawRouteTarget(route: unknown): string {
-  if (!isWeighted(route)) return stringField(route, "provider") ?? "?";
-  return route.upstreams
-    .map((upstream) => {
-      const weight = isRecord(upstream) && typeof upstream.weight === "number" ? upstream.weight : 1;
-      return `${stringField(upstream, "provider") ?? "?"}:${stringField(upstream, "model") ?? "?"}:${weight}`;
-    })
-    .join(", ");
 }

@@ -1,6 +1,8 @@
 // Summing usage rows for `gw usage` as they stream past: credits per agent (for balances) and
-// per group of one dimension (--by day|model|agent|key|endpoint), with the overage beside them
-// (credits an upstream's usage came to beyond what its calls held, not billed). Only the sums are kept.
+// per group of one dimension (--by day|model|agent|key|endpoint|tag), with the overage beside them
+// (credits an upstream's usage came to beyond what its calls held, not billed). Only the sums are
+// kept. A row with several tags counts in each of its tags' groups (and once in the totals);
+// rows can be limited to those carrying any of some tags (--tag).
 import { findAgent } from "../store/provisioning.js";
 import type { AgentRecord, KeyRecord, MetadataData } from "../store/records.js";
 import type { UsageRow } from "../store/usage-log.js";
@@ -8,14 +10,14 @@ import { isCount } from "../store/usage-watermark.js";
 import type { ReportRange } from "./usage-range.js";
 import { DAY_MS, dayLabel, startOfDay } from "./usage-range.js";
 
-export const USAGE_DIMENSIONS = ["day", "model", "agent", "key", "endpoint"] as const;
+export const USAGE_DIMENSIONS = ["day", "model", "agent", "key", "endpoint", "tag"] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 /** The group of a row whose field is missing or not text (older rows; the log only vouches for agent and credits). */
 export const NO_VALUE = "(none)";
 
 export interface UsageGroup {
-  /** The group's value: a day (YYYY-MM-DD, UTC), model, agent name, key prefix or endpoint. */
+  /** The group's value: a day (YYYY-MM-DD, UTC), model, agent name, key prefix, endpoint or tag. */
   value: string;
   rows: number;
   credits: number;
@@ -83,30 +85,38 @@ export class UsageTally {
     private readonly agents: AgentDirectory,
     private readonly only: AgentRecord | undefined,
     private readonly dimension: UsageDimension | undefined,
+    /** --tag: only rows carrying at least one of these. */
+    private readonly tags?: ReadonlySet<string>,
   ) {}
 
-  /** Count the row unless --agent names another agent; says whether it was counted. */
+  /** Count the row unless --agent names another agent or --tag other tags; says whether it was counted. */
   add(row: UsageRow): boolean {
     const agent = this.agents.resolve(row.agent);
     if (this.only && agent !== this.only) return false;
+    if (this.tags && !tagsOf(row).some((tag) => this.tags!.has(tag))) return false;
     const overage = overageOf(row);
     this.rows += 1;
     this.credits += row.credits;
     this.overage += overage;
     if (agent) this.agentCredits.set(agent.id, (this.agentCredits.get(agent.id) ?? 0) + row.credits);
     if (agent && overage > 0) this.agentOverage.set(agent.id, (this.agentOverage.get(agent.id) ?? 0) + overage);
-    if (this.dimension) {
-      const value = this.valueOf(row, agent);
-      const sum = this.sums.get(value);
-      if (sum) {
-        sum.rows += 1;
-        sum.credits += row.credits;
-        sum.overage += overage;
-      } else {
-        this.sums.set(value, { rows: 1, credits: row.credits, overage, ...(this.dimension === "key" ? { agent: agent?.name ?? row.agent } : {}) });
-      }
-    }
+    if (this.dimension === "tag") {
+      const tags = tagsOf(row);
+      if (tags.length === 0) this.addTo(NO_VALUE, row, overage, agent);
+      for (const tag of tags) this.addTo(tag, row, overage, agent);
+    } else if (this.dimension) this.addTo(this.valueOf(row, agent), row, overage, agent);
     return true;
+  }
+
+  private addTo(value: string, row: UsageRow, overage: number, agent: AgentRecord | undefined): void {
+    const sum = this.sums.get(value);
+    if (sum) {
+      sum.rows += 1;
+      sum.credits += row.credits;
+      sum.overage += overage;
+    } else {
+      this.sums.set(value, { rows: 1, credits: row.credits, overage, ...(this.dimension === "key" ? { agent: agent?.name ?? row.agent } : {}) });
+    }
   }
 
   /**
@@ -160,6 +170,17 @@ export class UsageTally {
 /** A row's overage: 0 for rows without one (the log vouches only for agent and credits, so anything else counts as none). */
 export function overageOf(row: UsageRow): number {
   return isCount(row.overage) ? row.overage : 0;
+}
+
+/**
+ * A row's tags, each once: the gateway writes a list of distinct strings, but the log vouches only
+ * for agent and credits, so anything else (older rows, a hand-edited line) reads as none.
+ */
+export function tagsOf(row: UsageRow): readonly string[] {
+  const tags: unknown = row.tags;
+  if (!Array.isArray(tags)) return [];
+  const strings = tags.filter((tag): tag is string => typeof tag === "string" && tag !== "");
+  return strings.length === tags.length && new Set(strings).size === strings.length ? strings : [...new Set(strings)];
 }
 
 /** The UTC day of a row's time; the gateway writes ISO times in UTC, read by slicing. */

@@ -1,6 +1,6 @@
 // `gw usage`: credits used per agent (with the balance left, for a calendar month) and the rows
-// of a range, or their sums per day, model, agent, key or endpoint as a table, JSON, CSV or a bar
-// chart. Overage (an upstream's usage beyond what its calls held, not billed: docs/decisions.md §3)
+// of a range, or their sums per day, model, agent, key, endpoint or tag as a table, JSON, CSV or a
+// bar chart; --tag keeps the rows carrying any of some tags. Overage (an upstream's usage beyond what its calls held, not billed: docs/decisions.md §3)
 // is a column of the tables and JSON when the range has any, and always a CSV column. Rows stream
 // from the usage history (this home's log, or the Redis streams: usage-history.ts): what is held
 // is the sums and the rows shown, never the month, so a million-row month reports in seconds
@@ -14,7 +14,7 @@ import { CliError } from "./cli-error.js";
 import { note, printLine, printTable, writeStdout } from "./output.js";
 import { barChart } from "./usage-chart.js";
 import { type CsvCell, csvLine } from "./usage-csv.js";
-import { AgentDirectory, overageOf, type UsageDimension, type UsageGroup, UsageTally } from "./usage-groups.js";
+import { AgentDirectory, overageOf, tagsOf, type UsageDimension, type UsageGroup, UsageTally } from "./usage-groups.js";
 import { describeRange, iso, type ReportRange } from "./usage-range.js";
 
 export const USAGE_FORMATS = ["table", "json", "csv"] as const;
@@ -29,6 +29,8 @@ export interface UsageOptions {
   range: ReportRange;
   /** --agent: a name or id. */
   agent?: string;
+  /** --tag: only rows carrying any of these tags. */
+  tags?: readonly string[];
   by?: UsageDimension;
   format: UsageFormat;
   chart: boolean;
@@ -54,6 +56,8 @@ interface Report {
   config: Config;
   agents: AgentDirectory;
   only: AgentRecord | undefined;
+  /** --tag: only rows carrying any of these. */
+  tags: ReadonlySet<string> | undefined;
   /** The range's rows as they were when the report began: every pass reads the same ones. */
   reading: UsageReading;
   skipped: SkippedRows;
@@ -67,7 +71,8 @@ export async function printUsage(config: Config, metadata: MetadataData, history
     only = agents.find(options.agent);
     if (!only) throw new CliError(`no agent "${options.agent}"`);
   }
-  const report: Report = { config, agents, only, reading: await history.reading(options.range), skipped: new SkippedRows(), options };
+  const tags = options.tags?.length ? new Set(options.tags) : undefined;
+  const report: Report = { config, agents, only, tags, reading: await history.reading(options.range), skipped: new SkippedRows(), options };
   const dimension = options.by ?? (options.chart ? "day" : undefined);
   if (dimension) return printGroups(report, dimension);
   if (options.format === "csv") return printRowsCsv(report);
@@ -109,7 +114,7 @@ async function readRange(report: Report, tally: UsageTally, each?: (row: UsageRo
 
 async function printGroups(report: Report, dimension: UsageDimension): Promise<void> {
   const { options } = report;
-  const tally = new UsageTally(report.agents, report.only, dimension);
+  const tally = new UsageTally(report.agents, report.only, dimension, report.tags);
   await readRange(report, tally);
   const groups = tally.groups(options.range, options.now.getTime());
   const overage = tally.overage > 0;
@@ -130,7 +135,7 @@ async function printGroups(report: Report, dimension: UsageDimension): Promise<v
     // A fixed set of columns for programs: overage always.
     return writeStdout([csvLine(groupColumns(dimension, true)), ...groups.map((group) => csvLine(groupCells(dimension, group, true)))].join(""));
   }
-  printLine(`${options.chart ? `credits per ${dimension}, ` : ""}${describeRange(options.range)}${report.only ? `, agent ${report.only.name}` : ""}`);
+  printLine(`${options.chart ? `credits per ${dimension}, ` : ""}${describeScope(report)}`);
   if (groups.length === 0) printLine(`no usage rows in this ${options.range.period ? "period" : "range"}`);
   else {
     if (options.chart) {
@@ -143,6 +148,7 @@ async function printGroups(report: Report, dimension: UsageDimension): Promise<v
       );
     }
     printLine(`total ${credits(tally.credits, report.config)} in ${count(tally.rows, "row")}`);
+    if (dimension === "tag") printLine(TAG_GROUPS_NOTE);
     if (overage) printLine(overageLine(tally.overage));
   }
   const skipped = report.skipped.line("these totals");
@@ -159,6 +165,9 @@ function groupCells(dimension: UsageDimension, group: UsageGroup, overage: boole
   return overage ? [...cells, group.overage] : cells;
 }
 
+/** Under the sums per tag: why they can add up to more than the total. */
+const TAG_GROUPS_NOTE = "a row with several tags counts in each of its tags' groups, and once in the total; (none) is the rows without tags";
+
 /** Under a table whose rows have overage: what it is. */
 function overageLine(overage: number): string {
   return `overage ${count(overage, "credit")}: upstream usage beyond what the calls held, not billed (each row names its provider)`;
@@ -167,8 +176,8 @@ function overageLine(overage: number): string {
 // --- rows --------------------------------------------------------------------------------------
 
 const ROW_HEADERS = ["TIME", "AGENT", "KEY", "ENDPOINT", "MODEL", "PROVIDER", "CREDITS", "REQUEST", "OVERAGE"];
-/** `batch` (the batch a line belonged to) and `cached` (a response-cache hit) come after the older columns. */
-const ROW_CSV_HEADERS = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id", "overage", "batch", "cached"];
+/** `batch` (the batch a line belonged to), `cached` (a response-cache hit) and `tags` (space-separated) come after the older columns. */
+const ROW_CSV_HEADERS = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id", "overage", "batch", "cached", "tags"];
 
 /** A row's cells, overage last (left out of tables whose range has none). In a table the endpoint says when the row was a batch's line or a cache hit. */
 function rowCells(row: UsageRow, agents: AgentDirectory, overage = true): CsvCell[] {
@@ -195,6 +204,7 @@ function csvCells(row: UsageRow, agents: AgentDirectory): CsvCell[] {
     overageOf(row),
     row.batch,
     row.cached ? "true" : "",
+    tagsOf(row).join(" "),
   ];
 }
 
@@ -206,7 +216,7 @@ async function printRowsCsv(report: Report): Promise<void> {
   };
   await readRange(
     report,
-    new UsageTally(report.agents, report.only, undefined),
+    new UsageTally(report.agents, report.only, undefined, report.tags),
     (row) => {
       out += csvLine(csvCells(row, report.agents));
     },
@@ -221,14 +231,14 @@ async function printRowsCsv(report: Report): Promise<void> {
  * second over the same bytes writes the rows.
  */
 async function printRowsJson(report: Report, metadata: MetadataData): Promise<void> {
-  const tally = new UsageTally(report.agents, report.only, undefined);
+  const tally = new UsageTally(report.agents, report.only, undefined, report.tags);
   await readRange(report, tally);
   const head = { ...rangeFields(report, { withAgent: false }), agents: agentUsage(report, metadata, tally) };
   let out = `{\n${Object.entries(head)
     .map(([name, value]) => member(name, value))
     .join(",\n")},\n  "rows": [`;
   let first = true;
-  const filter = new UsageTally(report.agents, report.only, undefined);
+  const filter = new UsageTally(report.agents, report.only, undefined, report.tags);
   for await (const batch of report.reading.rows()) {
     for (const row of batch) {
       if (!filter.add(row)) continue;
@@ -253,7 +263,7 @@ function member(name: string, value: unknown): string {
  */
 async function printRowsTable(report: Report, metadata: MetadataData): Promise<void> {
   const { options } = report;
-  const tally = new UsageTally(report.agents, report.only, undefined);
+  const tally = new UsageTally(report.agents, report.only, undefined, report.tags);
   const recent: UsageRow[] = [];
   const widths = ROW_HEADERS.map((header) => header.length);
   await readRange(report, tally, (row) => {
@@ -266,9 +276,9 @@ async function printRowsTable(report: Report, metadata: MetadataData): Promise<v
     recent.push(row);
     if (recent.length > RECENT_ROWS) recent.shift();
   });
-  printLine(describeRange(options.range));
+  printLine(describeScope(report, { withAgent: false }));
   const agents = agentUsage(report, metadata, tally);
-  const balances = options.range.period !== undefined;
+  const balances = hasBalances(report);
   const overage = tally.overage > 0;
   const agentHeaders = balances ? ["AGENT", "PLAN", "USED", "BALANCE"] : ["AGENT", "PLAN", "USED"];
   printTable(
@@ -281,7 +291,7 @@ async function printRowsTable(report: Report, metadata: MetadataData): Promise<v
   );
   const skipped = report.skipped.line("USED");
   if (skipped) printLine(skipped);
-  if (tally.rows === 0) return printLine(`no usage rows in this ${balances ? "period" : "range"}`);
+  if (tally.rows === 0) return printLine(`no usage rows in this ${options.range.period ? "period" : "range"}`);
   printLine();
   const headers = overage ? ROW_HEADERS : ROW_HEADERS.slice(0, -1);
   if (!options.allRows) {
@@ -290,12 +300,12 @@ async function printRowsTable(report: Report, metadata: MetadataData): Promise<v
       recent.map((row) => rowCells(row, report.agents, overage)),
     );
     if (tally.rows > recent.length)
-      printLine(`the last ${recent.length} of ${count(tally.rows, "row")}; --rows lists every one, --by day|model|agent|key|endpoint sums them`);
+      printLine(`the last ${recent.length} of ${count(tally.rows, "row")}; --rows lists every one, --by day|model|agent|key|endpoint|tag sums them`);
     if (overage) printLine(overageLine(tally.overage));
     return;
   }
   await writeStdout(`${aligned(headers, widths)}\n`);
-  const filter = new UsageTally(report.agents, report.only, undefined);
+  const filter = new UsageTally(report.agents, report.only, undefined, report.tags);
   for await (const batch of report.reading.rows()) {
     let out = "";
     for (const row of batch) if (filter.add(row)) out += `${aligned(rowText(row, report.agents, overage), widths)}\n`;
@@ -322,14 +332,28 @@ function aligned(cells: string[], widths: number[]): string {
 
 // --- shared ------------------------------------------------------------------------------------
 
+/**
+ * Balances are shown for one calendar month of all the agent's rows: a range cut elsewhere, or
+ * rows kept by --tag, are not what the plan's credits were spent on.
+ */
+function hasBalances(report: Report): boolean {
+  return report.options.range.period !== undefined && !report.tags;
+}
+
+/** The range, and the agent and tags the rows were limited to. */
+function describeScope(report: Report, options: { withAgent: boolean } = { withAgent: true }): string {
+  const agent = options.withAgent && report.only ? `, agent ${report.only.name}` : "";
+  const tags = report.tags ? `, ${report.tags.size === 1 ? "tag" : "tags"} ${[...report.tags].join(" or ")}` : "";
+  return `${describeRange(report.options.range)}${agent}${tags}`;
+}
+
 function agentUsage(report: Report, metadata: MetadataData, tally: UsageTally): AgentUsage[] {
-  const period = report.options.range.period;
   return (report.only ? [report.only] : metadata.agents).map((agent) => {
     const plan = canonicalPlanName(report.config, agent.plan) ?? agent.plan;
     const used = tally.agentCredits.get(agent.id) ?? 0;
     const overage = tally.agentOverage.get(agent.id);
     const usage: AgentUsage = { agent: agent.name, plan, used };
-    if (period !== undefined) usage.balance = (report.config.resolvedPlans[plan]?.monthlyCredits ?? 0) - used;
+    if (hasBalances(report)) usage.balance = (report.config.resolvedPlans[plan]?.monthlyCredits ?? 0) - used;
     if (overage !== undefined) usage.overage = overage;
     return usage;
   });

@@ -2,6 +2,7 @@
 // embedded defaults; config/default.json is what `gw init` writes and config/schema.json is
 // generated from this file (scripts/write-config-schema.mjs).
 import { z } from "zod";
+import { isAddressOrRange } from "./address-ranges.js";
 import { catalogSchema } from "./catalog-schema.js";
 
 const positiveInt = z.number().int().positive();
@@ -374,6 +375,55 @@ export const cacheSchema = z
   })
   .strict();
 
+/** The admin API and console (docs/decisions.md §25): on while an admin token exists. */
+export const adminSchema = z
+  .object({
+    /**
+     * Addresses (CIDR ranges like "10.0.0.0/8", or single addresses) that may reach /admin and
+     * /console besides loopback. Empty: loopback only. Behind a proxy on the same host, every
+     * client is the proxy's loopback address: restrict those paths at the proxy too.
+     */
+    allowFrom: z.array(z.string().refine(isAddressOrRange, "expected an IP address or a CIDR range such as 10.0.0.0/8")).default([]),
+  })
+  .strict();
+
+/**
+ * OpenTelemetry traces (docs/decisions.md §26): off unless `otlp.endpoint` is set. Read at start:
+ * a change needs a restart.
+ */
+export const telemetrySchema = z
+  .object({
+    otlp: z
+      .object({
+        /**
+         * The collector's OTLP/HTTP base URL (e.g. "http://127.0.0.1:4318"); spans go to its
+         * /v1/traces. "" (an unset "${NAME}"): no traces.
+         */
+        endpoint: z
+          .string()
+          .refine((value) => value === "" || isHttpUrl(value), "expected an http(s) URL such as http://127.0.0.1:4318")
+          .default(""),
+        /** Headers sent with each export (a collector's API key: use "${NAME}"). */
+        headers: z.record(z.string(), z.string()).default({}),
+        protocol: z.enum(["http/protobuf", "http/json"]).default("http/protobuf"),
+      })
+      .strict()
+      .optional(),
+    /** The `service.name` of the exported resource (OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over it). */
+    serviceName: z.string().min(1).default("gw"),
+    /** Export what a request asked (its messages, prompt, input) on its span; never by default. Completions are never exported. */
+    captureContent: z.boolean().default(false),
+  })
+  .strict();
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
@@ -392,6 +442,8 @@ export const configSchema = z
     responses: responsesSchema.default(responsesSchema.parse({})),
     cache: cacheSchema.default(cacheSchema.parse({})),
     batch: batchSchema.default(batchSchema.parse({})),
+    admin: adminSchema.default(adminSchema.parse({})),
+    telemetry: telemetrySchema.default(telemetrySchema.parse({})),
     plans: z.record(z.string(), planSchema).default({}),
     /** Other plan names accepted as aliases (older names: Assistant is pro, Engineer is max). */
     planAliases: z.record(z.string(), z.string()).default({ assistant: "pro", engineer: "max" }),
@@ -439,6 +491,7 @@ export const configSchema = z
 export type ConfigInput = z.input<typeof configSchema>;
 export type StateSettings = z.output<typeof stateSchema>;
 export type CacheSettings = z.output<typeof cacheSchema>;
+export type TelemetrySettings = z.output<typeof telemetrySchema>;
 export type StateInput = z.input<typeof stateSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ProviderConfig = z.output<typeof providerSchema>;

@@ -257,3 +257,31 @@ export class NotReadyError extends apiError(503, "service_unavailable", "not_rea
     super(`Not ready: the ${failing.join(", ")} check${failing.length === 1 ? "" : "s"} failed.`);
   }
 }
+
+/** The admin API without a valid admin token (docs/decisions.md §25). */
+export class AdminTokenRequiredError extends apiError(401, "authentication_error", "invalid_admin_token") {
+  constructor(message = "The admin API needs `Authorization: Bearer <admin token>` (make one with `gw admin token create --name NAME`).") {
+    super(message);
+    this.headers = { "www-authenticate": "Bearer" };
+  }
+}
+
+/** A read-only admin token asking for a change. */
+export class AdminReadOnlyError extends apiError(403, "permission_error", "admin_read_only") {
+  constructor(tokenName: string) {
+    super(`The admin token "${tokenName}" is read-only; this call changes something.`);
+  }
+}
+
+/** The admin API from an address outside loopback and admin.allowFrom. */
+export class AdminAddressRefusedError extends apiError(403, "permission_error", "admin_address_refused") {
+  constructor() {
+    super("The admin API answers on loopback only; list this client's address in admin.allowFrom to reach it from elsewhere.");
+  }
+}
+
+/** An admin change that conflicts with what is stored (a name taken, nothing to revoke). */
+export class AdminConflictError extends apiError(409, "invalid_request_error", "conflict") {}
+
+/** An admin resource that does not exist (an agent, a key, a token). */
+export class AdminNotFoundError extends apiError(404, "invalid_request_error", "not_found") {}

@@ -1,6 +1,7 @@
 // The running gateway: current config (reloaded on change), providers, metadata, usage
 // ledger and the domain services. The server layer calls into this; it knows nothing of HTTP.
 import type { ConfigError } from "../config/config-error.js";
+import { editConfig, type RawConfig } from "../config/config-file.js";
 import type { PlanLimits, StateInput } from "../config/config-schema.js";
 import { watchConfig } from "../config/config-watcher.js";
 import type { HomePaths } from "../config/paths.js";
@@ -270,6 +271,18 @@ export class Gateway {
     };
     // On Redis the config is the one every instance shares, followed from there instead of this home's file.
     this.configWatcher = this.sharedConfig ? this.sharedConfig.watch(events) : watchConfig(this.paths.config, events);
+  }
+
+  /**
+   * Change the config this gateway runs (the admin API): the home's file under its lock, or on
+   * Redis the document every instance shares; validated as a whole (an invalid result throws
+   * ConfigError naming the field, and nothing is written). The new config is in force here before
+   * this returns, without waiting for the file watcher or the change notice.
+   */
+  async editConfig<T>(edit: (raw: RawConfig) => T): Promise<{ result: T; config: Config }> {
+    const outcome = this.sharedConfig ? await this.sharedConfig.edit(edit) : await editConfig(this.paths.config, edit);
+    this.applyConfig(outcome.config);
+    return outcome;
   }
 
   applyConfig(config: Config): void {

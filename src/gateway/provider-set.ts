@@ -24,3 +24,8 @@ export function createProviders(config: Config, http: UpstreamHttp, warn: (messa
   }
   return providers;
 }
+
+/** Each type gw implements with what it offers ("chat", "image" ...): what a provider's type and a tool's model are checked against. */
+export function providerTypeCapabilities(): ReadonlyMap<string, readonly string[]> {
+  return new Map([...providerTypes].map(([type, definition]) => [type, definition.capabilities]));
+}

@@ -8,6 +8,7 @@ import type { Caller } from "../gateway/auth/key-authenticator.js";
 import type { AttemptOutcome, FailureCause } from "../gateway/upstream-calls/attempt-outcome.js";
 import type { BatchLineEnd, CallObserver } from "../gateway/upstream-calls/call-observer.js";
 import type { UsageRow } from "../store/usage-log.js";
+import { RecentRequests } from "./admin/recent-requests.js";
 import { routeLabel, type ServerMetrics } from "./metrics.js";
 import { callerOf, nodeResponseOf } from "./request-context.js";
 import type { AccessRecord, ServerLogger } from "./server-logger.js";
@@ -17,6 +18,8 @@ type CallFacts = Pick<AccessRecord, "model" | "provider" | "attempts" | "units" 
 export class AccessLog implements CallObserver {
   /** Requests in flight by id, for what the gateway reports of them. */
   private readonly calls = new Map<string, CallFacts>();
+  /** The last requests' records, for the console (admin/recent-requests.ts). */
+  readonly recent = new RecentRequests();
 
   constructor(
     private readonly logger: ServerLogger,
@@ -50,6 +53,7 @@ export class AccessLog implements CallObserver {
         ...facts,
       };
       this.logger.access(record);
+      this.recent.add(record);
     });
   }
 

@@ -3,9 +3,13 @@ import { H3 } from "h3";
 import { MethodNotAllowedError, RouteNotFoundError } from "../gateway/errors.js";
 import type { Gateway } from "../gateway/gateway.js";
 import type { AccessLog } from "./access-log.js";
+import { ProviderHealth } from "./admin/provider-health.js";
 import { type ErrorDialect, errorResponse } from "./render-error.js";
+import { RequestCharges } from "./request-charges.js";
 import { requestIdOf } from "./request-context.js";
+import { type AdminEndpoint, registerAdmin } from "./routes/admin.js";
 import { AUDIO_PATHS, registerAudio } from "./routes/audio.js";
+import { registerConsole } from "./routes/console.js";
 import { registerBatches } from "./routes/batches.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
 import { EMBEDDINGS_PATH, registerEmbeddings } from "./routes/embeddings.js";
@@ -27,8 +31,20 @@ import { registerVision, VISION_PATHS } from "./routes/vision.js";
 import type { ServerDrain } from "./server-drain.js";
 import { ServerShuttingDownError } from "./server-errors.js";
 import type { ServerLogger } from "./server-logger.js";
+import type { RequestTracing } from "./telemetry/request-tracing.js";
 
-export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: AccessLog, metrics?: MetricsEndpoint, drain?: ServerDrain): H3 {
+export function createApp(
+  gateway: Gateway,
+  logger: ServerLogger,
+  accessLog?: AccessLog,
+  metrics?: MetricsEndpoint,
+  drain?: ServerDrain,
+  /** What each request was charged, for its x-gw-credits (request-charges.ts); one the gateway does not tell charges nothing. */
+  charges: RequestCharges = new RequestCharges(),
+  admin: AdminEndpoint = { health: new ProviderHealth() },
+  /** OpenTelemetry traces, when the config names a collector (telemetry/request-tracing.ts). */
+  tracing?: RequestTracing,
+): H3 {
   const app = new H3({
     silent: true,
     onError: (error, event) =>
@@ -39,28 +55,31 @@ export function createApp(gateway: Gateway, logger: ServerLogger, accessLog?: Ac
     const requestId = requestIdOf(event);
     event.res.headers.set("x-request-id", requestId);
     accessLog?.begin(event, requestId);
+    tracing?.begin(event, requestId);
     // SIGTERM: the requests in flight finish; new ones are told to come back (server-drain.ts).
     if (drain?.draining) throw new ServerShuttingDownError(drain.retryAfterSeconds());
   });
   registerHealth(app, gateway, logger);
   if (metrics) registerMetrics(app, gateway, metrics);
-  registerChatCompletions(app, gateway, logger);
-  registerEmbeddings(app, gateway);
+  registerChatCompletions(app, gateway, logger, charges);
+  registerEmbeddings(app, gateway, charges);
   registerModels(app, gateway);
   registerKey(app, gateway);
-  registerMessages(app, gateway);
-  registerResponses(app, gateway, logger);
-  registerImages(app, gateway);
-  registerVision(app, gateway);
-  registerAudio(app, gateway);
+  registerMessages(app, gateway, charges);
+  registerResponses(app, gateway, logger, charges);
+  registerImages(app, gateway, charges);
+  registerVision(app, gateway, charges);
+  registerAudio(app, gateway, charges);
   registerVideo(app, gateway);
-  registerSearch(app, gateway);
+  registerSearch(app, gateway, charges);
   registerProjects(app, gateway);
-  registerMcp(app, gateway, logger);
+  registerMcp(app, gateway, logger, charges);
   registerStorage(app, gateway);
   registerFiles(app, gateway);
   registerBatches(app, gateway);
   registerStorageLinks(app, gateway);
+  registerAdmin(app, gateway, logger, admin);
+  registerConsole(app, gateway, logger, admin, accessLog?.recent);
   app.all("/**", (event) => {
     const known =
       [

@@ -8,9 +8,22 @@ import { MAX_JSON_DEPTH, nestingDepthExceeds } from "../json/json-nesting.js";
 import { exactSize } from "../text/byte-sizes.js";
 import { nodeRequestOf } from "./request-context.js";
 
+/** Told the JSON object a request's route read, as read (traces: the model asked, the prompt when the operator opted in). */
+export type JsonBodyWatch = (body: Record<string, unknown>) => void;
+
+interface WatchedContext {
+  jsonBodyWatch?: JsonBodyWatch;
+}
+
+/** Hear this request's JSON body once its route has read it. */
+export function watchJsonBody(event: H3Event, watch: JsonBodyWatch): void {
+  (event.context as WatchedContext).jsonBodyWatch = watch;
+}
+
 export async function readJsonObject(event: H3Event, maxBytes: number): Promise<Record<string, unknown>> {
   const value = await readJsonValue(event, maxBytes);
   if (!value || typeof value !== "object" || Array.isArray(value)) throw new InvalidJsonError("The request body must be a JSON object.");
+  (event.context as WatchedContext).jsonBodyWatch?.(value as Record<string, unknown>);
   return value as Record<string, unknown>;
 }
 
@@ -38,7 +51,8 @@ export async function readJsonValue(event: H3Event, maxBytes: number): Promise<u
   return value;
 }
 
-async function readLimitedText(event: H3Event, maxBytes: number): Promise<string> {
+/** The body as UTF-8 text, 413 past `maxBytes` (the console reads its forms with it). */
+export async function readLimitedText(event: H3Event, maxBytes: number): Promise<string> {
   // On Node, read the IncomingMessage directly with listeners: no web-stream wrapper and no
   // async iterator on the hot path.
   const nodeRequest = nodeRequestOf(event);

@@ -8,6 +8,7 @@ import { bearerToken, type Caller } from "../gateway/auth/key-authenticator.js";
 import type { DeferredAdmission } from "../gateway/auth/rate-limiter.js";
 import { InternalError, RateLimitExceededError } from "../gateway/errors.js";
 import type { Gateway } from "../gateway/gateway.js";
+import { parseTagsHeader, TAGS_HEADER } from "../gateway/request-tags.js";
 import { setRateLimitHeaders } from "./rate-limit-headers.js";
 
 // Unique per process start (random) and per request (a counter): cheaper than a UUID per request.
@@ -78,6 +79,11 @@ export async function admitCallerWithHold(
   const plan = gateway.planOf(caller);
   const admission = gateway.deferRateLimit(caller, plan.limits, (state) => setRateLimitHeaders(event.res.headers, state));
   return { caller, plan, admission };
+}
+
+/** The request's `x-gw-tags` (400 when one is malformed), undefined when it has none. */
+export function headerTagsOf(event: H3Event): string[] | undefined {
+  return parseTagsHeader(event.req.headers.get(TAGS_HEADER));
 }
 
 export async function authenticateBearer(event: H3Event, gateway: Gateway): Promise<Caller> {

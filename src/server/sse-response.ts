@@ -16,6 +16,15 @@ import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { HTTPResponse } from "h3";
+import { streamBroke } from "./sse-frames.js";
+
+/** Responses whose stream broke after its first byte: an error frame or event ended it, or a failure cut it. */
+const brokenAnswers = new WeakSet<object>();
+
+/** Whether this response's stream broke (its 200 was sent long before): traces mark the request failed. */
+export function answerBroke(response: object): boolean {
+  return brokenAnswers.has(response);
+}
 
 /** Runs a task in the check phase of the current turn of the event loop. */
 export type TurnEndScheduler = (task: () => void) => void;
@@ -57,6 +66,7 @@ class SseBody {
         const next = await this.frames.next();
         if (closed) break;
         if (next.done) {
+          if (streamBroke(this.frames)) brokenAnswers.add(destination);
           if (next.value) destination.end(next.value);
           else destination.end();
           return;
@@ -72,6 +82,7 @@ class SseBody {
       }
       await this.frames.return(undefined);
     } catch {
+      brokenAnswers.add(destination);
       destination.destroy();
     }
   }

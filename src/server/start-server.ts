@@ -9,17 +9,22 @@ import { toNodeHandler } from "h3/node";
 import type { StateInput } from "../config/config-schema.js";
 import { initHome, isInitialised } from "../config/init-home.js";
 import { homePaths } from "../config/paths.js";
+import { gwVersion } from "../config/project-root.js";
 import { Gateway } from "../gateway/gateway.js";
 import type { UrlFetcher } from "../gateway/media/picture-input.js";
 import { AccessLog } from "./access-log.js";
+import { ProviderHealth } from "./admin/provider-health.js";
 import { createApp, dialectOf } from "./app.js";
+import { CallObservers } from "./call-observers.js";
 import { answerClientErrors } from "./client-errors.js";
 import { connectionOptions } from "./connection-policy.js";
 import { ServerMetrics } from "./metrics.js";
 import { errorResponse } from "./render-error.js";
+import { RequestCharges } from "./request-charges.js";
 import { newRequestId, requestIdOfNodeRequest } from "./request-context.js";
 import { ServerDrain } from "./server-drain.js";
 import { createServerLogger, type LogFormat, type LogLevel, type ServerLogger } from "./server-logger.js";
+import { startTracing, TracingObserver } from "./telemetry/request-tracing.js";
 import type { TlsOptions } from "./tls-setup.js";
 
 export interface RunningServer {
@@ -46,6 +51,8 @@ export interface StartOptions {
   tls?: TlsOptions;
   /** Test seam: GET /metrics treats every client as remote, so that tests reach its token check. */
   metricsPeersRemote?: boolean;
+  /** Test seam: the admin API sees every client at this address (tests connect from loopback only). */
+  adminPeerAddress?: string;
   /** Test seam until the config file chooses it: where the shared state lives (Gateway's `state` option). */
   state?: StateInput;
 }
@@ -54,6 +61,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const logger = options.logger ?? createServerLogger({ level: options.logLevel, format: options.logFormat });
   const metrics = new ServerMetrics();
   const accessLog = new AccessLog(logger, metrics);
+  const charges = new RequestCharges();
+  // Every observer of the gateway's calls hears every report, in this order.
+  const health = new ProviderHealth();
+  const tracing = new TracingObserver();
+  const observers = new CallObservers([accessLog, charges, health, tracing]);
   // A home that was never set up starts on the embedded defaults; an initialised home with
   // missing or corrupt data refuses to start (Gateway.open throws).
   if (!isInitialised(options.home)) await initHome(options.home);
@@ -61,13 +73,35 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     fetchUrl: options.fetchUrl,
     clock: options.clock,
     now: options.now,
-    observer: accessLog,
+    observer: observers,
     state: options.state,
+  });
+  // OpenTelemetry is loaded only when the config names a collector (docs/decisions.md §26).
+  tracing.tracer = await startTracing({
+    settings: gateway.config.telemetry,
+    providers: (name) => (Object.hasOwn(gateway.config.providers, name) ? gateway.config.providers[name] : undefined),
+    version: gwVersion(),
+    warn: (message) => logger.warn(message),
+  }).catch(async (error: unknown) => {
+    await gateway.close();
+    throw error;
   });
   gateway.watch();
   metrics.observe(gateway);
   const drain = new ServerDrain();
-  const app = createApp(gateway, logger, accessLog, { metrics, treatPeersAsRemote: options.metricsPeersRemote }, drain);
+  const app = createApp(
+    gateway,
+    logger,
+    accessLog,
+    { metrics, treatPeersAsRemote: options.metricsPeersRemote },
+    drain,
+    charges,
+    {
+      health,
+      peerAddress: options.adminPeerAddress,
+    },
+    tracing.tracer,
+  );
   const host = options.host ?? gateway.config.server.host;
   // Loaded only for HTTPS: the certificate generator costs about 17 MB and 80 ms a plain start never needs.
   const tls = options.tls
@@ -105,6 +139,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       server.close();
       server.closeAllConnections();
       await gateway.close();
+      // The spans of the requests just drained, exported before the process exits.
+      await tracing.tracer?.shutdown();
       logger.flush?.();
     })();
     return closing;

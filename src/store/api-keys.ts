@@ -7,14 +7,19 @@ export const KEY_PATTERN = /^gw_[0-9A-Za-z]{43,}$/;
 const VISIBLE_CHARACTERS = 8;
 
 export function generateApiKey(): string {
+  return `gw_${randomBase62()}`;
+}
+
+/** 32 random bytes as 43 base62 digits: the secret part of an API key or an admin token. */
+export function randomBase62(): string {
   let value = BigInt(`0x${randomBytes(32).toString("hex")}`);
   let encoded = "";
   while (value > 0n) {
     encoded = alphabet[Number(value % 62n)] + encoded;
     value /= 62n;
   }
-  // 32 bytes need up to 43 base62 digits; pad so every key has the same length.
-  return `gw_${encoded.padStart(43, "0")}`;
+  // 32 bytes need up to 43 base62 digits; pad so every one has the same length.
+  return encoded.padStart(43, "0");
 }
 
 /** One-shot `crypto.hash` (Node >= 20.12): a third of createHash's cost, paid on every request. */

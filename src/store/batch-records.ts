@@ -55,6 +55,8 @@ export interface BatchRecord {
   errorFileId?: string;
   /** Lines run at once when it was created: a restart looks this far past the answered lines for lines billed but unrecorded. */
   concurrency: number;
+  /** The create request's tags (`x-gw-tags`, `metadata` pairs), on every line's usage row (docs/decisions.md §24). */
+  tags?: readonly string[];
 }
 
 /** A line's outcome, recorded once: the JSONL line written to the output file (ok) or to the error file. */

@@ -5,6 +5,7 @@
 import type { Redis } from "ioredis";
 import type { StateSettings } from "../config/config-schema.js";
 import type { HomePaths } from "../config/paths.js";
+import { type AuditTrail, LocalAuditTrail, RedisAuditTrail } from "./audit-trail.js";
 import type { BatchRecords } from "./batch-records.js";
 import type { CreditStore } from "./credit-store.js";
 import type { FileStateRecords } from "./file-state.js";
@@ -25,11 +26,13 @@ import { RedisProjectStore } from "./redis-project-store.js";
 import { RedisRateBuckets } from "./redis-rate-buckets.js";
 import { RedisResponseCache } from "./redis-response-cache.js";
 import { RedisResponseStore } from "./redis-response-store.js";
+import { RedisUsageHistory } from "./redis-usage-history.js";
 import { RedisVideoJobStore } from "./redis-video-jobs.js";
 import type { ResponseCacheStore } from "./response-cache.js";
 import { FileResponseStore, type ResponseStore } from "./response-records.js";
 import { SettleOutbox } from "./settle-outbox.js";
 import { reportingRedisFailures } from "./state-failure.js";
+import { EmbeddedUsageHistory, type UsageHistory } from "./usage-history.js";
 import { UsageLog } from "./usage-log.js";
 import { type VideoJobRecords, VideoJobStore } from "./video-jobs.js";
 
@@ -47,6 +50,10 @@ export interface StateStores {
   readonly batches: BatchRecords;
   /** Stored files: the storage index, quotas and operation counts. */
   readonly files: FileStateRecords;
+  /** The admin API's audit log (docs/decisions.md §25). */
+  readonly audit: AuditTrail;
+  /** Every usage row written, for reports (the admin API's): this home's log, or the Redis streams. */
+  readonly history: UsageHistory;
   /** This home's usage log, which the embedded credit store writes (undefined on Redis, whose rows are in Redis). */
   readonly usageLog?: UsageLog;
   /** Resolves when the shared store answers (within its command timeout); at once for the embedded state. */
@@ -89,6 +96,8 @@ async function openEmbeddedState(paths: HomePaths, log: StateLog): Promise<State
     videoJobs: VideoJobStore.open(`${paths.dataDir}/video-jobs`),
     batches,
     files,
+    audit: new LocalAuditTrail(`${paths.dataDir}/audit`),
+    history: new EmbeddedUsageHistory(paths.usageDir),
     usageLog,
     ping: () => Promise.resolve(),
     async close() {
@@ -129,6 +138,8 @@ async function openRedisState(settings: StateSettings, paths: HomePaths, log: St
       videoJobs: reportingRedisFailures(new RedisVideoJobStore(redis, prefix), "videoJobs"),
       batches: reportingRedisFailures(new RedisBatchStore(redis, prefix), "batches"),
       files: reportingRedisFailures(new RedisFileState(redis, prefix), "files"),
+      audit: reportingRedisFailures(new RedisAuditTrail(redis, prefix), "audit"),
+      history: reportingRedisFailures(new RedisUsageHistory(redis, prefix), "history"),
       async ping() {
         await redis.ping();
       },

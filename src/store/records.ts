@@ -48,10 +48,31 @@ export interface KeyLimits {
   cacheTtlSeconds?: number | null;
 }
 
+/**
+ * A token for the admin API and console (docs/decisions.md §25), never for the model endpoints.
+ * Kept beside the agents and keys, so every instance sees it at once; only its hash is stored.
+ */
+export interface AdminTokenRecord {
+  id: string;
+  name: string;
+  /** Visible prefix (`gwa_` + a few characters), to name the token in lists and the audit log. */
+  prefix: string;
+  /** SHA-256 of the whole token, hex. */
+  hash: string;
+  /** Reads only: any change answers 403. */
+  readOnly: boolean;
+  createdAt: string;
+  /** After this instant (ISO 8601) the token answers 401 saying it expired. */
+  expiresAt?: string;
+  revokedAt: string | null;
+}
+
 export interface MetadataData {
   version: 1;
   agents: AgentRecord[];
   keys: KeyRecord[];
+  /** Absent in a home that never made one (and in every home older than the admin API). */
+  adminTokens?: AdminTokenRecord[];
 }
 
 export function emptyMetadata(): MetadataData {

@@ -31,6 +31,8 @@ export interface UsageRow {
   cached?: true;
   /** The batch whose line this call was (docs/decisions.md §23), priced at the batch rate. */
   batch?: string;
+  /** The request's tags (`x-gw-tags`, OpenAI `metadata` pairs; docs/decisions.md §24). Rows without any have none. */
+  tags?: readonly string[];
 }
 
 let cachedPeriod = { start: 0, end: 0, name: "" };

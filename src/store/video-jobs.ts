@@ -58,6 +58,8 @@ export interface VideoJobRecord {
   result?: { fileId: string; expiresAt: string; durationSeconds: number };
   /** The usage row, named before it is written: a restart finds whether it was. */
   billing?: { rowId: string; credits: number; seconds: number; written: boolean };
+  /** The submitting request's tags, for the row written when the job succeeds (docs/decisions.md §24). */
+  tags?: readonly string[];
 }
 
 const JOB_ID = /^vid_[0-9A-HJKMNP-TV-Z]{26}$/;

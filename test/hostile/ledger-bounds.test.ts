@@ -256,7 +256,7 @@ test.serial("an upstream over-reporting usage is billed what was held: overage o
 
   const csv = await gw(["usage", "--agent", "over-reported", "--format", "csv", "--home", metered.home]);
   const [header, first] = csv.stdout.split("\n");
-  t.is(header, "time,agent,key,endpoint,model,provider,credits,request_id,overage,batch,cached");
+  t.is(header, "time,agent,key,endpoint,model,provider,credits,request_id,overage,batch,cached,tags");
   t.is(first!.split(",")[header!.split(",").indexOf("overage")], String(rows[0]!.overage));
 
   const byModel = await gw(["usage", "--agent", "over-reported", "--by", "model", "--json", "--home", metered.home]);

@@ -28,6 +28,10 @@ export async function copyMetadata(source: MetadataData, target: RedisMetadataSt
       replaceById(data.agents, agent);
     }
     for (const key of source.keys) replaceById(data.keys, key);
+    if (source.adminTokens?.length) {
+      data.adminTokens ??= [];
+      for (const token of source.adminTokens) replaceById(data.adminTokens, token);
+    }
   });
   return { agents: source.agents.length, keys: source.keys.length };
 }

@@ -8,6 +8,7 @@
 import type { SpeechModelEntry } from "../../config/audio-catalog-schema.js";
 import { convertAudio, measureAudio, SPEECH_MEDIA_TYPES } from "../../media/audio-convert.js";
 import type { SpeechAudio, SpeechFormat } from "../../providers/audio-types.js";
+import { usageEntry } from "../billing/usage-entry.js";
 import { InvalidRequestError, ProviderNotConfiguredError } from "../errors.js";
 import type { ServiceContext } from "../service-context.js";
 import { callToolProvider, releasingOnError, requireCredits, type ToolCallContext } from "../upstream-calls/tool-provider-call.js";
@@ -85,16 +86,16 @@ export class SpeechService {
         this.shared.warn,
       ),
     );
-    await this.shared.ledger.settle(reservation, {
-      agent: context.caller.agent.id,
-      keyPrefix: context.caller.key.prefix,
-      endpoint: "audio.speech",
-      model: model.id,
-      provider: model.provider,
-      units: { characters, seconds: Math.round(durationMs) / 1000 },
-      credits,
-      requestId: context.requestId,
-    });
+    await this.shared.ledger.settle(
+      reservation,
+      usageEntry(context, {
+        endpoint: "audio.speech",
+        model: model.id,
+        provider: model.provider,
+        units: { characters, seconds: Math.round(durationMs) / 1000 },
+        credits,
+      }),
+    );
 
     const outcome: SpeechOutcome = {
       audio,

@@ -6,6 +6,7 @@
 // answered call and render the format asked for.
 import { needsSegments, type TranscriptionModelEntry } from "../../config/audio-catalog-schema.js";
 import type { Transcript } from "../../providers/audio-types.js";
+import { usageEntry } from "../billing/usage-entry.js";
 import { InvalidRequestError, UpstreamUnavailableError } from "../errors.js";
 import type { ServiceContext } from "../service-context.js";
 import { callToolProvider, releasingOnError, requireCredits, type ToolCallContext } from "../upstream-calls/tool-provider-call.js";
@@ -80,16 +81,10 @@ export class TranscriptionService {
         },
       );
     });
-    await this.shared.ledger.settle(reservation, {
-      agent: context.caller.agent.id,
-      keyPrefix: context.caller.key.prefix,
-      endpoint: "audio.transcriptions",
-      model: model.id,
-      provider: model.provider,
-      units: { seconds: billedSeconds(seconds) },
-      credits,
-      requestId: context.requestId,
-    });
+    await this.shared.ledger.settle(
+      reservation,
+      usageEntry(context, { endpoint: "audio.transcriptions", model: model.id, provider: model.provider, units: { seconds: billedSeconds(seconds) }, credits }),
+    );
     const outcome: TranscriptionOutcome = { rendered, model: model.id, text: result.text.trim(), durationMs: Math.round(seconds * 1000) };
     if (result.upstreamRequestId) outcome.upstreamRequestId = result.upstreamRequestId;
     return outcome;

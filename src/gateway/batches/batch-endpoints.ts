@@ -21,6 +21,8 @@ export interface ParsedLine {
   /** The body as gw acts on it (hashed by the cache). */
   body: unknown;
   sampled: boolean;
+  /** The body's OpenAI `metadata` (chat completions, responses): its pairs add to the line's tags. */
+  metadata?: unknown;
   run(context: ChatCallContext & { planName: string }): Promise<unknown>;
 }
 
@@ -43,7 +45,13 @@ export const BATCH_ENDPOINTS: Record<string, BatchEndpoint> = {
     parse(body, { chat }) {
       const request = parseChatRequest(body);
       refuseStream(request.stream);
-      return { model: request.model, body: request, sampled: samplesAnswer(request), run: async (context) => (await chat.complete(request, context)).body };
+      return {
+        model: request.model,
+        body: request,
+        sampled: samplesAnswer(request),
+        metadata: request.metadata,
+        run: async (context) => (await chat.complete(request, context)).body,
+      };
     },
   },
   "/v1/responses": {
@@ -54,7 +62,13 @@ export const BATCH_ENDPOINTS: Record<string, BatchEndpoint> = {
       // A line's searches would be billed as rows of their own, and its answer is of its moment.
       if (request.tools?.some((tool) => tool.type.startsWith("web_search")))
         throw new InvalidRequestError("A batch line cannot use the web_search tool; send it as a live request.", { param: "tools" });
-      return { model: request.model, body: request, sampled: samplesAnswer(request), run: async (context) => (await responses.create(request, context)).body };
+      return {
+        model: request.model,
+        body: request,
+        sampled: samplesAnswer(request),
+        metadata: request.metadata,
+        run: async (context) => (await responses.create(request, context)).body,
+      };
     },
   },
   "/v1/embeddings": {

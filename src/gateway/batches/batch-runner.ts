@@ -20,11 +20,13 @@ import pLimit, { type LimitFunction } from "p-limit";
 import { type BatchLineResult, type BatchRecord, type BatchRecords, ENDED_BATCH_STATUSES, type JobClaim } from "../../store/batch-records.js";
 import type { Admission } from "../../store/rate-buckets.js";
 import { StateStoreFailure } from "../../store/state-failure.js";
-import { periodOf } from "../../store/usage-log.js";
+import { periodOf, type UsageRow } from "../../store/usage-log.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import type { CallerPlan } from "../auth/plan-lookup.js";
+import { withCreditsInUsage } from "../billing/credits-in-usage.js";
 import type { ResponseCache } from "../cache/response-cache.js";
 import { GatewayError, InternalError, InvalidApiKeyError, RateLimitExceededError, UpstreamPassthroughError } from "../errors.js";
+import { requestTags } from "../request-tags.js";
 import type { ServiceContext } from "../service-context.js";
 import type { OpenAIFiles } from "../storage/openai-files.js";
 import type { BatchLineBilling } from "../upstream-calls/chat-metering.js";
@@ -237,12 +239,20 @@ export class BatchRunner {
       plan: plan.limits,
       requestId,
       batch: billing,
+      tags: requestTags(batch.tags, parsed.metadata),
     };
     const entry = cache.entryFor(question);
     const hit = entry && (await cache.hit(entry));
     if (hit?.kind === "json") return JSON.parse(hit.body) as unknown;
-    const context = { caller, plan: plan.limits, planName: plan.name, requestId, signal, endpoint, batch: billing, recorded: entry?.recorded };
+    // What the line was charged goes in its answer's usage (`gw_credits`), as a live answer's does.
+    let credits = 0;
+    const recorded = (row: UsageRow) => {
+      credits += row.credits;
+      entry?.recorded(row);
+    };
+    const context = { caller, plan: plan.limits, planName: plan.name, requestId, signal, endpoint, batch: billing, recorded, tags: question.tags };
     const answer = await parsed.run(context);
+    withCreditsInUsage(answer, credits);
     if (entry) await cache.keep(entry, { kind: "json", body: JSON.stringify(answer) });
     return answer;
   }

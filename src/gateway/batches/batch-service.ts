@@ -8,6 +8,7 @@ import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import type { CallerPlan } from "../auth/plan-lookup.js";
 import { BatchConflictError, BatchNotFoundError, InvalidRequestError } from "../errors.js";
+import { requestTags } from "../request-tags.js";
 import { resolveRoutes } from "../routing/route-resolver.js";
 import type { ServiceContext } from "../service-context.js";
 import { BATCH_ENDPOINTS, type BatchServices, type ParsedLine } from "./batch-endpoints.js";
@@ -36,9 +37,10 @@ export class BatchService {
   /**
    * A new batch: its input file checked line by line (JSON, custom_id unique, method, url, the
    * body as its endpoint reads it, a model the key may call and the plan reaches). With problems
-   * it is created `failed` with them listed; else `in_progress`, for the runner.
+   * it is created `failed` with them listed; else `in_progress`, for the runner. Its tags (the
+   * request's header's and its metadata's) go on every line's usage row.
    */
-  async create(request: BatchCreateRequest, caller: Caller, plan: CallerPlan): Promise<BatchObject> {
+  async create(request: BatchCreateRequest, caller: Caller, plan: CallerPlan, headerTags?: readonly string[]): Promise<BatchObject> {
     const { storage } = this.shared;
     const file = await storage.findFile(caller.agent.id, request.input_file_id);
     if (!file)
@@ -65,6 +67,8 @@ export class BatchService {
       requestCounts: { total: check.total, completed: 0, failed: 0 },
       concurrency: config.batch.concurrency,
     };
+    const tags = requestTags(headerTags, request.metadata);
+    if (tags) batch.tags = tags;
     if (check.errorCount > 0) {
       batch.errors = check.errors;
       batch.failedAt = now;

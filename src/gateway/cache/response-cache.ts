@@ -13,7 +13,7 @@ import type { UsageRow } from "../../store/usage-log.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import type { DeferredAdmission } from "../auth/rate-limiter.js";
-import type { UsageEntry } from "../billing/credit-ledger.js";
+import { usageEntry } from "../billing/usage-entry.js";
 import { resolveRoutes } from "../routing/route-resolver.js";
 import type { ServiceContext } from "../service-context.js";
 import type { BatchLineBilling } from "../upstream-calls/chat-metering.js";
@@ -36,6 +36,8 @@ export interface CacheQuestion {
   admission?: DeferredAdmission;
   /** A batch's line: a hit's row is named and marked as the line's. */
   batch?: BatchLineBilling;
+  /** The request's tags, on a hit's row. */
+  tags?: readonly string[];
 }
 
 /** A request whose answer the cache keeps: where, for how long, and the usage rows its call writes. */
@@ -137,20 +139,11 @@ export class ResponseCache {
 
   private async billHit(entry: CacheEntry, usage: CachedUsage): Promise<void> {
     const { ledger, config } = this.shared;
-    const { caller, plan, endpoint, requestId, admission, batch } = entry.question;
+    const { caller, plan, endpoint, admission, batch } = entry.question;
     await admission?.ensure();
     const credits = Math.round(usage.credits * config().billing.cacheHitPrice);
-    const row: UsageEntry = {
-      agent: caller.agent.id,
-      keyPrefix: caller.key.prefix,
-      endpoint,
-      model: usage.model,
-      provider: usage.provider,
-      units: usage.units,
-      credits,
-      requestId,
-      cached: true,
-    };
+    const row = usageEntry(entry.question, { endpoint, model: usage.model, provider: usage.provider, units: usage.units, credits });
+    row.cached = true;
     if (batch) row.batch = batch.id;
     if (credits === 0) {
       await ledger.record(row, batch?.rowId);

@@ -10,6 +10,7 @@ import type { ImageInput } from "../../media/image-input.js";
 import type { GeneratedImage, ImageInputPart, ImageOutputFormat, ImageResult, ImageRole } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
 import { headerSafe } from "../../text/control-characters.js";
+import { usageEntry } from "../billing/usage-entry.js";
 import type { ChatService } from "../chat/chat-service.js";
 import { InvalidRequestError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, readPicture } from "../media/picture-input.js";
@@ -130,16 +131,16 @@ export class ImageDrawingService {
     // A refusal (200, empty data) is billed as the pictures asked for (docs/decisions.md §5).
     const billed = result.refusal !== undefined ? Math.max(plan.request.n, result.images.length) : result.images.length;
     const credits = imagePriceCredits(model, { n: billed, width: plan.width, height: plan.height, quality: result.quality ?? quality });
-    await ledger.settle(reservation, {
-      agent: context.caller.agent.id,
-      keyPrefix: context.caller.key.prefix,
-      endpoint: drawing.endpoint,
-      model: model.id,
-      provider: model.provider,
-      units: { images: billed, megapixels: Math.round(((billed * plan.width * plan.height) / 1_000_000) * 1000) / 1000 },
-      credits,
-      requestId: context.requestId,
-    });
+    await ledger.settle(
+      reservation,
+      usageEntry(context, {
+        endpoint: drawing.endpoint,
+        model: model.id,
+        provider: model.provider,
+        units: { images: billed, megapixels: Math.round(((billed * plan.width * plan.height) / 1_000_000) * 1000) / 1000 },
+        credits,
+      }),
+    );
 
     const stored = await library.store(context, pictures, {
       lineage: drawing.lineage,

@@ -10,6 +10,7 @@ import { inImageFormat, vendorReadable } from "../../media/image-encode.js";
 import type { ImageInput } from "../../media/image-input.js";
 import type { ImageCallOptions, ImageResult, ImageTransformRequest } from "../../providers/image-types.js";
 import type { Provider } from "../../providers/provider.js";
+import { usageEntry } from "../billing/usage-entry.js";
 import { InvalidRequestError } from "../errors.js";
 import { MAX_PICTURE_PIXELS, readPicture } from "../media/picture-input.js";
 import type { ServiceContext } from "../service-context.js";
@@ -84,16 +85,16 @@ export class ImageTransformService {
     const pictures = await releasingOnError(ledger, reservation, () => Promise.all(result.images.map((image) => inImageFormat(image, format))));
     // A refusal is billed like a generation's (the picture asked for).
     const billed = result.refusal !== undefined ? Math.max(1, pictures.length) : pictures.length;
-    await ledger.settle(reservation, {
-      agent: context.caller.agent.id,
-      keyPrefix: context.caller.key.prefix,
-      endpoint: transform.endpoint,
-      model: model.id,
-      provider: model.provider,
-      units: { images: billed },
-      credits: imagePriceCredits(model, { n: billed, ...outputSize(model, input, body.scale) }),
-      requestId: context.requestId,
-    });
+    await ledger.settle(
+      reservation,
+      usageEntry(context, {
+        endpoint: transform.endpoint,
+        model: model.id,
+        provider: model.provider,
+        units: { images: billed },
+        credits: imagePriceCredits(model, { n: billed, ...outputSize(model, input, body.scale) }),
+      }),
+    );
 
     const stored = await library.store(context, pictures, { lineage, model: model.id, prompt: transform.describe(body) });
     return imageOutcome({ requestId: context.requestId, model: model.id, stored, result, started, upstreamMs });

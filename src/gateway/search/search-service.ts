@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { SearchModelEntry } from "../../config/search-catalog-schema.js";
 import { isTimeoutFailure, UpstreamHttpError, UpstreamNetworkError } from "../../providers/provider-errors.js";
 import type { SearchAnswer } from "../../providers/search-types.js";
+import { usageEntry } from "../billing/usage-entry.js";
 import { ModelRequiresUpgradeError, SearchNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
 import { allowedModelIdsDefaultFirst, providerServes } from "../models/tool-allowlist.js";
 import { parseWithSchema } from "../request-schema.js";
@@ -56,16 +57,16 @@ export class SearchService {
     const reservation = await this.shared.ledger.reserve(context, price);
     // The answering provider is billed its own price: one row, `search`, units {requests, results}.
     const bill = (model: SearchModelEntry, results: number) =>
-      this.shared.ledger.settle(reservation, {
-        agent: context.caller.agent.id,
-        keyPrefix: context.caller.key.prefix,
-        endpoint: "search",
-        model: model.id,
-        provider: model.provider,
-        units: { requests: 1, results },
-        credits: model.pricing.perRequest,
-        requestId: context.requestId,
-      });
+      this.shared.ledger.settle(
+        reservation,
+        usageEntry(context, {
+          endpoint: "search",
+          model: model.id,
+          provider: model.provider,
+          units: { requests: 1, results },
+          credits: model.pricing.perRequest,
+        }),
+      );
     const failures: string[] = [];
     let timeoutsOnly = true;
     for (const model of candidates) {

@@ -12,10 +12,11 @@ import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import type { DeferredAdmission } from "../auth/rate-limiter.js";
 import { type CandidateBudget, type ChatCallSize, type HeldTokens, planChatReservation, type ReservationPlan } from "../billing/chat-reservation.js";
-import type { Reservation, UsageEntry } from "../billing/credit-ledger.js";
+import type { Reservation } from "../billing/credit-ledger.js";
 import { creditsForTokens } from "../billing/pricing.js";
 import { estimateTextTokens } from "../billing/prompt-measure.js";
 import { type TokenCounts, totalInput, type UsageReading } from "../billing/token-usage.js";
+import { usageEntry } from "../billing/usage-entry.js";
 import { type RouteCandidate, resolveRoutes } from "../routing/route-resolver.js";
 import type { ServiceContext } from "../service-context.js";
 import { AnswerSizeWatch } from "./answer-size-watch.js";
@@ -33,6 +34,8 @@ export interface ChatCallContext {
   recorded?: (row: UsageRow) => void;
   /** A batch's line (gateway/batches/): its row is named in advance and priced at the batch rate. */
   batch?: BatchLineBilling;
+  /** The request's tags, on each of its usage rows (gateway/request-tags.ts). */
+  tags?: readonly string[];
 }
 
 export interface BatchLineBilling {
@@ -191,16 +194,7 @@ export class ChatMetering {
     credits: number,
   ): Promise<void> {
     const budget = budgetOf(call, target.candidate);
-    const entry: UsageEntry = {
-      agent: context.caller.agent.id,
-      keyPrefix: context.caller.key.prefix,
-      endpoint: context.endpoint,
-      model: target.candidate.publicModel,
-      provider: target.candidate.provider,
-      units,
-      credits,
-      requestId: context.requestId,
-    };
+    const entry = usageEntry(context, { endpoint: context.endpoint, model: target.candidate.publicModel, provider: target.candidate.provider, units, credits });
     const { batch } = context;
     if (batch) {
       entry.credits = Math.round(credits * batch.priceFactor);

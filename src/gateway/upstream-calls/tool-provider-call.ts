@@ -9,6 +9,7 @@ import type { Provider } from "../../providers/provider.js";
 import type { Caller } from "../auth/key-authenticator.js";
 import { assertKeyAllowsModel } from "../auth/key-limits.js";
 import type { CreditLedger, Reservation } from "../billing/credit-ledger.js";
+import { usageEntry } from "../billing/usage-entry.js";
 import type { ServiceContext } from "../service-context.js";
 import { AnswerSizeWatch } from "./answer-size-watch.js";
 import { attemptInOrder, attemptReports } from "./upstream-attempts.js";
@@ -20,6 +21,8 @@ export interface ToolCallContext {
   plan: PlanLimits;
   requestId: string;
   signal: AbortSignal;
+  /** The request's tags, on its usage row (gateway/request-tags.ts). */
+  tags?: readonly string[];
 }
 
 /** A catalog model: the public id, the provider's name and the vendor's model id. */
@@ -76,16 +79,10 @@ export async function callToolProvider<Capability, Result>(
       shared.ledger.release(reservation);
       throw error;
     }
-    await shared.ledger.settle(reservation, {
-      agent: context.caller.agent.id,
-      keyPrefix: context.caller.key.prefix,
-      endpoint: call.cut.endpoint,
-      model: model.id,
-      provider: model.provider,
-      units: call.cut.units,
-      credits: reservation.amount,
-      requestId: context.requestId,
-    });
+    await shared.ledger.settle(
+      reservation,
+      usageEntry(context, { endpoint: call.cut.endpoint, model: model.id, provider: model.provider, units: call.cut.units, credits: reservation.amount }),
+    );
     throw error;
   }
 }

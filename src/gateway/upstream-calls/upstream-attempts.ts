@@ -39,11 +39,11 @@ export interface AttemptContext {
   /** performance.now() when the request began: the total deadline counts from here. */
   started?: number;
   /** Told as each attempt begins. */
-  onAttempt?: (provider: string) => void;
+  onAttempt?: (candidate: RouteCandidate) => void;
   /** Told of every failed attempt (the log: provider, cause, request id). */
   onFailedAttempt?: (provider: string, cause: string) => void;
-  /** Told as each attempt ends: how, in fixed words, and after how long (the metrics). */
-  onAttemptEnd?: (provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause) => void;
+  /** Told as each attempt ends: how, in fixed words, after how long (the metrics), and the upstream's status when one failed it (traces). */
+  onAttemptEnd?: (provider: string, outcome: AttemptOutcome, durationMs: number, cause?: FailureCause, status?: number) => void;
 }
 
 /** What every upstream call tells of its attempts: the observer (access log, metrics) each one, the log each failure. */
@@ -53,8 +53,10 @@ export function attemptReports(
 ): Pick<AttemptContext, "onAttempt" | "onAttemptEnd" | "onFailedAttempt"> {
   const { observer } = shared;
   return {
-    onAttempt: observer && ((provider) => observer.attempted(requestId, provider)),
-    onAttemptEnd: observer?.attemptEnded?.bind(observer),
+    onAttempt: observer && ((candidate) => observer.attempted(requestId, candidate.provider, candidate)),
+    onAttemptEnd:
+      observer?.attemptEnded &&
+      ((provider, outcome, durationMs, cause, status) => observer.attemptEnded?.(provider, outcome, durationMs, cause, { requestId, status })),
     onFailedAttempt: (provider, cause) => shared.warn(`${requestId} upstream attempt failed: provider ${provider}: ${cause}`),
   };
 }
@@ -87,12 +89,13 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
         break;
       }
       outOfTime = undefined; // an attempt is made after all: its own outcome is what counts
-      context.onAttempt?.(candidate.provider);
+      context.onAttempt?.(candidate);
       const attemptStarted = performance.now();
-      const ended = (outcome: AttemptOutcome, cause?: FailureCause) =>
-        context.onAttemptEnd?.(candidate.provider, outcome, performance.now() - attemptStarted, cause);
+      const ended = (outcome: AttemptOutcome, cause?: FailureCause, status?: number) =>
+        context.onAttemptEnd?.(candidate.provider, outcome, performance.now() - attemptStarted, cause, status);
       let verdict: Verdict;
       let cause: FailureCause;
+      let status: number | undefined;
       try {
         const target: Attempt = {
           candidate,
@@ -118,23 +121,24 @@ export async function attemptInOrder<T>(context: AttemptContext, attempt: (targe
           throw refusal;
         }
         cause = failureCause(error);
+        status = error instanceof UpstreamHttpError ? error.status : undefined;
       }
       if (verdict.kind === "passthrough") {
         // The upstream answered about a value: it is up, whatever the caller sent.
         context.breakers?.succeeded(candidate.provider);
-        ended("upstream_error");
+        ended("upstream_error", undefined, status);
         throw verdict.error;
       }
       if (verdict.kind === "final") {
         // It answered, too much: not retried or sent elsewhere (it was produced, and it costs).
         context.breakers?.succeeded(candidate.provider);
         context.onFailedAttempt?.(candidate.provider, verdict.reason);
-        ended("failed", cause);
+        ended("failed", cause, status);
         throw verdict.error;
       }
       context.breakers?.failed(candidate.provider, admission, verdict.reason, settings);
       context.onFailedAttempt?.(candidate.provider, verdict.reason);
-      ended("failed", cause);
+      ended("failed", cause, status);
       failures.push(`${candidate.provider}: ${verdict.reason}`);
       if (verdict.kind !== "timeout") timeoutsOnly = false;
       if (verdict.kind === "next" || retry >= settings.retries) break;

@@ -333,6 +333,7 @@ export class VideoPoller {
           units: { seconds: billing.seconds },
           credits: billing.credits,
           requestId: job.id,
+          ...(job.tags ? { tags: job.tags } : {}),
         },
         { rowId: billing.rowId },
       );

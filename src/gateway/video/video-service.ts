@@ -64,6 +64,7 @@ export class VideoService {
       estimateCredits: estimate,
       polls: 0,
     };
+    if (context.tags) job.tags = context.tags;
     try {
       await this.jobs.create(job, picture?.bytes);
     } catch (error) {

@@ -28,6 +28,8 @@ export interface VisionCallContext {
   signal: AbortSignal;
   /** The usage row's endpoint (`image.describe`, `vision.describe`, `vision.ocr`). */
   endpoint: string;
+  /** The request's tags, on its usage row (gateway/request-tags.ts). */
+  tags?: readonly string[];
 }
 
 export interface DescribeResult {

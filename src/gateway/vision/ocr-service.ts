@@ -13,6 +13,7 @@ import type { Config } from "../../config/resolved-config.js";
 import { type EngineLookup, lookupTesseract, slowEngineMessage } from "../../media/engines.js";
 import { loadSharp } from "../../media/sharp-loader.js";
 import { OcrEngineError, type OcrText, recognizeText } from "../../media/tesseract-ocr.js";
+import { usageEntry } from "../billing/usage-entry.js";
 import { EngineBusyError, ProviderNotConfiguredError, UpstreamUnavailableError } from "../errors.js";
 import { MAX_PICTURE_PIXELS } from "../media/picture-input.js";
 import type { ServiceContext } from "../service-context.js";
@@ -73,16 +74,15 @@ export class OcrService {
     }
 
     const words = recognised.lines.flatMap((line) => line.words);
-    await this.shared.ledger.record({
-      agent: context.caller.agent.id,
-      keyPrefix: context.caller.key.prefix,
-      endpoint: context.endpoint,
-      model,
-      provider,
-      units: { images: 1, megapixels: Math.round((input.width * input.height) / 1000) / 1000, words: words.length },
-      credits: 0,
-      requestId: context.requestId,
-    });
+    await this.shared.ledger.record(
+      usageEntry(context, {
+        endpoint: context.endpoint,
+        model,
+        provider,
+        units: { images: 1, megapixels: Math.round((input.width * input.height) / 1000) / 1000, words: words.length },
+        credits: 0,
+      }),
+    );
     return {
       model,
       blocks: [

@@ -11,7 +11,14 @@ export interface McpToolContext {
   run(work: (call: ImageCallContext) => Promise<CallToolResult>): Promise<CallToolResult>;
 }
 
-export function mcpToolContext(gateway: Gateway, caller: Caller, requestId: string, signal: AbortSignal, log: (error: unknown) => void): McpToolContext {
+export function mcpToolContext(
+  gateway: Gateway,
+  caller: Caller,
+  requestId: string,
+  signal: AbortSignal,
+  log: (error: unknown) => void,
+  tags?: readonly string[],
+): McpToolContext {
   return {
     gateway,
     async run(work) {
@@ -19,7 +26,7 @@ export function mcpToolContext(gateway: Gateway, caller: Caller, requestId: stri
         const plan = gateway.planOf(caller);
         // A tool call is a request like any other: initialize and tools/list are not counted.
         await gateway.takeRateLimit(caller, plan.limits);
-        return await work({ caller, planName: plan.name, plan: plan.limits, requestId, signal });
+        return await work({ caller, planName: plan.name, plan: plan.limits, requestId, signal, ...(tags ? { tags } : {}) });
       } catch (error) {
         return toolError(error, log);
       }

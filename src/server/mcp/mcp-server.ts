@@ -25,12 +25,14 @@ export interface McpRequest {
   /** Where signed links (a video's clip) point. */
   linkBaseUrl: string;
   log: (error: unknown) => void;
+  /** The request's `x-gw-tags`, on the usage rows of its tool calls. */
+  tags?: readonly string[];
 }
 
 export async function handleMcpRequest(
   gateway: Gateway,
   version: string,
-  { request, body, caller, requestId, linkBaseUrl, log }: McpRequest,
+  { request, body, caller, requestId, linkBaseUrl, log, tags }: McpRequest,
 ): Promise<Response> {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version },
@@ -39,7 +41,7 @@ export async function handleMcpRequest(
         "gw's image, audio and video tools: generate, edit, upscale, remove backgrounds and describe pictures; transcribe audio and speak text; start video jobs and follow them (video_status until SUCCEEDED, FAILED or CANCELLED); search the web. What you make is saved in your gw library.",
     },
   );
-  const toolContext = mcpToolContext(gateway, caller, requestId, request.signal, log);
+  const toolContext = mcpToolContext(gateway, caller, requestId, request.signal, log, tags);
   registerImageTools(server, toolContext);
   registerAudioTools(server, toolContext);
   registerVideoTools(server, toolContext, linkBaseUrl);

@@ -6,7 +6,7 @@ import { parseBatchCreate, parseBatchListQuery } from "../../gateway/batches/bat
 import { MethodNotAllowedError, RouteNotFoundError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { readJsonObject } from "../read-json-body.js";
-import { admitCaller } from "../request-context.js";
+import { admitCaller, headerTagsOf } from "../request-context.js";
 
 const BATCHES_PATH = "/v1/batches";
 /** The create body is a few small fields. */
@@ -16,8 +16,9 @@ const BATCH_PATH = /^\/v1\/batches\/[^/]+(?:\/cancel)?$/;
 export function registerBatches(app: H3, gateway: Gateway): void {
   app.post(BATCHES_PATH, async (event) => {
     const { caller, plan } = await admitCaller(event, gateway);
+    const tags = headerTagsOf(event);
     const request = parseBatchCreate(await readJsonObject(event, MAX_CREATE_BODY_BYTES));
-    return gateway.batches.create(request, caller, plan);
+    return gateway.batches.create(request, caller, plan, tags);
   });
 
   app.get(BATCHES_PATH, async (event) => {

@@ -13,6 +13,7 @@ import { fromOpenAIImagesForm, fromOpenAIImagesJson } from "../../gateway/images
 import { MAX_PICTURE_BYTES } from "../../gateway/media/picture-input.js";
 import { readJsonObject } from "../read-json-body.js";
 import { isMultipart, readMultipartForm } from "../read-multipart-form.js";
+import type { RequestCharges } from "../request-charges.js";
 import { nodeRequest } from "../request-context.js";
 import { toolCallContext } from "./tool-call-context.js";
 
@@ -27,20 +28,20 @@ export const IMAGE_PATHS = [
   "/v1/images/edits",
 ];
 
-export function registerImages(app: H3, gateway: Gateway): void {
+export function registerImages(app: H3, gateway: Gateway, charges: RequestCharges): void {
   app.get("/v1/public/image-models", () => gateway.imageCatalog());
 
   app.get("/v1/image/styles", () => gateway.imageStyles());
 
   // The gateway's /v1/image/* paths, and OpenAI's /v1/images/* (for the official SDK: `openai` adds its own defaults).
-  postWithOpenAIAlias(app, ["/v1/image/generations", "/v1/images/generations"], async (event, openai) => {
+  postWithOpenAIAlias(app, charges, ["/v1/image/generations", "/v1/images/generations"], async (event, openai) => {
     const context = await toolCallContext(event, gateway);
     const json = await readJsonObject(event, gateway.config.server.maxJsonBodyBytes);
     const body = parseImageGeneration(openai ? fromOpenAIImagesJson(gateway.config, json) : json);
     return answer(event, await gateway.images.generate(body, context));
   });
 
-  postWithOpenAIAlias(app, ["/v1/image/edits", "/v1/images/edits"], async (event, openai) => {
+  postWithOpenAIAlias(app, charges, ["/v1/image/edits", "/v1/images/edits"], async (event, openai) => {
     const context = await toolCallContext(event, gateway);
     let body: ReturnType<typeof parseImageEdit>;
     if (isMultipart(event.req.headers.get("content-type"))) {
@@ -53,23 +54,40 @@ export function registerImages(app: H3, gateway: Gateway): void {
     return answer(event, await gateway.images.edit(body, context));
   });
 
-  app.post("/v1/image/upscale", async (event) => {
-    const context = await toolCallContext(event, gateway);
-    const body = parseImageUpscale(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    return answer(event, await gateway.imageTransforms.upscale(body, context));
-  });
+  app.post(
+    "/v1/image/upscale",
+    charges.counted(async (event) => {
+      const context = await toolCallContext(event, gateway);
+      const body = parseImageUpscale(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+      return answer(event, await gateway.imageTransforms.upscale(body, context));
+    }),
+  );
 
-  app.post("/v1/image/background-removal", async (event) => {
-    const context = await toolCallContext(event, gateway);
-    const body = parseBackgroundRemoval(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-    return answer(event, await gateway.imageTransforms.removeBackground(body, context));
-  });
+  app.post(
+    "/v1/image/background-removal",
+    charges.counted(async (event) => {
+      const context = await toolCallContext(event, gateway);
+      const body = parseBackgroundRemoval(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+      return answer(event, await gateway.imageTransforms.removeBackground(body, context));
+    }),
+  );
 }
 
-/** One handler on the gateway's path and on OpenAI's alias of it; `openai` says which was called. */
-function postWithOpenAIAlias(app: H3, [path, openaiPath]: [string, string], handler: (event: H3Event, openai: boolean) => Promise<unknown>): void {
-  app.post(path, (event) => handler(event, false));
-  app.post(openaiPath, (event) => handler(event, true));
+/** One handler on the gateway's path and on OpenAI's alias of it; `openai` says which was called. Both answer what they charged. */
+function postWithOpenAIAlias(
+  app: H3,
+  charges: RequestCharges,
+  [path, openaiPath]: [string, string],
+  handler: (event: H3Event, openai: boolean) => Promise<unknown>,
+): void {
+  app.post(
+    path,
+    charges.counted((event) => handler(event, false)),
+  );
+  app.post(
+    openaiPath,
+    charges.counted((event) => handler(event, true)),
+  );
 }
 
 /** The image result body, with its headers. */

@@ -1,15 +1,18 @@
 // POST /v1/responses: OpenAI's Responses API over every chat upstream (gateway/responses/); GET
 // and DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items on the stored ones.
 import type { H3 } from "h3";
+import { withCreditsInUsage } from "../../gateway/billing/credits-in-usage.js";
 import { samplesAnswer } from "../../gateway/cache/cache-lifetime.js";
 import { InvalidRequestError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
+import { requestTags } from "../../gateway/request-tags.js";
 import { parseResponsesRequest } from "../../gateway/responses/responses-request.js";
 import type { ResponsesAnswer } from "../../gateway/responses/responses-service.js";
 import type { NativeMessagesEvent } from "../../providers/messages-types.js";
 import { cacheEntryOf, keepJson, keepStream, replayFromCache } from "../cached-answers.js";
 import { readJsonObject } from "../read-json-body.js";
-import { admitCaller, admitCallerWithHold, clientGoneSignal, requestIdOf } from "../request-context.js";
+import type { RequestCharges } from "../request-charges.js";
+import { admitCaller, admitCallerWithHold, clientGoneSignal, headerTagsOf, requestIdOf } from "../request-context.js";
 import type { ServerLogger } from "../server-logger.js";
 import { messagesFrames } from "../sse-frames.js";
 import { sseResponse } from "../sse-response.js";
@@ -23,49 +26,58 @@ export const TOOLS_LEFT_OUT_HEADER = "x-service-tools-left-out";
 /** Hints a chat completion cannot carry, left out of the call (docs/decisions.md §19). */
 export const PARAMS_IGNORED_HEADER = "x-service-params-ignored";
 
-export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogger): void {
-  app.post(RESPONSES_PATH, async (event) => {
-    const requestId = requestIdOf(event);
-    const { caller, plan, admission } = await admitCallerWithHold(event, gateway);
-    return admission.around(async () => {
-      const request = parseResponsesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
-      const endpoint = "responses";
-      // An answer that searched the web is of its moment: never kept.
-      const searches = request.tools?.some((tool) => tool.type.startsWith("web_search")) ?? false;
-      const cache = searches
-        ? undefined
-        : cacheEntryOf(event, gateway, {
-            endpoint,
-            model: request.model,
-            body: request,
-            sampled: samplesAnswer(request),
-            caller,
-            plan: plan.limits,
-            requestId,
-            admission,
-          });
-      const replayed = cache && (await replayFromCache<NativeMessagesEvent>(event, gateway, cache, messagesFrames));
-      if (replayed) return replayed;
-      const context = {
-        caller,
-        plan: plan.limits,
-        planName: plan.name,
-        requestId,
-        signal: clientGoneSignal(event),
-        endpoint,
-        admission,
-        recorded: cache?.recorded,
-      };
-      if (request.stream) {
-        const streaming = await gateway.responses.stream(request, context, (error) => logger.error(error, requestId));
-        const events = cache ? keepStream(gateway, cache, streaming.events, endedComplete) : streaming.events;
-        return sseResponse(messagesFrames(events), answerHeaders(streaming), gateway.afterTurnWrites);
-      }
-      const created = await gateway.responses.create(request, context);
-      for (const [name, value] of Object.entries(answerHeaders(created))) event.res.headers.set(name, value);
-      return cache ? keepJson(gateway, cache, created.body) : created.body;
-    });
-  });
+export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogger, charges: RequestCharges): void {
+  app.post(
+    RESPONSES_PATH,
+    charges.counted(async (event, charge) => {
+      const requestId = requestIdOf(event);
+      const { caller, plan, admission } = await admitCallerWithHold(event, gateway);
+      return admission.around(async () => {
+        const headerTags = headerTagsOf(event);
+        const request = parseResponsesRequest(await readJsonObject(event, gateway.config.server.maxJsonBodyBytes));
+        const tags = requestTags(headerTags, request.metadata);
+        const endpoint = "responses";
+        // An answer that searched the web is of its moment: never kept.
+        const searches = request.tools?.some((tool) => tool.type.startsWith("web_search")) ?? false;
+        const cache = searches
+          ? undefined
+          : cacheEntryOf(event, gateway, {
+              endpoint,
+              model: request.model,
+              body: request,
+              sampled: samplesAnswer(request),
+              caller,
+              plan: plan.limits,
+              requestId,
+              admission,
+              tags,
+            });
+        const replayed = cache && (await replayFromCache<NativeMessagesEvent>(event, gateway, cache, messagesFrames));
+        if (replayed) return replayed;
+        const context = {
+          caller,
+          plan: plan.limits,
+          planName: plan.name,
+          requestId,
+          signal: clientGoneSignal(event),
+          endpoint,
+          admission,
+          recorded: cache?.recorded,
+          tags,
+        };
+        if (request.stream) {
+          charge.streamed = true;
+          const streaming = await gateway.responses.stream(request, context, (error) => logger.error(error, requestId));
+          const events = cache ? keepStream(gateway, cache, streaming.events, endedComplete) : streaming.events;
+          return sseResponse(messagesFrames(events), answerHeaders(streaming), gateway.afterTurnWrites);
+        }
+        const created = await gateway.responses.create(request, context);
+        for (const [name, value] of Object.entries(answerHeaders(created))) event.res.headers.set(name, value);
+        withCreditsInUsage(created.body, charge.credits);
+        return cache ? keepJson(gateway, cache, created.body) : created.body;
+      });
+    }),
+  );
 
   app.get(`${RESPONSES_PATH}/:id`, async (event) => {
     const { caller } = await admitCaller(event, gateway);

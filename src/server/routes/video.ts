@@ -7,6 +7,7 @@ import { InvalidRequestError } from "../../gateway/errors.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { parseVideoGeneration } from "../../gateway/video/video-request.js";
 import { readJsonObject } from "../read-json-body.js";
+import { admitCaller } from "../request-context.js";
 import { linkBaseUrl } from "./storage.js";
 import { toolCallContext } from "./tool-call-context.js";
 
@@ -26,20 +27,21 @@ export function registerVideo(app: H3, gateway: Gateway): void {
     return job;
   });
 
+  // Reading and cancelling bill nothing: no tags are read.
   app.get("/v1/video/jobs", async (event) => {
-    const context = await toolCallContext(event, gateway);
+    const { caller } = await admitCaller(event, gateway);
     const limit = listLimit(event.url.searchParams.get("limit"));
-    return { data: await gateway.video.list(context.caller.agent.id, limit, linkBaseUrl(event, gateway)) };
+    return { data: await gateway.video.list(caller.agent.id, limit, linkBaseUrl(event, gateway)) };
   });
 
   app.get("/v1/video/jobs/:id", async (event) => {
-    const context = await toolCallContext(event, gateway);
-    return gateway.video.get(context.caller.agent.id, jobIdOf(event.context), linkBaseUrl(event, gateway));
+    const { caller } = await admitCaller(event, gateway);
+    return gateway.video.get(caller.agent.id, jobIdOf(event.context), linkBaseUrl(event, gateway));
   });
 
   app.delete("/v1/video/jobs/:id", async (event) => {
-    const context = await toolCallContext(event, gateway);
-    return gateway.video.cancel(context.caller.agent.id, jobIdOf(event.context), linkBaseUrl(event, gateway));
+    const { caller } = await admitCaller(event, gateway);
+    return gateway.video.cancel(caller.agent.id, jobIdOf(event.context), linkBaseUrl(event, gateway));
   });
 }
 

@@ -1,6 +1,6 @@
-// `gw keys list`: each key with its label, agent, plan, limits, cache lifetime, budget, what it
-// spent in its budget's period, expiry and last use. Spend and last use come from the usage
-// history (this home's log or the Redis streams), read streaming.
+// Keys as `gw keys list` and GET /admin/v1/keys show them: each key with its label, agent, plan,
+// limits, cache lifetime, budget, what it spent in its budget's period, expiry and last use. Spend
+// and last use come from the usage history (this home's log or the Redis streams), read streaming.
 import { type Config, canonicalPlanName } from "../config/resolved-config.js";
 import type { KeyRecord, MetadataData } from "../store/records.js";
 import type { UsageHistory } from "../store/usage-history.js";

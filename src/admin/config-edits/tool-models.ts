@@ -1,9 +1,9 @@
-// Which model ids a tool outside the image catalog may be given (`gw tools enable`): ids that a
+// Which model ids a tool outside the image catalog may be given (`gw tools enable`, the admin API): ids that a
 // configured provider of a type gw implements could serve. The image and audio tools are checked
 // against their catalog instead (tool-entries.ts).
-import type { Config } from "../config/resolved-config.js";
-import { CliError } from "./cli-error.js";
-import type { ProviderTypeCapabilities } from "./provider-types.js";
+import type { Config } from "../../config/resolved-config.js";
+import { AdminInputError } from "../admin-requests.js";
+import type { ProviderTypeCapabilities } from "./providers.js";
 
 /** Tools whose model is a chat model, reached through the routes like any chat request. */
 const CHAT_TOOLS = new Set(["describe", "enhance"]);
@@ -38,7 +38,8 @@ function requireRoutableChatModel(config: Config, types: ProviderTypeCapabilitie
         );
   if (routable) return;
   const prefixes = chatRoutes.map((route) => (route.prefix === "auto" || route.model !== undefined ? route.prefix : `${route.prefix}MODEL`));
-  throw new CliError(
+  throw new AdminInputError(
+    "model",
     `"${model}" is not a chat model this gateway routes, which ${tool} needs: ${prefixes.length > 0 ? `chat models here are ${prefixes.join(", ")}` : "no route leads to a chat provider (gw routes add)"}`,
   );
 }
@@ -48,7 +49,8 @@ function requireOcrEngine(config: Config, model: string): void {
     .filter(([, provider]) => provider.type === "local")
     .map(([name]) => `${name}/${OCR_ENGINE}`);
   if (engines.includes(model)) return;
-  throw new CliError(
+  throw new AdminInputError(
+    "model",
     `"${model}" is not an OCR engine gw runs: ocr takes ${engines.join(", ") || `PROVIDER/${OCR_ENGINE} with a provider of type local (gw providers add local --type local)`}`,
   );
 }
@@ -60,12 +62,13 @@ function requireImplementedProvider(config: Config, types: ProviderTypeCapabilit
     .map(([name]) => name);
   const expected = `${tool} takes PROVIDER/MODEL with one of the configured providers gw implements: ${usable.join(", ") || "none"}`;
   const separator = model.indexOf("/");
-  if (separator <= 0 || separator === model.length - 1) throw new CliError(`"${model}" is not PROVIDER/MODEL; ${expected}`);
+  if (separator <= 0 || separator === model.length - 1) throw new AdminInputError("model", `"${model}" is not PROVIDER/MODEL; ${expected}`);
   const name = model.slice(0, separator);
   const provider = config.providers[name];
-  if (!provider) throw new CliError(`"${model}": no provider "${name}" is configured; ${expected}`);
+  if (!provider) throw new AdminInputError("model", `"${model}": no provider "${name}" is configured; ${expected}`);
   if (!types.has(provider.type)) {
-    throw new CliError(
+    throw new AdminInputError(
+      "model",
       `"${model}": provider "${name}" is of type ${provider.type}, which gw does not implement (it implements ${[...types.keys()].join(", ")}); ${expected}`,
     );
   }
