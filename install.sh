@@ -23,7 +23,9 @@ npm run build --silent
 # single-machine Redis); gw's embedded default does not need it. nginx is for the test that walks
 # docs/deploy.md (several instances behind a load balancer: it runs its own nginx in the foreground
 # on a loopback port); gw itself never needs it. nginx is in /usr/sbin, off a user's PATH.
-engines=(espeak-ng tesseract-ocr ffmpeg redis-server nginx curl jq)
+# chromium (Debian's) and fonts-liberation are for the web console's browser tests
+# (test/console.test.ts drives it headless with playwright-core); gw itself never needs them.
+engines=(espeak-ng tesseract-ocr ffmpeg redis-server nginx curl jq chromium fonts-liberation)
 missing=()
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
@@ -33,6 +35,8 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 # curl and jq: the shell steps of docs/deploy.md, which that test runs as written.
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+[ -d /usr/share/fonts/truetype/liberation ] || missing+=(fonts-liberation)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing OS engines: ${missing[*]}"

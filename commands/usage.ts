@@ -1,12 +1,16 @@
 import { Flags } from "@oclif/core";
-import { UsageError } from "../src/cli/cli-error.js";
+import { AdminInputError, AdminLookupError } from "../src/admin/admin-requests.js";
+import { USAGE_DIMENSIONS } from "../src/admin/usage-groups.js";
+import { reportRange } from "../src/admin/usage-range.js";
+import { printUsage, RECENT_ROWS, USAGE_FORMATS } from "../src/admin/usage-report.js";
+import { CliError, UsageError } from "../src/cli/cli-error.js";
 import { GwCommand } from "../src/cli/gw-command.js";
 import { openHome, withUsageHistory } from "../src/cli/home.js";
 import { loadHomeConfig } from "../src/cli/home-config.js";
+import { writeStdout } from "../src/cli/output.js";
+import { remoteAdmin, remoteAdminFlags, remotely } from "../src/cli/remote-admin.js";
 import { terminalColumns } from "../src/cli/usage-chart.js";
-import { USAGE_DIMENSIONS } from "../src/cli/usage-groups.js";
-import { reportRange } from "../src/cli/usage-range.js";
-import { printUsage, RECENT_ROWS, USAGE_FORMATS } from "../src/cli/usage-report.js";
+import { terminalReport } from "../src/cli/usage-output.js";
 import { isTag, TAG_RULE } from "../src/text/tag-syntax.js";
 
 export default class Usage extends GwCommand {
@@ -42,6 +46,7 @@ export default class Usage extends GwCommand {
       exclusive: ["json", "rows"],
     }),
     rows: Flags.boolean({ description: `list every row of the range in the table [default: the last ${RECENT_ROWS}]`, default: false, exclusive: ["by"] }),
+    ...remoteAdminFlags,
   };
 
   async run(): Promise<void> {
@@ -51,12 +56,22 @@ export default class Usage extends GwCommand {
     if (flags.rows && format !== "table") throw new UsageError(`--rows lists rows in the table; --format ${format} carries every row already`);
     for (const tag of flags.tag ?? []) if (!isTag(tag)) throw new UsageError(`--tag ${JSON.stringify(tag)} cannot be a tag: a tag is ${TAG_RULE}`);
     const now = new Date();
-    const range = reportRange(flags, now);
+    const range = asCommandLineError(() => reportRange(flags, now));
+    const admin = remoteAdmin(flags);
+    if (admin) {
+      // The gateway writes the document; the table and chart are drawn from a home's history only.
+      if (format === "table") throw new UsageError("with --url, give --format json or --format csv: the report is the gateway's document");
+      const query = new URLSearchParams({ format });
+      for (const name of ["period", "since", "until", "agent", "by"] as const) if (flags[name] !== undefined) query.set(name, flags[name]);
+      for (const tag of flags.tag ?? []) query.append("tag", tag);
+      return remotely(() => admin.usageReport(query, writeStdout));
+    }
     const paths = await openHome(flags.home);
     const config = await loadHomeConfig(paths);
+    const out = terminalReport(terminalColumns(process.env, process.stdout));
     // On a home whose state is in Redis, the rows every instance wrote are read from its streams.
     await withUsageHistory(paths, (metadata, history) =>
-      printUsage(config, metadata, history, {
+      printUsage(out, config, metadata, history, {
         range,
         ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
         ...(flags.by !== undefined ? { by: flags.by } : {}),
@@ -64,9 +79,19 @@ export default class Usage extends GwCommand {
         format,
         chart: flags.chart,
         allRows: flags.rows,
-        columns: terminalColumns(process.env, process.stdout),
         now,
+      }).catch((error: unknown) => {
+        throw error instanceof AdminLookupError ? new CliError(error.message) : error;
       }),
     );
+  }
+}
+
+/** A range the command line names wrongly is a usage error (exit 2). */
+function asCommandLineError<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw error instanceof AdminInputError ? new UsageError(error.message) : error;
   }
 }

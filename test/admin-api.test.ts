@@ -227,6 +227,46 @@ test.serial("providers are listed with their secrets masked; health counts this 
   t.true(plans.data.some((plan) => plan.name === "pro" && plan.monthlyCredits > 0));
 });
 
+test.serial("usage reports: the same documents as gw usage --format json|csv, with its ranges, groups and tag filters", async (t) => {
+  const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey, maxRetries: 0 });
+  for (const tags of ["team:a", "team:b", "team:a, nightly"]) {
+    fake.enqueue({ usage: { prompt_tokens: 10, completion_tokens: 4 } });
+    await client.chat.completions.create({ model: "m/x", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-gw-tags": tags } });
+  }
+  const cases: Array<[string, string[]]> = [
+    ["", []],
+    ["?by=model", ["--by", "model"]],
+    ["?by=tag&tag=team:a", ["--by", "tag", "--tag", "team:a"]],
+    ["?agent=existing-agent&by=day", ["--agent", "existing-agent", "--by", "day"]],
+  ];
+  for (const [query, flags] of cases) {
+    const response = await admin(`/usage${query}`, writer);
+    t.is(response.status, 200, query);
+    const cli = await gw(["usage", "--format", "json", ...flags], { home });
+    t.is(cli.code, 0, cli.stderr);
+    t.deepEqual(await response.json(), JSON.parse(cli.stdout), query);
+  }
+  const csv = await admin("/usage?format=csv&tag=nightly", writer);
+  t.is(csv.headers.get("content-type"), "text/csv; charset=utf-8");
+  t.regex(csv.headers.get("content-disposition") ?? "", /attachment; filename="usage-\d{4}-\d{2}\.csv"/);
+  const text = await csv.text();
+  t.is(text, (await gw(["usage", "--format", "csv", "--tag", "nightly"], { home })).stdout);
+  t.is(text.trim().split("\n").length, 2, "the header and the one row tagged nightly");
+  for (const [query, param] of [
+    ["?period=2026-13", "period"],
+    ["?since=2026-11-05&until=2026-11-01", "until"],
+    ["?by=week", "by"],
+    ["?format=xml", "format"],
+    ["?tag=no%20spaces", "tag"],
+    ["?period=2026-11&since=2026-11-01", "period"],
+  ] as const) {
+    const refused = await admin(`/usage${query}`, writer);
+    t.is(refused.status, 400, query);
+    t.is(((await refused.json()) as { error: { param: string } }).error.param, param, query);
+  }
+  t.is((await admin("/usage?agent=nobody", writer)).status, 404);
+});
+
 test.serial("storage per agent against its plan; batches and video jobs listed (empty until there are some)", async (t) => {
   const form = new FormData();
   form.append("file", new Blob([new Uint8Array(1234)]), "data.bin");
@@ -315,6 +355,13 @@ test.serial("provisioning commands pointed at the gateway with --url and an admi
     plans.map((plan) => plan.name),
     json<Array<{ name: string }>>(await gw(["plans", "list", "--json"], { home })).map((plan) => plan.name),
   );
+
+  const remoteCsv = await gw(["usage", "--format", "csv", "--by", "model"], elsewhere);
+  t.is(remoteCsv.code, 0, remoteCsv.stderr);
+  t.is(remoteCsv.stdout, (await gw(["usage", "--format", "csv", "--by", "model"], { home })).stdout);
+  const remoteTable = await gw(["usage"], elsewhere);
+  t.is(remoteTable.code, 2);
+  t.regex(remoteTable.stderr, /--format json or --format csv/);
 
   const revoked = await gw(["keys", "revoke", key.prefix], elsewhere);
   t.is(revoked.code, 0, revoked.stderr);

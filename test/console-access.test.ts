@@ -11,7 +11,8 @@ import { type RunningServer, startServer } from "../src/server/start-server.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { addKey, editHomeConfig, gw, json, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const PAGES = ["/console", "/console/keys", "/console/usage", "/console/requests", "/console/jobs", "/console/providers", "/console/playground"];
 const FORM = "application/x-www-form-urlencoded";
 
@@ -48,7 +49,11 @@ interface Answer {
   text: string;
 }
 
-async function send(path: string, init: { method?: string; cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}, base = gateway.url): Promise<Answer> {
+async function send(
+  path: string,
+  init: { method?: string; cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  base = gateway.url,
+): Promise<Answer> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.cookie) headers.cookie = init.cookie;
   if (init.form) headers["content-type"] = FORM;
@@ -144,7 +149,10 @@ test.serial("the Content-Security-Policy and the other security headers are on e
     t.is(answer.headers.get("cache-control"), "no-store", what);
   }
   t.is(answers.find(([what]) => what === "/console/nope")![1].status, 404);
-  t.false(answers.some(([, answer]) => /\sstyle="|<style[\s>]|<script>/.test(answer.text)), "no inline style or script");
+  t.false(
+    answers.some(([, answer]) => /\sstyle="|<style[\s>]|<script>/.test(answer.text)),
+    "no inline style or script",
+  );
   // Assets: the package's files, with their type and a year's cache under the hashed URL.
   const page = answers[0]![1].text;
   const assetUrls = [...page.matchAll(/(?:href|src)="(\/console\/assets\/[^"]+)"/g)].map((match) => match[1]!);
@@ -192,6 +200,29 @@ test.serial("a cross-site or token-less POST is refused 403 and changes nothing"
   const made = await send("/console/keys", { cookie, form: { agent: "csrf-victim" }, headers: { ...sameSite(), "x-gw-csrf": csrf } });
   t.is(made.status, 201);
   t.regex(made.text, /<output id="new-key">gw_[0-9A-Za-z]+<\/output>/);
+});
+
+test.serial("what the pages show is escaped: a hostile agent name or query value stays text", async (t) => {
+  const cookie = await signIn(writer);
+  const csrf = csrfOf((await send("/console/keys", { cookie })).text);
+  const hostile = `<img src=x onerror=alert(1)>"'&`;
+  const made = await send("/console/keys", { cookie, form: { _csrf: csrf, agent: hostile, name: "</script><script>alert(2)</script>" }, headers: sameSite() });
+  t.is(made.status, 201);
+  const escaped = "&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;";
+  for (const path of [
+    "/console",
+    "/console/keys",
+    "/console/usage",
+    `/console/usage?${new URLSearchParams({ agent: hostile, model: hostile, since: hostile })}`,
+  ]) {
+    const page = await send(path, { cookie });
+    t.is(page.status, 200, path);
+    t.false(page.text.includes("<img src=x"), path);
+    t.false(page.text.includes("<script>alert"), path);
+    t.true(page.text.includes(escaped), path);
+  }
+  const revoke = json<Array<{ id: string; agent: string }>>(await gw(["keys", "list", "--json"], { home })).find((key) => key.agent === hostile)!;
+  t.is((await send("/console/keys/revoke", { cookie, form: { _csrf: csrf, key: revoke.id }, headers: sameSite() })).status, 303);
 });
 
 test.serial("a read-only session sees every page without a form that changes anything, and its POSTs are refused 403", async (t) => {
@@ -243,18 +274,23 @@ test.serial("console changes are in the audit log like admin API calls: who, wha
   t.is(revoke.status, 303);
   await send("/console/keys", { cookie, form: { agent: "no-csrf" }, headers: sameSite() });
   const audit = await fetch(`${gateway.url}/admin/v1/audit?limit=50`, { headers: { authorization: `Bearer ${writer}` } });
-  const entries = ((await audit.json()) as { data: Array<{ path: string; method: string; status: number; action?: string; target?: string; actor?: { name: string } }> }).data;
+  const entries = (
+    (await audit.json()) as { data: Array<{ path: string; method: string; status: number; action?: string; target?: string; actor?: { name: string } }> }
+  ).data;
   const consoleEntries = entries.filter((entry) => entry.path.startsWith("/console"));
   t.like(
     consoleEntries.find((entry) => entry.action === "keys.create" && entry.target === listed.id),
     { method: "POST", path: "/console/keys", status: 201, actor: { name: "ops" } },
   );
   t.like(
-    consoleEntries.find((entry) => entry.action === "keys.revoke"),
-    { path: "/console/keys/revoke", status: 303, target: listed.id, actor: { name: "ops" } },
+    consoleEntries.find((entry) => entry.action === "keys.revoke" && entry.target === listed.id),
+    { method: "POST", path: "/console/keys/revoke", status: 303, actor: { name: "ops" } },
   );
   t.true(consoleEntries.some((entry) => entry.action === "console.sign_in" && entry.actor?.name === "ops"));
-  t.true(consoleEntries.some((entry) => entry.status === 403 && entry.action === undefined), "the refused POST is audited too");
+  t.true(
+    consoleEntries.some((entry) => entry.status === 403 && entry.action === undefined),
+    "the refused POST is audited too",
+  );
   t.false(JSON.stringify(entries).includes(key), "never the key");
   t.false(JSON.stringify(entries).includes(writer), "never the token");
   t.false(

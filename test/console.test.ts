@@ -14,7 +14,8 @@ import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { addKey, gw, json, makeHome, projectRoot, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const PAGES = [
   ["overview", "/console"],
   ["keys", "/console/keys"],
@@ -72,8 +73,11 @@ test.before(async () => {
   images = await startFakeOpenAIImages();
   home = await makeHome((config) => {
     config.upstream = { retries: 0 };
-    config.providers = { up: { type: "openai", baseUrl: fake.url, apiKey: "sk-upstream" }, img: { type: "openai", baseUrl: images.url, apiKey: "sk-images" } };
-    config.tools.image = { default: "img/gpt-image-1", allow: [] };
+    config.providers = {
+      up: { type: "openai", baseUrl: fake.url, apiKey: "sk-upstream" },
+      openai: { type: "openai", baseUrl: images.url, apiKey: "sk-images" },
+    };
+    config.tools.image = { default: "openai/gpt-image-1", allow: [] };
     config.routes = [{ prefix: "fake/", provider: "up", priority: 1 }];
     config.models = [
       { id: "fake/chat", name: "Chat", context_length: 8000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
@@ -124,7 +128,10 @@ test.serial("signing in with an admin token through the form opens the overview;
   await page.click("button[type=submit]");
   t.regex((await page.textContent("[role=alert]")) ?? "", /not an admin token/);
   // The refused sign-in's 401 is the one error the browser was meant to report.
-  t.deepEqual(problems.splice(0).map((problem) => problem.replace(/^\S+ /, "")), ["console error: Failed to load resource: the server responded with a status of 401 ()"]);
+  t.deepEqual(
+    problems.splice(0).map((problem) => problem.replace(/^\S+ /, "")),
+    ["console error: Failed to load resource: the server responded with a status of 401 ()"],
+  );
   await page.fill("#token", adminToken);
   await Promise.all([page.waitForURL("**/console"), page.click("button[type=submit]")]);
   t.is(await page.textContent("h1"), "Overview");
@@ -232,7 +239,10 @@ test.serial("the playground streams a chat answer into the page, with the pasted
   await page.waitForFunction(() => document.getElementById("pg-status")?.textContent?.startsWith("Done"));
   t.is(await page.textContent(".bubble.assistant"), "Once upon a time there was a gateway.");
   const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
-  t.true(seen.filter((text) => text.length > 0 && text !== "Once upon a time there was a gateway.").length >= 2, `the answer grew as it streamed: ${JSON.stringify(seen)}`);
+  t.true(
+    seen.filter((text) => text.length > 0 && text !== "Once upon a time there was a gateway.").length >= 2,
+    `the answer grew as it streamed: ${JSON.stringify(seen)}`,
+  );
   t.regex((await page.textContent("#pg-status")) ?? "", /Done: \d+ prompt and \d+ completion tokens/);
   t.true(fake.requests.at(-1)?.body.stream, "the upstream was asked for a stream");
   await screenshot(page, "playground");
@@ -253,11 +263,11 @@ test.serial("the playground streams a chat answer into the page, with the pasted
 test.serial("the playground draws a picture from a prompt and shows what it cost", async (t) => {
   await page.goto("/console/playground");
   await page.fill("#pg-key", alphaKey);
-  await page.fill("#pg-image-model", "img/gpt-image-1");
+  await page.fill("#pg-image-model", "openai/gpt-image-1");
   await page.selectOption("#pg-image-size", "1024x1024");
   await page.fill("#pg-image-prompt", "a lighthouse at dusk");
   await page.click("#pg-draw");
-  await page.waitForFunction(() => document.getElementById("pg-image-status")?.textContent?.startsWith("Done"));
+  await page.waitForFunction(() => !["", "Drawing…"].includes(document.getElementById("pg-image-status")?.textContent ?? ""));
   t.regex((await page.textContent("#pg-image-status")) ?? "", /^Done: [\d,]+ credits\.$/);
   const drawn = await page.evaluate(() => {
     const image = document.getElementById("pg-image") as HTMLImageElement;
@@ -281,7 +291,7 @@ test.serial("every page carries the CSP, and the browser reports no violation or
     const small = await phone.newPage();
     for (const [name, pathname] of PAGES) {
       await small.goto(pathname);
-      t.is(await small.textContent("h1") !== null, true, pathname);
+      t.is((await small.textContent("h1")) !== null, true, pathname);
       const width = await small.evaluate(() => document.documentElement.scrollWidth);
       t.true(width <= 360, `${pathname} fits 360 px (is ${width})`);
       const background = await small.evaluate(() => getComputedStyle(document.body).backgroundColor);

@@ -40,6 +40,17 @@ export class AdminInputError extends Error {
   }
 }
 
+/** Something a request names that does not exist (an agent): the CLI's exit 1, the API's 404. */
+export class AdminLookupError extends Error {
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "AdminLookupError";
+  }
+}
+
 /** The canonical name of a plan given by name or alias; throws naming the known ones. */
 export function planNamed(config: Config, name: string, param = "plan"): string {
   const plan = canonicalPlanName(config, name);

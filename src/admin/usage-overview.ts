@@ -4,16 +4,17 @@
 // `gw usage --format csv` writes (its columns, its quoting, one line per row). Only sums and the
 // last rows are held. A row's agent is its id (older rows: its name); the log vouches only for
 // agent and credits, so any other field that is not text groups as "(none)".
-// TODO(lead): src/cli/usage-groups.ts and usage-csv.ts sum and write the same; one of the two goes
-// when the `gw usage` report moves under src/admin/.
+// Rows are judged, named and written as `gw usage` does (usage-groups.ts, usage-report.ts).
 import type { AgentRecord, MetadataData } from "../store/records.js";
 import type { UsageHistory } from "../store/usage-history.js";
 import type { UsageRow } from "../store/usage-log.js";
 import type { UsageRange } from "../store/usage-rows.js";
-import { isCount } from "../store/usage-watermark.js";
+import { csvLine } from "./usage-csv.js";
+import { AgentDirectory, NO_VALUE, tagsOf } from "./usage-groups.js";
+import { DAY_MS, dayLabel, startOfDay } from "./usage-range.js";
+import { csvCells, ROW_CSV_HEADERS } from "./usage-report.js";
 
-export const NO_VALUE = "(none)";
-const DAY_MS = 86_400_000;
+export { NO_VALUE };
 
 export interface UsageFilter {
   /** An agent's id. */
@@ -51,22 +52,20 @@ export interface UsageOverview {
   skipped: number;
 }
 
-/** The agent a row names, by id or (older rows) by name. */
+/** The agent a row names, by id or (older rows) by name: `gw usage`'s directory, by row. */
 export class RowAgents {
-  private readonly byId: Map<string, AgentRecord>;
-  private readonly byName: Map<string, AgentRecord>;
+  readonly directory: AgentDirectory;
 
   constructor(metadata: MetadataData) {
-    this.byId = new Map(metadata.agents.map((agent) => [agent.id, agent]));
-    this.byName = new Map(metadata.agents.map((agent) => [agent.name, agent]));
+    this.directory = new AgentDirectory(metadata);
   }
 
   of(row: UsageRow): AgentRecord | undefined {
-    return this.byId.get(row.agent) ?? this.byName.get(row.agent);
+    return this.directory.resolve(row.agent);
   }
 
   displayName(row: UsageRow): string {
-    return this.of(row)?.name ?? row.agent;
+    return this.directory.displayName(row.agent);
   }
 }
 
@@ -75,7 +74,7 @@ export function rowMatches(row: UsageRow, filter: UsageFilter, agents: RowAgents
   if (filter.key !== undefined && row.keyPrefix !== filter.key) return false;
   if (filter.model !== undefined && row.model !== filter.model) return false;
   if (filter.endpoint !== undefined && row.endpoint !== filter.endpoint) return false;
-  if (filter.tag !== undefined && !rowTags(row).includes(filter.tag)) return false;
+  if (filter.tag !== undefined && !tagsOf(row).includes(filter.tag)) return false;
   return true;
 }
 
@@ -132,7 +131,7 @@ export async function usageOverview(
       models.add(text(row.model), row.credits);
       keys.add(text(row.keyPrefix), row.credits);
       endpoints.add(text(row.endpoint), row.credits);
-      const rowTagList = rowTags(row);
+      const rowTagList = tagsOf(row);
       if (rowTagList.length === 0) tags.add(NO_VALUE, row.credits);
       for (const tag of rowTagList) tags.add(tag, row.credits);
       recent.push(row);
@@ -140,9 +139,9 @@ export async function usageOverview(
     }
   }
   const dayList: UsageSum[] = [];
-  const last = Math.min(range.until - 1, Math.floor(now / DAY_MS) * DAY_MS);
-  for (let day = Math.floor(range.since / DAY_MS) * DAY_MS; day <= last; day += DAY_MS) {
-    const label = new Date(day).toISOString().slice(0, 10);
+  const last = Math.min(range.until - 1, startOfDay(now));
+  for (let day = startOfDay(range.since); day <= last; day += DAY_MS) {
+    const label = dayLabel(day);
     dayList.push(days.get(label) ?? { value: label, rows: 0, credits: 0 });
   }
   return {
@@ -161,64 +160,22 @@ export async function usageOverview(
 }
 
 /** The CSV of `gw usage --format csv`: its header, then one line per kept row, in batches as read. */
-export const USAGE_CSV_HEADER = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id", "overage", "batch", "cached", "tags"];
-
 export async function* usageCsv(history: UsageHistory, metadata: MetadataData, range: UsageRange, filter: UsageFilter): AsyncGenerator<string> {
   const agents = new RowAgents(metadata);
-  yield csvLine(USAGE_CSV_HEADER);
+  yield csvLine(ROW_CSV_HEADERS);
   const reading = await history.reading(range);
   for await (const batch of reading.rows()) {
     let out = "";
-    for (const row of batch) {
-      if (!rowMatches(row, filter, agents)) continue;
-      out += csvLine([
-        row.time,
-        agents.displayName(row),
-        row.keyPrefix,
-        row.endpoint,
-        row.model,
-        row.provider,
-        row.credits,
-        row.requestId,
-        overageOf(row),
-        row.batch,
-        row.cached ? "true" : "",
-        rowTags(row).join(" "),
-      ]);
-    }
+    for (const row of batch) if (rowMatches(row, filter, agents)) out += csvLine(csvCells(row, agents.directory));
     if (out) yield out;
   }
-}
-
-type CsvCell = string | number | null | undefined;
-
-/** RFC 4180 quoting: a field holding a comma, a quote, a line break or edge spaces is quoted, its quotes doubled; lines end in \n. */
-function csvLine(cells: CsvCell[]): string {
-  return `${cells.map(csvField).join(",")}\n`;
-}
-
-function csvField(cell: CsvCell): string {
-  if (cell === null || cell === undefined) return "";
-  const value = String(cell);
-  return /[",\r\n]|^\s|\s$/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
-/** A row's tags, each once; anything but a list of strings reads as none. */
-export function rowTags(row: UsageRow): readonly string[] {
-  const tags: unknown = row.tags;
-  if (!Array.isArray(tags)) return [];
-  return [...new Set(tags.filter((tag): tag is string => typeof tag === "string" && tag !== ""))];
-}
-
-function overageOf(row: UsageRow): number {
-  return isCount(row.overage) ? row.overage : 0;
 }
 
 /** The UTC day of a row's time. */
 function dayOf(time: unknown): string {
   if (typeof time !== "string") return NO_VALUE;
   const parsed = Date.parse(time);
-  return Number.isFinite(parsed) ? new Date(parsed).toISOString().slice(0, 10) : NO_VALUE;
+  return Number.isFinite(parsed) ? dayLabel(startOfDay(parsed)) : NO_VALUE;
 }
 
 function text(value: unknown): string {

@@ -181,6 +181,16 @@ export class AdminClient {
     return this.transport.json(`/admin/v1/tools/${encodeURIComponent(toolName)}/models/${encodeURIComponent(model)}`, tool, { method: "DELETE" });
   }
 
+  /** A usage report as the gateway writes it (`format` json or csv in `query`), streamed to `write`. */
+  async usageReport(query: URLSearchParams, write: (text: string) => Promise<void>): Promise<void> {
+    const response = await this.transport.request(`/admin/v1/usage?${query}`);
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body) await write(decoder.decode(chunk, { stream: true }));
+    const rest = decoder.decode();
+    if (rest) await write(rest);
+  }
+
   /** Any other admin read, as the server answers it. */
   read(path: string, query?: Record<string, string | undefined>): Promise<Record<string, unknown>> {
     return this.transport.json(`/admin/v1/${path}`, anything, { query });

@@ -172,9 +172,12 @@ function invalidConfig(error: ConfigError, within: string | RegExp | undefined):
   return new InvalidRequestError(message, param ? { param } : {});
 }
 
-/** The shared layer words its refusals for the command line (lower case, no full stop); the API's messages are sentences. */
+/**
+ * The shared layer words its refusals for the command line (lower case, no full stop); the API's
+ * messages are sentences. One that starts with a name as written (`routes[0]`, `"vip"`) keeps it.
+ */
 function sentence(message: string): string {
-  const capitalised = `${message.charAt(0).toUpperCase()}${message.slice(1)}`;
+  const capitalised = /^[a-z]+ /.test(message) ? `${message.charAt(0).toUpperCase()}${message.slice(1)}` : message;
   return /[.!?]$/.test(capitalised) ? capitalised : `${capitalised}.`;
 }
 

@@ -8,6 +8,7 @@ import { auditAdminCall } from "../admin/admin-audit.js";
 import { registerAdminConfig } from "../admin/admin-config.js";
 import { registerAdminJobs } from "../admin/admin-jobs.js";
 import { registerAdminKeys } from "../admin/admin-keys.js";
+import { registerAdminUsage } from "../admin/admin-usage.js";
 import { registerAdminViews } from "../admin/admin-views.js";
 import type { ProviderHealth } from "../admin/provider-health.js";
 import type { ServerLogger } from "../server-logger.js";
@@ -37,4 +38,5 @@ export function registerAdmin(app: H3, gateway: Gateway, logger: ServerLogger, e
   registerAdminViews(app, gateway, endpoint.health);
   registerAdminConfig(app, gateway);
   registerAdminJobs(app, gateway);
+  registerAdminUsage(app, gateway, logger);
 }

@@ -1,7 +1,8 @@
 // The usage explorer: the usage history of a range (default this month, UTC) kept by agent, key,
 // model, endpoint and tag; spend per day as a chart, the sums per agent, model, key, endpoint and
 // tag, the last rows; and the same rows as a CSV download, in `gw usage --format csv`'s columns.
-import { rowTags, type UsageFilter, type UsageSum, usageCsv, usageOverview } from "../../../admin/usage-overview.js";
+import { tagsOf } from "../../../admin/usage-groups.js";
+import { type UsageFilter, type UsageSum, usageCsv, usageOverview } from "../../../admin/usage-overview.js";
 import { findAgent } from "../../../store/provisioning.js";
 import type { ConsoleAnswer, ConsoleRequest } from "../console-app.js";
 import { type Html, html, jsonData } from "../html.js";
@@ -117,7 +118,7 @@ ${
         (row) => html`<tr>
 <td class="nowrap">${row.time.replace("T", " ").slice(0, 19)}</td><td>${agentNames.get(row.agent) ?? row.agent}</td><td><code>${row.keyPrefix}</code></td>
 <td>${row.endpoint}${row.batch !== undefined ? html` <span class="badge">batch</span>` : ""}${row.cached ? html` <span class="badge">cached</span>` : ""}</td>
-<td>${row.model}</td><td>${row.provider}</td><td class="num">${count(row.credits)}</td><td>${rowTags(row).join(" ")}</td>
+<td>${row.model}</td><td>${row.provider}</td><td class="num">${count(row.credits)}</td><td>${tagsOf(row).join(" ")}</td>
 </tr>`,
       )}</tbody></table></div>`
 }

@@ -1,10 +1,11 @@
-// The time range of a `gw usage` report, from --period or --since/--until. All UTC, like the
-// periods balances are kept in (docs/decisions.md §3). --since is inclusive. --until is
-// exclusive as a time (rows strictly before it) but a date names a whole day that is included:
+// The time range of a usage report (`gw usage`, GET /admin/v1/usage), from a period or since/until.
+// All UTC, like the periods balances are kept in (docs/decisions.md §3). since is inclusive. until
+// is exclusive as a time (rows strictly before it) but a date names a whole day that is included:
 // `--since 2025-03-01 --until 2025-03-31` is all of March. A value not of its form, or an empty
-// range, is a usage error (exit 2, docs/decisions.md §17).
+// range, is an AdminInputError naming the field: the CLI's usage error (exit 2, docs/decisions.md
+// §17), the API's 400.
 import type { UsageRange } from "../store/usage-rows.js";
-import { UsageError } from "./cli-error.js";
+import { AdminInputError } from "./admin-requests.js";
 
 export interface ReportRange extends UsageRange {
   /** YYYY-MM when the range is exactly one calendar month, the span a balance is kept for. */
@@ -21,24 +22,32 @@ export const DAY_MS = 86_400_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?$/i;
 
-export function assertPeriod(period: string): void {
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) throw new UsageError(`--period "${period}": expected YYYY-MM`);
+/** How a field is named in messages: `--period` on the command line, `period` in a query. */
+export type FieldLabel = (field: "period" | "since" | "until") => string;
+
+const asFlag: FieldLabel = (field) => `--${field}`;
+
+export function assertPeriod(period: string, label: FieldLabel = asFlag): void {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) throw new AdminInputError("period", `${label("period")} "${period}": expected YYYY-MM`);
 }
 
 /**
  * The range the flags name. None: the current month. --since alone runs through today; --until
  * alone starts at the beginning of its month.
  */
-export function reportRange(flags: RangeFlags, now: Date): ReportRange {
+export function reportRange(flags: RangeFlags, now: Date, label: FieldLabel = asFlag): ReportRange {
   if (flags.period !== undefined) {
-    assertPeriod(flags.period);
+    assertPeriod(flags.period, label);
     return monthRange(Number(flags.period.slice(0, 4)), Number(flags.period.slice(5, 7)) - 1);
   }
   if (flags.since === undefined && flags.until === undefined) return monthRange(now.getUTCFullYear(), now.getUTCMonth());
-  const until = flags.until === undefined ? startOfDay(now.getTime()) + DAY_MS : parseInstant("--until", flags.until, "end");
-  const since = flags.since === undefined ? startOfMonth(until - 1) : parseInstant("--since", flags.since, "start");
+  const until = flags.until === undefined ? startOfDay(now.getTime()) + DAY_MS : parseInstant(label, "until", flags.until, "end");
+  const since = flags.since === undefined ? startOfMonth(until - 1) : parseInstant(label, "since", flags.since, "start");
   if (since >= until) {
-    throw new UsageError(`--since ${iso(since)} is not before --until ${iso(until)}: the range is empty (a date given to --until includes that day)`);
+    throw new AdminInputError(
+      "until",
+      `${label("since")} ${iso(since)} is not before ${label("until")} ${iso(until)}: the range is empty (a date given to ${label("until")} includes that day)`,
+    );
   }
   const month = monthRange(new Date(since).getUTCFullYear(), new Date(since).getUTCMonth());
   return month.since === since && month.until === until ? month : { since, until };
@@ -74,17 +83,21 @@ function monthRange(year: number, month: number): ReportRange {
 }
 
 /** A date (the day's start, or with `end` the next day's start) or an ISO 8601 time (UTC when it names no zone). */
-function parseInstant(flag: string, text: string, side: "start" | "end"): number {
+function parseInstant(label: FieldLabel, field: "since" | "until", text: string, side: "start" | "end"): number {
+  const flag = label(field);
   if (DATE.test(text)) {
     const start = calendarDay(text);
-    if (start === null) throw new UsageError(`${flag} "${text}" is not a calendar date`);
+    if (start === null) throw new AdminInputError(field, `${flag} "${text}" is not a calendar date`);
     return side === "end" ? start + DAY_MS : start;
   }
   if (TIME.test(text) && calendarDay(text.slice(0, 10)) !== null) {
     const time = Date.parse(/[zZ]$|[+-]\d{2}:\d{2}$/.test(text) ? text : `${text}Z`);
     if (Number.isFinite(time)) return time;
   }
-  throw new UsageError(`${flag} "${text}": expected a date (YYYY-MM-DD) or an ISO 8601 time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM], UTC when no zone is given)`);
+  throw new AdminInputError(
+    field,
+    `${flag} "${text}": expected a date (YYYY-MM-DD) or an ISO 8601 time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM], UTC when no zone is given)`,
+  );
 }
 
 /** The start of a YYYY-MM-DD day, or null for a day the calendar does not have (Date.parse rolls 02-30 over). */

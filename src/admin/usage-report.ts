@@ -10,9 +10,7 @@ import { canonicalPlanName } from "../config/resolved-config.js";
 import type { AgentRecord, MetadataData } from "../store/records.js";
 import type { UsageHistory, UsageReading } from "../store/usage-history.js";
 import type { UsageRow } from "../store/usage-log.js";
-import { CliError } from "./cli-error.js";
-import { note, printLine, printTable, writeStdout } from "./output.js";
-import { barChart } from "./usage-chart.js";
+import { AdminLookupError } from "./admin-requests.js";
 import { type CsvCell, csvLine } from "./usage-csv.js";
 import { AgentDirectory, overageOf, tagsOf, type UsageDimension, type UsageGroup, UsageTally } from "./usage-groups.js";
 import { describeRange, iso, type ReportRange } from "./usage-range.js";
@@ -36,10 +34,23 @@ export interface UsageOptions {
   chart: boolean;
   /** --rows: list every row of the range in the table, not only the last ones. */
   allRows: boolean;
-  /** Width of the chart. */
-  columns: number;
   /** Days of the range after this one are not listed by --by day (they have not happened). */
   now: Date;
+}
+
+/**
+ * Where a report goes: `gw usage` writes to the terminal (src/cli/usage-output.ts), the admin API
+ * into its answer's body (json and csv only). `write` takes bytes of the JSON or CSV document and
+ * resolves when they may be followed by more; the rest serve the table and chart for people.
+ */
+export interface ReportOutput {
+  write(text: string): Promise<void>;
+  line(text?: string): void;
+  table(headers: string[], rows: CsvCell[][], empty?: string): void;
+  /** Bars as lines of text, as wide as the output allows. */
+  chart(bars: Array<{ label: string; value: number }>): string[];
+  /** A warning beside the report (stderr for the CLI). */
+  note(text: string): void;
 }
 
 export interface AgentUsage {
@@ -53,6 +64,7 @@ export interface AgentUsage {
 }
 
 interface Report {
+  out: ReportOutput;
   config: Config;
   agents: AgentDirectory;
   only: AgentRecord | undefined;
@@ -64,15 +76,15 @@ interface Report {
   options: UsageOptions;
 }
 
-export async function printUsage(config: Config, metadata: MetadataData, history: UsageHistory, options: UsageOptions): Promise<void> {
+export async function printUsage(out: ReportOutput, config: Config, metadata: MetadataData, history: UsageHistory, options: UsageOptions): Promise<void> {
   const agents = new AgentDirectory(metadata);
   let only: AgentRecord | undefined;
   if (options.agent !== undefined) {
     only = agents.find(options.agent);
-    if (!only) throw new CliError(`no agent "${options.agent}"`);
+    if (!only) throw new AdminLookupError("agent", `no agent "${options.agent}"`);
   }
   const tags = options.tags?.length ? new Set(options.tags) : undefined;
-  const report: Report = { config, agents, only, tags, reading: await history.reading(options.range), skipped: new SkippedRows(), options };
+  const report: Report = { out, config, agents, only, tags, reading: await history.reading(options.range), skipped: new SkippedRows(out), options };
   const dimension = options.by ?? (options.chart ? "day" : undefined);
   if (dimension) return printGroups(report, dimension);
   if (options.format === "csv") return printRowsCsv(report);
@@ -84,14 +96,16 @@ export async function printUsage(config: Config, metadata: MetadataData, history
 class SkippedRows {
   count = 0;
 
+  constructor(private readonly out: ReportOutput) {}
+
   readonly add = (warning: string): void => {
     this.count += 1;
-    if (this.count <= WARNINGS_LISTED) note(warning);
+    if (this.count <= WARNINGS_LISTED) this.out.note(warning);
   };
 
   /** The end of the list on stderr, when it was cut. */
   finish(): void {
-    if (this.count > WARNINGS_LISTED) note(`${(this.count - WARNINGS_LISTED).toLocaleString("en-US")} more invalid rows not listed`);
+    if (this.count > WARNINGS_LISTED) this.out.note(`${(this.count - WARNINGS_LISTED).toLocaleString("en-US")} more invalid rows not listed`);
   }
 
   /** The line the report prints, or null when none was skipped. */
@@ -129,30 +143,30 @@ async function printGroups(report: Report, dimension: UsageDimension): Promise<v
       total: { rows: tally.rows, credits: tally.credits, ...(overage ? { overage: tally.overage } : {}) },
       ...(report.skipped.count > 0 ? { skipped: report.skipped.count } : {}),
     };
-    return writeStdout(`${JSON.stringify(body, null, 2)}\n`);
+    return report.out.write(`${JSON.stringify(body, null, 2)}\n`);
   }
   if (options.format === "csv") {
     // A fixed set of columns for programs: overage always.
-    return writeStdout([csvLine(groupColumns(dimension, true)), ...groups.map((group) => csvLine(groupCells(dimension, group, true)))].join(""));
+    return report.out.write([csvLine(groupColumns(dimension, true)), ...groups.map((group) => csvLine(groupCells(dimension, group, true)))].join(""));
   }
-  printLine(`${options.chart ? `credits per ${dimension}, ` : ""}${describeScope(report)}`);
-  if (groups.length === 0) printLine(`no usage rows in this ${options.range.period ? "period" : "range"}`);
+  report.out.line(`${options.chart ? `credits per ${dimension}, ` : ""}${describeScope(report)}`);
+  if (groups.length === 0) report.out.line(`no usage rows in this ${options.range.period ? "period" : "range"}`);
   else {
     if (options.chart) {
       const bars = groups.map((group) => ({ label: group.value, value: group.credits }));
-      for (const line of barChart(bars, options.columns, (value) => value.toLocaleString("en-US"))) printLine(line);
+      for (const line of report.out.chart(bars)) report.out.line(line);
     } else {
-      printTable(
+      report.out.table(
         columns.map((column) => column.toUpperCase()),
         groups.map((group) => groupCells(dimension, group, overage)),
       );
     }
-    printLine(`total ${credits(tally.credits, report.config)} in ${count(tally.rows, "row")}`);
-    if (dimension === "tag") printLine(TAG_GROUPS_NOTE);
-    if (overage) printLine(overageLine(tally.overage));
+    report.out.line(`total ${credits(tally.credits, report.config)} in ${count(tally.rows, "row")}`);
+    if (dimension === "tag") report.out.line(TAG_GROUPS_NOTE);
+    if (overage) report.out.line(overageLine(tally.overage));
   }
   const skipped = report.skipped.line("these totals");
-  if (skipped) printLine(skipped);
+  if (skipped) report.out.line(skipped);
 }
 
 function groupColumns(dimension: UsageDimension, overage: boolean): string[] {
@@ -177,7 +191,7 @@ function overageLine(overage: number): string {
 
 const ROW_HEADERS = ["TIME", "AGENT", "KEY", "ENDPOINT", "MODEL", "PROVIDER", "CREDITS", "REQUEST", "OVERAGE"];
 /** `batch` (the batch a line belonged to), `cached` (a response-cache hit) and `tags` (space-separated) come after the older columns. */
-const ROW_CSV_HEADERS = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id", "overage", "batch", "cached", "tags"];
+export const ROW_CSV_HEADERS = ["time", "agent", "key", "endpoint", "model", "provider", "credits", "request_id", "overage", "batch", "cached", "tags"];
 
 /** A row's cells, overage last (left out of tables whose range has none). In a table the endpoint says when the row was a batch's line or a cache hit. */
 function rowCells(row: UsageRow, agents: AgentDirectory, overage = true): CsvCell[] {
@@ -191,7 +205,8 @@ function endpointText(row: UsageRow): string {
   return marks.length === 0 ? row.endpoint : `${row.endpoint} (${marks.join(", ")})`;
 }
 
-function csvCells(row: UsageRow, agents: AgentDirectory): CsvCell[] {
+/** A row's cells in the CSV of rows (`gw usage --format csv`, the console's export). */
+export function csvCells(row: UsageRow, agents: AgentDirectory): CsvCell[] {
   return [
     row.time,
     agents.displayName(row.agent),
@@ -211,7 +226,7 @@ function csvCells(row: UsageRow, agents: AgentDirectory): CsvCell[] {
 async function printRowsCsv(report: Report): Promise<void> {
   let out = csvLine(ROW_CSV_HEADERS);
   const flush = async () => {
-    if (out) await writeStdout(out);
+    if (out) await report.out.write(out);
     out = "";
   };
   await readRange(
@@ -245,12 +260,12 @@ async function printRowsJson(report: Report, metadata: MetadataData): Promise<vo
       out += `${first ? "\n" : ",\n"}    ${JSON.stringify(row)}`;
       first = false;
     }
-    await writeStdout(out);
+    await report.out.write(out);
     out = "";
   }
   out += first ? "]" : "\n  ]";
   if (report.skipped.count > 0) out += `,\n${member("skipped", report.skipped.count)}`;
-  await writeStdout(`${out}\n}\n`);
+  await report.out.write(`${out}\n}\n`);
 }
 
 function member(name: string, value: unknown): string {
@@ -276,12 +291,12 @@ async function printRowsTable(report: Report, metadata: MetadataData): Promise<v
     recent.push(row);
     if (recent.length > RECENT_ROWS) recent.shift();
   });
-  printLine(describeScope(report, { withAgent: false }));
+  report.out.line(describeScope(report, { withAgent: false }));
   const agents = agentUsage(report, metadata, tally);
   const balances = hasBalances(report);
   const overage = tally.overage > 0;
   const agentHeaders = balances ? ["AGENT", "PLAN", "USED", "BALANCE"] : ["AGENT", "PLAN", "USED"];
-  printTable(
+  report.out.table(
     overage ? [...agentHeaders, "OVERAGE"] : agentHeaders,
     agents.map((agent) => {
       const cells: CsvCell[] = balances ? [agent.agent, agent.plan, agent.used, agent.balance] : [agent.agent, agent.plan, agent.used];
@@ -290,28 +305,28 @@ async function printRowsTable(report: Report, metadata: MetadataData): Promise<v
     "no agents",
   );
   const skipped = report.skipped.line("USED");
-  if (skipped) printLine(skipped);
-  if (tally.rows === 0) return printLine(`no usage rows in this ${options.range.period ? "period" : "range"}`);
-  printLine();
+  if (skipped) report.out.line(skipped);
+  if (tally.rows === 0) return report.out.line(`no usage rows in this ${options.range.period ? "period" : "range"}`);
+  report.out.line();
   const headers = overage ? ROW_HEADERS : ROW_HEADERS.slice(0, -1);
   if (!options.allRows) {
-    printTable(
+    report.out.table(
       headers,
       recent.map((row) => rowCells(row, report.agents, overage)),
     );
     if (tally.rows > recent.length)
-      printLine(`the last ${recent.length} of ${count(tally.rows, "row")}; --rows lists every one, --by day|model|agent|key|endpoint|tag sums them`);
-    if (overage) printLine(overageLine(tally.overage));
+      report.out.line(`the last ${recent.length} of ${count(tally.rows, "row")}; --rows lists every one, --by day|model|agent|key|endpoint|tag sums them`);
+    if (overage) report.out.line(overageLine(tally.overage));
     return;
   }
-  await writeStdout(`${aligned(headers, widths)}\n`);
+  await report.out.write(`${aligned(headers, widths)}\n`);
   const filter = new UsageTally(report.agents, report.only, undefined, report.tags);
   for await (const batch of report.reading.rows()) {
     let out = "";
     for (const row of batch) if (filter.add(row)) out += `${aligned(rowText(row, report.agents, overage), widths)}\n`;
-    if (out) await writeStdout(out);
+    if (out) await report.out.write(out);
   }
-  if (overage) printLine(overageLine(tally.overage));
+  if (overage) report.out.line(overageLine(tally.overage));
 }
 
 /** A row's cells as printTable shows them: numbers with thousands separators, "-" for nothing. */
