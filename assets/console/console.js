@@ -1,7 +1,6 @@
 // gw console: the little the pages need a script for, loaded from gw itself (the
 // Content-Security-Policy allows no inline script): confirming a revoke, copying a new key, the
 // uPlot charts, and the playground. Every page works to read without it.
-"use strict";
 
 (() => {
   // --- confirm before a destructive form is sent ---------------------------------------------
@@ -107,7 +106,10 @@
   const send = async () => {
     const key = apiKey();
     const text = $("pg-message").value.trim();
-    if (!key) return void (status.textContent = "Paste an API key first.");
+    if (!key) {
+      status.textContent = "Paste an API key first.";
+      return;
+    }
     if (!text || controller) return;
     messages.push({ role: "user", content: text });
     bubble("user", text);
@@ -195,7 +197,10 @@
   $("pg-draw").addEventListener("click", async () => {
     const key = apiKey();
     const prompt = $("pg-image-prompt").value.trim();
-    if (!key) return void (imageStatus.textContent = "Paste an API key first.");
+    if (!key) {
+      imageStatus.textContent = "Paste an API key first.";
+      return;
+    }
     if (!prompt) return;
     const request = { prompt, n: 1 };
     const model = $("pg-image-model").value.trim();

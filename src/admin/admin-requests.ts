@@ -51,12 +51,18 @@ export class AdminLookupError extends Error {
   }
 }
 
+/** `unknown plan "x": known plans are free, pro, max, assistant (= pro) ...` (the CLI's words; the API makes a sentence of them). */
+export function unknownPlanMessage(config: Config, name: string): string {
+  const aliases = Object.entries(config.planAliases).map(([alias, target]) => `${alias} (= ${target})`);
+  return `unknown plan "${name}": known plans are ${[...Object.keys(config.resolvedPlans), ...aliases].join(", ")}`;
+}
+
 /** The canonical name of a plan given by name or alias; throws naming the known ones. */
 export function planNamed(config: Config, name: string, param = "plan"): string {
   const plan = canonicalPlanName(config, name);
   if (plan) return plan;
-  const aliases = Object.entries(config.planAliases).map(([alias, target]) => `${alias} (= ${target})`);
-  throw new AdminInputError(param, `Unknown plan "${name}": known plans are ${[...Object.keys(config.resolvedPlans), ...aliases].join(", ")}.`);
+  const message = unknownPlanMessage(config, name);
+  throw new AdminInputError(param, `${message.charAt(0).toUpperCase()}${message.slice(1)}.`);
 }
 
 /**

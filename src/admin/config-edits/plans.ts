@@ -5,7 +5,7 @@ import type { RawConfig } from "../../config/config-file.js";
 import { DEFAULT_PLANS, type PlanLimits } from "../../config/config-schema.js";
 import { type Config, canonicalPlanName } from "../../config/resolved-config.js";
 import type { AgentRecord } from "../../store/records.js";
-import { AdminInputError } from "../admin-requests.js";
+import { AdminInputError, unknownPlanMessage } from "../admin-requests.js";
 import { conflict, notFound } from "./config-edit-refusal.js";
 import { isRecord, objectAt } from "./raw-config.js";
 
@@ -15,11 +15,7 @@ export const BUILT_IN_PLANS: readonly string[] = Object.keys(DEFAULT_PLANS);
 /** The limits a plan change may set; an absent one stays as it is. */
 export type PlanLimitChanges = Partial<PlanLimits>;
 
-/** `unknown plan "x": known plans are free, pro, max, assistant (= pro) ...` */
-export function unknownPlanMessage(config: Config, name: string): string {
-  const aliases = Object.entries(config.planAliases).map(([alias, target]) => `${alias} (= ${target})`);
-  return `unknown plan "${name}": known plans are ${[...Object.keys(config.resolvedPlans), ...aliases].join(", ")}`;
-}
+export { unknownPlanMessage };
 
 /**
  * The plan a change of NAME's limits applies to: the plan it names (or is an alias of), or with

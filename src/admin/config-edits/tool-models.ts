@@ -1,6 +1,6 @@
-// Which model ids a tool outside the image catalog may be given (`gw tools enable`, the admin API): ids that a
-// configured provider of a type gw implements could serve. The image and audio tools are checked
-// against their catalog instead (tool-entries.ts).
+// Which model ids a tool outside the image catalog may be given (`gw tools enable`, the admin API):
+// ids that a configured provider of a type gw implements could serve. The image and audio tools
+// are checked against their catalog instead (tools.ts).
 import type { Config } from "../../config/resolved-config.js";
 import { AdminInputError } from "../admin-requests.js";
 import type { ProviderTypeCapabilities } from "./providers.js";

@@ -1,6 +1,5 @@
 // `tools` in the config as `gw tools` and /admin/v1/tools show and edit it (docs/decisions.md §25):
-// each tool's default and allowlist.
-// Catalog tools take models of their catalog: image, upscale and background the image models
+// each tool's default and allowlist. Catalog tools take models of their catalog: image, upscale and background the image models
 // that do the tool's work, speech and transcription the audio catalog's, video and search their
 // own; the other tools take ids a configured provider could serve (tool-models.ts).
 import { type AudioToolName, audioCatalogOf, findAudioModel } from "../../config/audio-model-lookup.js";

@@ -22,6 +22,7 @@ import { providerTypeCapabilities } from "../../gateway/provider-set.js";
 import { parseWithSchema } from "../../gateway/request-schema.js";
 import { readJsonObject } from "../read-json-body.js";
 import { auditAction } from "./admin-audit.js";
+import { pathParam } from "./admin-lists.js";
 
 /** Config change bodies are small: a plan's limits, a provider, a route. */
 const MAX_CONFIG_BODY_BYTES = 64 * 1024;
@@ -189,12 +190,6 @@ function providerAnswer(name: string, entry: unknown) {
   const view = providerView(name, entry);
   const responsesApi = typeof entry === "object" && entry !== null && (entry as { responsesApi?: unknown }).responsesApi === true;
   return { name, type: view.type, baseUrl: view.baseUrl ?? null, apiKey: view.apiKey ?? null, headers: view.headers ?? {}, responsesApi };
-}
-
-function pathParam(event: H3Event, name: string): string {
-  const value = event.context.params?.[name];
-  if (value === undefined) throw new InvalidRequestError(`Missing ${name} in the path.`);
-  return decodeURIComponent(value);
 }
 
 /** A route's position, the # of `gw routes list` and the index of GET /admin/v1/routes. */

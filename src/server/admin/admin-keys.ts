@@ -1,7 +1,7 @@
 // /admin/v1/agents and /admin/v1/keys: the same store changes as `gw agents` and `gw keys`
 // (store/provisioning.ts), the same listings (admin/agent-listing.ts, admin/key-listing.ts). A new
 // key is answered once, whole; afterwards only its prefix exists anywhere.
-import type { H3, H3Event } from "h3";
+import type { H3 } from "h3";
 import { AdminInputError, agentCreateSchema, agentUpdateSchema, keyCreateSchema, keyLimitsOf, keyUpdateSchema, planNamed } from "../../admin/admin-requests.js";
 import { agentListing } from "../../admin/agent-listing.js";
 import { keyListing } from "../../admin/key-listing.js";
@@ -12,7 +12,7 @@ import { createAgent, createKey, findAgent, ProvisioningError, revokeKey, setAge
 import type { KeyRecord } from "../../store/records.js";
 import { readJsonObject } from "../read-json-body.js";
 import { auditAction } from "./admin-audit.js";
-import { agentsOf } from "./admin-lists.js";
+import { agentsOf, pathParam } from "./admin-lists.js";
 
 /** Admin bodies are small: a key's limits, an agent's plan. */
 const MAX_ADMIN_BODY_BYTES = 64 * 1024;
@@ -30,7 +30,7 @@ export function registerAdminKeys(app: H3, gateway: Gateway): void {
   });
 
   app.patch("/admin/v1/agents/:agent", async (event) => {
-    const name = routeParam(event, "agent");
+    const name = pathParam(event, "agent");
     const body = parseWithSchema(agentUpdateSchema, await readJsonObject(event, MAX_ADMIN_BODY_BYTES));
     const plan = checked(() => planNamed(gateway.config, body.plan));
     if (!findAgent(gateway.store.data, name)) throw new AdminNotFoundError(`No agent "${name}".`);
@@ -62,7 +62,7 @@ export function registerAdminKeys(app: H3, gateway: Gateway): void {
   });
 
   app.patch("/admin/v1/keys/:key", async (event) => {
-    const named = routeParam(event, "key");
+    const named = pathParam(event, "key");
     const body = parseWithSchema(keyUpdateSchema, await readJsonObject(event, MAX_ADMIN_BODY_BYTES));
     const existing = liveKeyNamed(gateway, named);
     const limits = checked(() => keyLimitsOf(body, gateway.config, new Date(), existing));
@@ -73,18 +73,12 @@ export function registerAdminKeys(app: H3, gateway: Gateway): void {
   });
 
   app.delete("/admin/v1/keys/:key", async (event) => {
-    const existing = liveKeyNamed(gateway, routeParam(event, "key"));
+    const existing = liveKeyNamed(gateway, pathParam(event, "key"));
     const key = await provisioned(() => revokeKey(gateway.store, existing.id));
     auditAction(event, "keys.revoke", key.id);
     const [listed] = await keyListing(gateway.config, gateway.store.data, gateway.state.history, [key], new Date());
     return listed;
   });
-}
-
-function routeParam(event: H3Event, name: string): string {
-  const value = event.context.params?.[name];
-  if (value === undefined) throw new InvalidRequestError(`Missing ${name} in the path.`);
-  return decodeURIComponent(value);
 }
 
 /** The live key an id or visible prefix names (as `gw keys set|revoke` takes them). */

@@ -16,6 +16,13 @@ export function agentsOf(event: H3Event, gateway: Gateway): AgentRecord[] {
   return [agent];
 }
 
+/** A parameter of the route's path, decoded. */
+export function pathParam(event: H3Event, name: string): string {
+  const value = event.context.params?.[name];
+  if (value === undefined) throw new InvalidRequestError(`Missing ${name} in the path.`);
+  return decodeURIComponent(value);
+}
+
 /** `?limit=`, 1 to 1000, 100 when absent. */
 export function listLimit(event: H3Event): number {
   const text = event.url.searchParams.get("limit") ?? "100";

@@ -2,23 +2,14 @@
 // token, plans, routes, providers with their secrets masked, each provider's health on this
 // instance, and the audit log.
 import type { H3 } from "h3";
+import { planListings } from "../../admin/plan-listing.js";
 import { maskSecret } from "../../config/config-file.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { listLimit } from "./admin-lists.js";
 import type { ProviderHealth } from "./provider-health.js";
 
 export function registerAdminViews(app: H3, gateway: Gateway, health: ProviderHealth): void {
-  app.get("/admin/v1/plans", () => {
-    const config = gateway.config;
-    const data = Object.entries(config.resolvedPlans).map(([name, limits]) => ({
-      name,
-      aliases: Object.entries(config.planAliases)
-        .filter(([, target]) => target === name)
-        .map(([alias]) => alias),
-      ...limits,
-    }));
-    return { object: "list", data };
-  });
+  app.get("/admin/v1/plans", () => ({ object: "list", data: planListings(gateway.config) }));
 
   app.get("/admin/v1/routes", () => ({ object: "list", data: gateway.config.routes }));
 
