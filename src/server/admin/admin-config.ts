@@ -3,7 +3,7 @@
 // validated as a whole the same way, through the gateway, which runs the new config before the
 // answer leaves. A refusal of the shared layer is a 400 naming the field, a 404 or a 409; every
 // change is audited with its action and target (never a value: a provider's key is a secret).
-import type { H3, H3Event } from "h3";
+import type { H3Event } from "h3";
 import { AdminInputError } from "../../admin/admin-requests.js";
 import { ConfigEditRefusal } from "../../admin/config-edits/config-edit-refusal.js";
 import { planToSet, removablePlan, removePlanEntry, setPlanLimits } from "../../admin/config-edits/plans.js";
@@ -23,11 +23,12 @@ import { parseWithSchema } from "../../gateway/request-schema.js";
 import { readJsonObject } from "../read-json-body.js";
 import { auditAction } from "./admin-audit.js";
 import { pathParam } from "./admin-lists.js";
+import type { AdminRoutes } from "./admin-routes.js";
 
 /** Config change bodies are small: a plan's limits, a provider, a route. */
 const MAX_CONFIG_BODY_BYTES = 64 * 1024;
 
-export function registerAdminConfig(app: H3, gateway: Gateway): void {
+export function registerAdminConfig(app: AdminRoutes, gateway: Gateway): void {
   app.put("/admin/v1/plans/:plan", async (event) => {
     const { create = false, ...limits } = parseWithSchema(planSetSchema, await readJsonObject(event, MAX_CONFIG_BODY_BYTES));
     const changes = Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));

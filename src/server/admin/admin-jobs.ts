@@ -1,12 +1,13 @@
 // /admin/v1/batches, /admin/v1/video/jobs and /admin/v1/storage: every agent's batches and video
 // jobs with their progress, and each agent's storage against its plan (docs/decisions.md §25).
 // A video job's prompt is the caller's content: it is not shown here.
-import type { H3 } from "h3";
+
 import type { Gateway } from "../../gateway/gateway.js";
 import { periodOf } from "../../store/usage-log.js";
 import { agentsOf, listLimit } from "./admin-lists.js";
+import type { AdminRoutes } from "./admin-routes.js";
 
-export function registerAdminJobs(app: H3, gateway: Gateway): void {
+export function registerAdminJobs(app: AdminRoutes, gateway: Gateway): void {
   app.get("/admin/v1/batches", async (event) => {
     const limit = listLimit(event);
     const lists = await Promise.all(agentsOf(event, gateway).map(async (agent) => ({ agent, ...(await gateway.state.batches.list(agent.id, { limit })) })));

@@ -1,7 +1,7 @@
 // /admin/v1/agents and /admin/v1/keys: the same store changes as `gw agents` and `gw keys`
 // (store/provisioning.ts), the same listings (admin/agent-listing.ts, admin/key-listing.ts). A new
 // key is answered once, whole; afterwards only its prefix exists anywhere.
-import type { H3 } from "h3";
+
 import { AdminInputError, agentCreateSchema, agentUpdateSchema, keyCreateSchema, keyLimitsOf, keyUpdateSchema, planNamed } from "../../admin/admin-requests.js";
 import { agentListing } from "../../admin/agent-listing.js";
 import { keyListing } from "../../admin/key-listing.js";
@@ -13,11 +13,12 @@ import type { KeyRecord } from "../../store/records.js";
 import { readJsonObject } from "../read-json-body.js";
 import { auditAction } from "./admin-audit.js";
 import { agentsOf, pathParam } from "./admin-lists.js";
+import type { AdminRoutes } from "./admin-routes.js";
 
 /** Admin bodies are small: a key's limits, an agent's plan. */
 const MAX_ADMIN_BODY_BYTES = 64 * 1024;
 
-export function registerAdminKeys(app: H3, gateway: Gateway): void {
+export function registerAdminKeys(app: AdminRoutes, gateway: Gateway): void {
   app.get("/admin/v1/agents", () => ({ object: "list", data: agentListing(gateway.store.data) }));
 
   app.post("/admin/v1/agents", async (event) => {

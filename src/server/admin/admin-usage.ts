@@ -4,7 +4,7 @@
 // of a million rows is never held whole.
 import { once } from "node:events";
 import { PassThrough, Readable } from "node:stream";
-import { type H3, type H3Event, HTTPResponse } from "h3";
+import { type H3Event, HTTPResponse } from "h3";
 import { AdminInputError, AdminLookupError } from "../../admin/admin-requests.js";
 import { USAGE_DIMENSIONS, type UsageDimension } from "../../admin/usage-groups.js";
 import { reportRange } from "../../admin/usage-range.js";
@@ -13,10 +13,11 @@ import { AdminNotFoundError, InvalidRequestError } from "../../gateway/errors.js
 import type { Gateway } from "../../gateway/gateway.js";
 import { isTag, TAG_RULE } from "../../text/tag-syntax.js";
 import type { ServerLogger } from "../server-logger.js";
+import type { AdminRoutes } from "./admin-routes.js";
 
 const FORMATS = ["json", "csv"] as const;
 
-export function registerAdminUsage(app: H3, gateway: Gateway, logger: ServerLogger): void {
+export function registerAdminUsage(app: AdminRoutes, gateway: Gateway, logger: ServerLogger): void {
   app.get("/admin/v1/usage", async (event) => {
     const options = usageOptions(event);
     const body = new PassThrough();

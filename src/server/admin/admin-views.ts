@@ -1,14 +1,15 @@
 // The admin API's read-only views of the running gateway (docs/decisions.md §25): the calling
 // token, plans, routes, providers with their secrets masked, each provider's health on this
 // instance, and the audit log.
-import type { H3 } from "h3";
+
 import { planListings } from "../../admin/plan-listing.js";
 import { maskSecret } from "../../config/config-file.js";
 import type { Gateway } from "../../gateway/gateway.js";
 import { listLimit } from "./admin-lists.js";
+import type { AdminRoutes } from "./admin-routes.js";
 import type { ProviderHealth } from "./provider-health.js";
 
-export function registerAdminViews(app: H3, gateway: Gateway, health: ProviderHealth): void {
+export function registerAdminViews(app: AdminRoutes, gateway: Gateway, health: ProviderHealth): void {
   app.get("/admin/v1/plans", () => ({ object: "list", data: planListings(gateway.config) }));
 
   app.get("/admin/v1/routes", () => ({ object: "list", data: gateway.config.routes }));
