@@ -11,10 +11,11 @@ import { addKey, gw, json, makeHome, startTestGateway, type TestGateway } from "
 let openai: FakeOpenAI;
 let gateway: TestGateway;
 let key: string;
+let home: string;
 
 test.before(async () => {
   openai = await startFakeOpenAI();
-  const home = await makeHome((config) => {
+  home = await makeHome((config) => {
     config.providers = { openai: { type: "openai", baseUrl: openai.url, apiKey: "sk-cli-embeddings" } };
     config.routes = [{ prefix: "openai/", provider: "openai", priority: 10 }];
   });
@@ -49,11 +50,13 @@ test.serial("`-` reads the text from stdin; --model and --dimensions reach the g
 test.serial("--json prints the API body exactly", async (t) => {
   const result = await gw(["embed", "two words", "--json"], { env: env() });
   t.is(result.code, 0, result.stderr);
+  // What the call was charged, as the gateway adds it to the usage (docs/decisions.md §24): its usage row's credits.
+  const { rows } = json<{ rows: Array<{ credits: number }> }>(await gw(["usage", "--format", "json", "--home", home]));
   t.deepEqual(json(result), {
     object: "list",
     data: [{ object: "embedding", index: 0, embedding: fakeEmbedding("two words", 1536) }],
     model: "openai/text-embedding-3-small",
-    usage: { prompt_tokens: 2, total_tokens: 2 },
+    usage: { prompt_tokens: 2, total_tokens: 2, gw_credits: rows.at(-1)!.credits },
   });
 });
 
