@@ -42,6 +42,7 @@ try {
 }
 
 async function measure(mode, socket) {
+  if (mode === "hold") return measureHold(socket);
   const { Redis } = await import("ioredis");
   const { openRedis } = await import(path.join(root, "dist/src/store/redis-connection.js"));
   const client =
@@ -71,5 +72,46 @@ async function measure(mode, socket) {
   );
   const cpu = process.cpuUsage(cpuBefore);
   console.log(`${mode.padEnd(16)} c=1 ${roundTripUs.toFixed(1)} µs per call; c=64 ${((cpu.user + cpu.system) / calls).toFixed(1)} µs CPU per call`);
+  client.disconnect();
+}
+
+/**
+ * `--mode hold`: the round trip of the request path's own first script at c=1, the credit hold
+ * with its rate take (RedisCreditStore.hold), each hold followed by its settle, which is not
+ * timed. scripts/bench-redis.mjs counts a request's latency on Redis in these.
+ */
+async function measureHold(socket) {
+  const { openRedis } = await import(path.join(root, "dist/src/store/redis-connection.js"));
+  const { RedisCreditStore } = await import(path.join(root, "dist/src/store/redis-credit-store.js"));
+  const client = await openRedis({ url: socket, commandTimeoutMs: 2000 });
+  const credits = new RedisCreditStore(client, { prefix: `bench-hold${process.pid}:` });
+  const account = { agentId: "agent-bench", allowance: 1e12 };
+  const take = { key: "gw_bench", requestsPerMinute: 1e8 };
+  const period = new Date().toISOString().slice(0, 7);
+  const holdAndSettle = async (index) => {
+    const started = process.hrtime.bigint();
+    const { held } = await credits.hold(account, 10, 1, period, take);
+    const took = process.hrtime.bigint() - started;
+    const row = {
+      id: `row-${process.pid}-${index}`,
+      time: new Date().toISOString(),
+      agent: account.agentId,
+      keyPrefix: "gw_bench",
+      endpoint: "chat",
+      model: "m",
+      provider: "p",
+      units: { input: 1 },
+      credits: 1,
+      requestId: `r${index}`,
+    };
+    await credits.settle(held, row);
+    return took;
+  };
+  for (let index = 0; index < 1000; index++) await holdAndSettle(index);
+  const took = [];
+  for (let index = 1000; index < 4000; index++) took.push(Number(await holdAndSettle(index)) / 1000);
+  took.sort((a, b) => a - b);
+  console.log(`hold c=1 p50 ${took[took.length >> 1].toFixed(1)} µs per call`);
+  credits.close();
   client.disconnect();
 }

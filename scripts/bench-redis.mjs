@@ -9,7 +9,7 @@
 // request's latency (its round trips: a hold, a take of the rate bucket, a settle).
 // The gateways get core 1; loadgen, upstream and redis-server core 0 (Redis would be on its own
 // machine in a deployment).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -25,6 +25,7 @@ const { values } = parseArgs({
     pairs: { type: "string", default: "8" },
     seconds: { type: "string", default: "2" },
     "warmup-pairs": { type: "string", default: "3" },
+    "c1-pairs": { type: "string", default: "6" },
   },
 });
 if (!existsSync(path.join(harness, "bench.mjs"))) {
@@ -70,7 +71,7 @@ try {
       if (pair >= Number(values["warmup-pairs"])) gateway.runs.push({ rps: result.rps, cpuPerRequest, redisPerRequest });
     }
   }
-  for (let pair = 0; pair < 4; pair++)
+  for (let pair = 0; pair < Number(values["c1-pairs"]); pair++)
     for (const gateway of pair % 2 ? [...gateways].reverse() : gateways) gateway.p50.push(load(gateway.port, "1", 2).latMs.p50);
   // What a request asks of Redis: the commands gw sent (scripts count once; what they run inside
   // is not a round trip), read from MONITOR over one more c=1 run.
@@ -104,6 +105,21 @@ try {
     `median of paired ratios, redis / embedded: rps ${ratio((run) => run.rps).toFixed(3)}, gw cpu per request ${ratio((run) => run.cpuPerRequest).toFixed(3)}; ` +
       `redis-server cpu per request ${median(shared.runs.map((run) => run.redisPerRequest)).toFixed(0)} µs; ` +
       `c=1 p50 ${median(embedded.p50).toFixed(3)} ms embedded, ${median(shared.p50).toFixed(3)} ms redis`,
+  );
+  // One Redis round trip at c=1 as a request makes it: gw's client (its own connection, on core 1
+  // as the gateways are) sending the request path's first script, the credit hold with its rate
+  // take, one after another: the unit the c=1 growth is counted in.
+  const client = execFileSync(
+    "taskset",
+    ["-c", "1", process.execPath, path.join(root, "scripts/bench-redis-client.mjs"), "--mode", "hold", "--socket", socket],
+    {
+      encoding: "utf8",
+    },
+  );
+  const roundTripMs = Number(/hold c=1 p50 ([\d.]+) µs per call/.exec(client)?.[1]) / 1000;
+  const growthMs = median(shared.p50.map((p50, index) => p50 - embedded.p50[index]));
+  console.log(
+    `one round trip at c=1 (the hold script from gw's client, p50): ${roundTripMs.toFixed(3)} ms; c=1 p50 grows ${growthMs.toFixed(3)} ms (median of paired differences) = ${(growthMs / roundTripMs).toFixed(2)} round trips`,
   );
   await twoInstances(gateways, socket, upstreamPort, children);
   const perRequest = Object.entries(commandsSent).map(([command, calls]) => `${command} ${(calls / counted.requests).toFixed(2)}`);

@@ -145,7 +145,7 @@ async function openRedisState(settings: StateSettings, paths: HomePaths, log: St
       },
       async close() {
         metadata.close();
-        outbox.close();
+        await outbox.close();
         credits.close();
         await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
       },

@@ -1,6 +1,7 @@
-// Usage rows that could not reach Redis when their call ended. A call's hold is taken before the
-// upstream is called, so a Redis that fails afterwards must not let the answer (a stream already
-// relayed, say) go unbilled: its row is appended to a local file, synced, and settled again in
+// How a call's usage row reaches Redis. The settle is sent before the answer leaves, and the answer
+// does not wait for Redis to confirm it ("settle-behind"): a request on Redis costs one round trip
+// of latency (its hold), not two (docs/decisions.md §21). A Redis that fails afterwards must not
+// let the answer go unbilled: the row is appended to a local file, synced, and settled again in
 // Redis once it answers. The Redis settle writes a row id once and releases a hold once, so a
 // settle whose reply was lost (it may have run) and its replay bill once. The file is this
 // instance's only state of its own: it belongs on a persistent volume (docs/decisions.md §21).
@@ -21,6 +22,8 @@ const REPLAY_EVERY_MS = 2000;
 
 export class SettleOutbox implements CreditStore {
   private replaying: Promise<void> | null = null;
+  /** Settles sent and not yet confirmed: closing waits for them. */
+  private readonly unconfirmed = new Set<Promise<void>>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -47,14 +50,33 @@ export class SettleOutbox implements CreditStore {
       });
   }
 
-  async settle(hold: CreditHold | null, row: UsageRow): Promise<void> {
-    try {
-      await this.shared.settle(hold, row);
-    } catch (error) {
-      if (!(error instanceof StateStoreFailure)) throw error;
-      this.append({ hold, row });
-      this.log.warn(`usage row ${row.id} kept in ${this.file} until the state store answers (${error.reason})`);
-    }
+  /**
+   * Send the row's settle and resolve at once: the command is on its way before the caller's
+   * answer is written, and its outcome is handled here. A store that fails keeps the row in the
+   * file; a refusal that is not the store failing (retrying cannot bill it) gives the hold back.
+   */
+  settle(hold: CreditHold | null, row: UsageRow): Promise<void> {
+    const sent = this.shared.settle(hold, row).catch((error: unknown) => {
+      if (error instanceof StateStoreFailure) {
+        try {
+          this.append({ hold, row });
+          this.log.warn(`usage row ${row.id} kept in ${this.file} until the state store answers (${error.reason})`);
+        } catch (appendError) {
+          this.log.warn(`usage row ${JSON.stringify(row)} neither reached the state store (${error.reason}) nor ${this.file} (${String(appendError)})`);
+        }
+        return;
+      }
+      this.log.warn(`usage row ${JSON.stringify(row)} refused by the state store, not billed: ${String(error)}`);
+      if (hold) this.shared.release(hold).catch(() => undefined); // else its lease returns the credits
+    });
+    this.unconfirmed.add(sent);
+    void sent.finally(() => this.unconfirmed.delete(sent));
+    return Promise.resolve();
+  }
+
+  /** Resolves once every settle sent so far is confirmed or kept in the file. */
+  async confirmed(): Promise<void> {
+    while (this.unconfirmed.size > 0) await Promise.all(this.unconfirmed);
   }
 
   /** Settle what waits, oldest first, until the store fails again; the rows settled leave the file. */
@@ -65,8 +87,10 @@ export class SettleOutbox implements CreditStore {
     return this.replaying;
   }
 
-  close(): void {
+  /** Stop replaying, once the settles in flight are confirmed or kept. */
+  async close(): Promise<void> {
     clearInterval(this.timer);
+    await this.confirmed();
   }
 
   hold(account: CreditAccount, want: number, atLeast: number, period: string, take?: RateTake): Promise<HoldOutcome> {
