@@ -1,4 +1,4 @@
-// How a call's usage row reaches Redis. The settle is sent before the answer leaves, and the answer
+// How a call's usage row reaches Redis. The settle is sent as the answer leaves, and the answer
 // does not wait for Redis to confirm it ("settle-behind"): a request on Redis costs one round trip
 // of latency (its hold), not two (docs/decisions.md §21). A Redis that fails afterwards must not
 // let the answer go unbilled: the row is appended to a local file, synced, and settled again in
@@ -51,8 +51,8 @@ export class SettleOutbox implements CreditStore {
   }
 
   /**
-   * Send the row's settle and resolve at once: the command is on its way before the caller's
-   * answer is written, and its outcome is handled here. A store that fails keeps the row in the
+   * Send the row's settle and resolve at once: the command leaves in the same event-loop turn as
+   * the caller's answer, and its outcome is handled here. A store that fails keeps the row in the
    * file; a refusal that is not the store failing (retrying cannot bill it) gives the hold back.
    */
   settle(hold: CreditHold | null, row: UsageRow): Promise<void> {
