@@ -362,16 +362,21 @@ test.serial("store: false keeps nothing; a streamed response is stored and conti
   t.is(storedFiles().length, before);
   t.is(((await t.throwsAsync(client().responses.retrieve(unkept.id))) as { status?: number }).status, 404);
 
-  gemini.enqueue({ content: "streamed and kept" });
+  gemini.enqueue({ content: 'streamed "and" kept\n— ✓ \\u0041' });
   const streamed = await client().responses.stream({ model: "google/gemini-2.5-flash", input: "stream it" }).finalResponse();
   const kept = await client().responses.retrieve(streamed.id);
-  t.is(kept.output_text, "streamed and kept");
+  t.is(kept.output_text, 'streamed "and" kept\n— ✓ \\u0041');
   t.is(kept.status, "completed");
+  // The SDK adds its parsed fields to what the stream carried.
+  const { output_parsed: _parsed, ...carried } = streamed as typeof streamed & { output_parsed?: unknown };
+  const parts = (response: { output: unknown[] }) => JSON.stringify(response.output).replaceAll(',"parsed":null', "");
+  t.is(parts(carried), parts(kept), "the stored response's output is the one response.completed carried");
+  t.deepEqual({ ...carried, output: [] }, { ...kept, output: [] }, "and so is the rest of it");
   openai.enqueue({ content: "continued" });
   await client().responses.create({ model: "compat/gpt-x", previous_response_id: streamed.id, input: "and then?" });
   t.deepEqual(openai.requests.at(-1)!.body.messages, [
     { role: "user", content: "stream it" },
-    { role: "assistant", content: "streamed and kept" },
+    { role: "assistant", content: 'streamed "and" kept\n— ✓ \\u0041' },
     { role: "user", content: "and then?" },
   ]);
 });

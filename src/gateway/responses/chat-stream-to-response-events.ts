@@ -24,6 +24,7 @@ import {
   responseUsage,
   statusOf,
 } from "./convert-chat-to-response.js";
+import { ResponseJsonText } from "./response-json-text.js";
 import type { ResponsesRequest } from "./responses-request.js";
 import { SEARCH_FUNCTION_NAME, type SearchFunctionCall, type SearchOutcome, webSearchCallItem } from "./web-search-tool.js";
 
@@ -52,6 +53,9 @@ interface OpenCall {
 export class ChatStreamToResponseEvents {
   private sequence = 0;
   private readonly output: Json[] = [];
+  /** Each output item's JSON text, as `output` holds the items: the Responses the events carry are put together from them. */
+  private readonly outputJson: string[] = [];
+  private readonly responseJson: ResponseJsonText;
   private text: OpenText | undefined;
   /** Tool calls by their chat index, open until the stream ends (chat may interleave their deltas). */
   private readonly calls = new Map<number, OpenCall>();
@@ -70,11 +74,12 @@ export class ChatStreamToResponseEvents {
   constructor(
     private readonly request: ResponsesRequest,
     private readonly ids: ResponseIds,
-  ) {}
+  ) {
+    this.responseJson = new ResponseJsonText(request, ids);
+  }
 
   start(): ResponseStreamEvent[] {
-    const response = { response: this.response("in_progress") };
-    const fields = JSON.stringify(response);
+    const fields = `{"response":${this.responseJson.json({ status: "in_progress", output: this.outputJson, usage: this.usageSoFar() })}}`;
     return [this.serialized("response.created", fields), this.serialized("response.in_progress", fields)];
   }
 
@@ -122,7 +127,7 @@ export class ChatStreamToResponseEvents {
   searchStarted(query: string): { index: number; events: ResponseStreamEvent[] } {
     const index = this.output.length;
     const item = webSearchCallItem(itemId("ws", this.ids.id, "o", index), query, "in_progress", []);
-    this.output.push(item);
+    this.setItem(index, item);
     const at = { item_id: item.id, output_index: index };
     return {
       index,
@@ -137,7 +142,7 @@ export class ChatStreamToResponseEvents {
   /** The search at `index` ended: completed (OpenAI has no event for a failed one; the item says it). */
   searchEnded(index: number, query: string, outcome: SearchOutcome): ResponseStreamEvent[] {
     const item = webSearchCallItem(itemId("ws", this.ids.id, "o", index), query, outcome.status, outcome.urls);
-    this.output[index] = item;
+    this.setItem(index, item);
     const events: ResponseStreamEvent[] = [];
     if (outcome.status === "completed") events.push(this.event("response.web_search_call.completed", { item_id: item.id, output_index: index }));
     events.push(this.event("response.output_item.done", { output_index: index, item }));
@@ -151,14 +156,24 @@ export class ChatStreamToResponseEvents {
     for (const call of this.calls.values()) this.closeCall(call, events);
     this.calls.clear();
     const response = this.finalResponse();
-    events.push(this.event(response.status === "completed" ? "response.completed" : "response.incomplete", { response }));
+    const status = response.status === "completed" ? "completed" : "incomplete";
+    const json = this.responseJson.json({
+      status,
+      completedAt: typeof response.completed_at === "number" ? response.completed_at : null,
+      output: this.outputJson,
+      usage: this.usageSoFar(),
+      finishReason: this.finishReason,
+    });
+    events.push(this.serialized(`response.${status}`, `{"response":${json}}`));
     return events;
   }
 
   /** A failure after the first event: the stream ends with response.failed, never with another upstream's answer. */
   fail(error: { code: string; message: string }): ResponseStreamEvent[] {
     this.failure = error;
-    return [this.event("response.failed", { response: this.finalResponse() })];
+    this.finalResponse();
+    const json = this.responseJson.json({ status: "failed", output: this.outputJson, usage: this.usageSoFar(), error });
+    return [this.serialized("response.failed", `{"response":${json}}`)];
   }
 
   /** The response the last event carried (finish or fail called first). */
@@ -169,8 +184,17 @@ export class ChatStreamToResponseEvents {
 
   /** The response as the stream has it now (its items so far, in order). */
   response(status: "in_progress" | "completed" | "incomplete" | "failed"): Json {
-    const usage = addUsage(this.earlierUsage, this.usage);
-    return responseObject(this.request, this.ids, { status, output: [...this.output], usage, finishReason: this.finishReason });
+    return responseObject(this.request, this.ids, { status, output: [...this.output], usage: this.usageSoFar(), finishReason: this.finishReason });
+  }
+
+  private usageSoFar(): ResponseUsage | undefined {
+    return addUsage(this.earlierUsage, this.usage);
+  }
+
+  /** The output item at `index`, as an object and as JSON text. */
+  private setItem(index: number, item: Json, json = JSON.stringify(item)): void {
+    this.output[index] = item;
+    this.outputJson[index] = json;
   }
 
   private textDelta(delta: TextDelta, events: ResponseStreamEvent[]): void {
@@ -180,7 +204,7 @@ export class ChatStreamToResponseEvents {
       const deltaFields = `"item_id":"${id}","output_index":${index},"content_index":0,"delta":`;
       const text: OpenText = { id, index, text: "", deltaFields };
       this.text = text;
-      this.output.push(messageItem(text.id, "", "in_progress"));
+      this.setItem(index, messageItem(text.id, "", "in_progress"));
       // The item is announced without content; the part follows in its own event.
       const added = messageItem(text.id, "", "in_progress");
       added.content = [];
@@ -199,12 +223,16 @@ export class ChatStreamToResponseEvents {
     const text = this.text;
     if (!text) return;
     this.text = undefined;
-    const item = messageItem(text.id, text.text, "completed");
-    this.output[text.index] = item;
-    // Literal objects, not a shared one spread: a spread with more keys after it is V8's slow path.
-    events.push(this.event("response.output_text.done", { item_id: text.id, output_index: text.index, content_index: 0, text: text.text, logprobs: [] }));
-    events.push(this.event("response.content_part.done", { item_id: text.id, output_index: text.index, content_index: 0, part: outputTextPart(text.text) }));
-    events.push(this.event("response.output_item.done", { output_index: text.index, item }));
+    // The text is escaped once for the three events and the Response that carry it; the item and
+    // its part are written as JSON.stringify writes messageItem and outputTextPart (the tests compare).
+    const literal = JSON.stringify(text.text);
+    const part = `{"type":"output_text","text":${literal},"annotations":[],"logprobs":[]}`;
+    const item = `{"type":"message","id":"${text.id}","status":"completed","role":"assistant","content":[${part}]}`;
+    this.setItem(text.index, messageItem(text.id, text.text, "completed"), item);
+    const at = `{"item_id":"${text.id}","output_index":${text.index},"content_index":0,`;
+    events.push(this.serialized("response.output_text.done", `${at}"text":${literal},"logprobs":[]}`));
+    events.push(this.serialized("response.content_part.done", `${at}"part":${part}}`));
+    events.push(this.serialized("response.output_item.done", `{"output_index":${text.index},"item":${item}}`));
   }
 
   private callDelta(delta: Json, events: ResponseStreamEvent[]): void {
@@ -223,7 +251,7 @@ export class ChatStreamToResponseEvents {
       call = { id: itemId("fc", this.ids.id, "o", index), index, callId: delta.id, name: fn.name, arguments: "" };
       this.calls.set(chatIndex, call);
       const item = functionCallItem(call.id, call.callId, call.name, "", "in_progress");
-      this.output.push(item);
+      this.setItem(index, item);
       events.push(this.event("response.output_item.added", { output_index: call.index, item }));
     }
     if (typeof fn.arguments === "string" && fn.arguments !== "") {
@@ -240,7 +268,7 @@ export class ChatStreamToResponseEvents {
 
   private closeCall(call: OpenCall, events: ResponseStreamEvent[]): void {
     const item = functionCallItem(call.id, call.callId, call.name, call.arguments, "completed");
-    this.output[call.index] = item;
+    this.setItem(call.index, item);
     events.push(
       this.event("response.function_call_arguments.done", { item_id: call.id, output_index: call.index, name: item.name, arguments: call.arguments }),
     );

@@ -147,7 +147,7 @@ export function statusOf(finishReason: string | undefined): ResponseStatus {
   return finishReason === "length" || finishReason === "content_filter" ? "incomplete" : "completed";
 }
 
-function incompleteReason(finishReason: string | undefined): string {
+export function incompleteReason(finishReason: string | undefined): string {
   return finishReason === "content_filter" ? "content_filter" : "max_output_tokens";
 }
 

@@ -87,7 +87,7 @@ export class ResponsesService {
     const earlier: { output: Json[]; usage?: ResponseUsage } = { output: [] };
     let call = chat;
     for (let round = 0; ; round++) {
-      const completed = round === 0 && first ? first.chat : await this.chat.complete({ ...call, stream: false }, context);
+      const completed = round === 0 && first ? first.chat : await this.chat.complete(withStream(call, false), context);
       const searching = searchOffered && round < MAX_SEARCH_ROUNDS ? searchRoundOf(completed.body) : undefined;
       if (!searching) {
         const body = convertChatToResponse(request, completed.body, { id, createdAt, model: completed.body.model }, earlier);
@@ -119,7 +119,7 @@ export class ResponsesService {
       : undefined;
     if (first && "native" in first) return { ...first.native, droppedTools: [], paramsIgnored: [] };
     const { chat, droppedTools, searchOffered, paramsIgnored } = first?.converted ?? convert();
-    const streaming = first?.chat ?? (await this.chat.stream({ ...chat, stream: true }, context));
+    const streaming = first?.chat ?? (await this.chat.stream(withStream(chat, true), context));
     const converter = new ChatStreamToResponseEvents(request, { id, createdAt: nowSeconds(), model: request.model });
     const searching = searchOffered ? { chat, context } : undefined;
     return {
@@ -206,7 +206,7 @@ export class ResponsesService {
           if (started && query !== undefined) yield converter.searchEnded(started.index, query, outcome);
         }
         searching.chat = nextRoundRequest(searching.chat, searches.text, searches.calls, outcomes, round + 1 === MAX_SEARCH_ROUNDS);
-        chunks = (await this.chat.stream({ ...searching.chat, stream: true }, searching.context)).chunks;
+        chunks = (await this.chat.stream(withStream(searching.chat, true), searching.context)).chunks;
       }
       last = converter.finish();
     } catch (error) {
@@ -240,6 +240,15 @@ export class ResponsesService {
 function failureOf(error: unknown): { code: string; message: string } {
   if (error instanceof GatewayError) return { code: error.code, message: error.message };
   return { code: "stream_interrupted", message: "The upstream stream failed before it finished." };
+}
+
+/**
+ * The converted request, which is this call's own, told whether to stream (set in place: a spread
+ * of the request with one more field is V8's slow path, several µs a call).
+ */
+function withStream(chat: ChatRequestBody, stream: boolean): ChatRequestBody {
+  chat.stream = stream;
+  return chat;
 }
 
 function nowSeconds(): number {
