@@ -123,7 +123,7 @@ export class ChatService {
     call: MeteredCall,
   ): AsyncGenerator<string[]> {
     const relayed = (relay: StreamRelay): RelayedText => ({ characters: relay.producedCharacters, bytes: relay.producedBytes });
-    const relay = new StreamRelay(target.candidate.publicModel, (current) => estimatedChatUsage(call, target, relayed(current)));
+    const relay = new StreamRelay(target.candidate.publicModel, (current) => estimatedChatUsage(call, target, relayed(current)), !context.chunksConverted);
     const size = new AnswerSizeWatch();
     try {
       let batch: ChatStreamEvent[] | undefined = first;

@@ -34,6 +34,8 @@ export class StreamRelay {
     private readonly publicModel: string,
     /** The gateway's usage estimate from what was relayed so far. */
     private readonly estimate: (relay: StreamRelay) => ChatUsage,
+    /** False when the chunks go to a converter, which names the model itself: the text is then passed on as it came. */
+    private readonly renames = true,
   ) {
     this.publicModelField = `model":${JSON.stringify(publicModel)}`;
   }
@@ -41,6 +43,10 @@ export class StreamRelay {
   /** The event as JSON text, ready to send. */
   relay(event: ChatStreamEvent): string {
     if (typeof event !== "string") return JSON.stringify(this.rewrite(event));
+    if (!this.renames && !this.first && !(this.usage === undefined && event.includes(USAGE_OBJECT))) {
+      this.countText(event);
+      return event;
+    }
     const at = this.first || !this.upstreamModelField ? -1 : event.indexOf(this.upstreamModelField);
     // Parsed: the first chunk, a chunk that may carry usage, one whose model is not where expected.
     if (at <= 0 || event.charCodeAt(at - 1) !== QUOTE || (this.usage === undefined && event.includes(USAGE_OBJECT))) {

@@ -36,6 +36,11 @@ export interface ChatCallContext {
   batch?: BatchLineBilling;
   /** The request's tags, on each of its usage rows (gateway/request-tags.ts). */
   tags?: readonly string[];
+  /**
+   * A streamed call's chunks go to a converter (the Responses stream), not to the client: the
+   * relay leaves the upstream's model name in them, since the converter names the model itself.
+   */
+  chunksConverted?: boolean;
 }
 
 export interface BatchLineBilling {

@@ -64,6 +64,7 @@ export function registerResponses(app: H3, gateway: Gateway, logger: ServerLogge
           admission,
           recorded: cache?.recorded,
           tags,
+          chunksConverted: true,
         };
         if (request.stream) {
           charge.streamed = true;
