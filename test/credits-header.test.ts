@@ -177,7 +177,7 @@ test.serial("a cache hit's header says what the hit cost; its body is the origin
   t.is(second.headers.get("x-gw-credits"), "0", "billing.cacheHitPrice defaults to 0: the hit was free");
 });
 
-test.serial("nothing billed, no header: a 402 before any upstream call, a 400, a stream", async (t) => {
+test.serial("nothing billed, no header: a 402 before any upstream call, a 400, a stream's headers", async (t) => {
   const refused = await post("/chat/completions", { model: "compat/gpt-x", max_tokens: 1000, messages: [{ role: "user", content: "hi" }] }, brokeKey);
   t.is(refused.status, 402);
   t.is(refused.headers.get("x-gw-credits"), null);
@@ -191,7 +191,42 @@ test.serial("nothing billed, no header: a 402 before any upstream call, a 400, a
   t.is(streamed.status, 200);
   t.is(streamed.headers.get("x-gw-credits"), null, "a stream's headers leave before its row is written");
   t.true(creditsOf(streamed.headers.get("x-request-id")) > 0, "yet it is billed");
-  t.false(streamed.text.includes("gw_credits"), "nor is the figure in a stream");
+});
+
+/** The `data:` frames of an SSE body, parsed (the chat stream's closing `[DONE]` left out). */
+function dataFrames(text: string): Array<Record<string, any>> {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("data: ") && line !== "data: [DONE]")
+    .map((line) => JSON.parse(line.slice("data: ".length)) as Record<string, any>);
+}
+
+test.serial("a stream says what it cost in its usage event: chat's last chunk, whether the upstream sent usage or not, and response.completed", async (t) => {
+  for (const behaviour of [{ usage: { prompt_tokens: 9, completion_tokens: 4 } }, { omitUsage: true }]) {
+    upstream.enqueue({ content: "streamed answer", ...behaviour });
+    const streamed = await post("/chat/completions", {
+      model: "compat/gpt-x",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: "hi" }],
+    });
+    t.is(streamed.status, 200);
+    t.true(streamed.text.trimEnd().endsWith("data: [DONE]"));
+    const chunks = dataFrames(streamed.text);
+    const credits = creditsOf(streamed.headers.get("x-request-id"));
+    t.true(credits > 0);
+    t.is(chunks.at(-1)!.usage.gw_credits, credits, `the last chunk's usage (${JSON.stringify(behaviour)})`);
+    t.is(chunks.filter((chunk) => chunk.usage).length, 1, "one usage chunk");
+    t.is(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? "").join(""), "streamed answer", "the text streamed in full before it");
+  }
+
+  upstream.enqueue({ content: "a response", usage: { prompt_tokens: 7, completion_tokens: 3 } });
+  const response = await post("/responses", { model: "compat/gpt-x", input: "hi", stream: true });
+  t.is(response.status, 200);
+  const completed = dataFrames(response.text).at(-1)!;
+  t.is(completed.type, "response.completed");
+  t.is(completed.response.usage.gw_credits, creditsOf(response.headers.get("x-request-id")));
+  t.is(completed.response.usage.output_tokens, 3);
 });
 
 test.serial("a request refused after it was billed carries what it was charged on its error (the model call before a search it cannot pay)", async (t) => {

@@ -60,7 +60,7 @@ export class SettleOutbox implements CreditStore {
       if (error instanceof StateStoreFailure) {
         try {
           this.append({ hold, row });
-          this.log.warn(`usage row ${row.id} kept in ${this.file} until the state store answers (${error.reason})`);
+          this.log.warn(`usage row ${row.id} of request ${row.requestId} kept in ${this.file} until the state store answers (${error.reason})`);
         } catch (appendError) {
           this.log.warn(`usage row ${JSON.stringify(row)} neither reached the state store (${error.reason}) nor ${this.file} (${String(appendError)})`);
         }

@@ -4,9 +4,10 @@ import type { ChatCapability, ChatChunk, ChatCompletion, ChatRequest, ChatStream
 import { requestedOutputCap, withoutOutputCaps } from "../../providers/max-tokens.js";
 import type { Provider } from "../../providers/provider.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
+import type { UsageRow } from "../../store/usage-log.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureChatPrompt } from "../billing/prompt-measure.js";
-import { readChatUsage } from "../billing/token-usage.js";
+import { readChatUsage, type UsageReading } from "../billing/token-usage.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
 import { AnswerSizeWatch } from "../upstream-calls/answer-size-watch.js";
 import {
@@ -113,6 +114,9 @@ export class ChatService {
   /**
    * Forward chunks as they arrive (a batch per upstream read), naming the public model; end with
    * the usage chunk; bill exactly once, also when the client goes away or the upstream breaks.
+   * The batch that carries the usage chunk is held until the upstream's stream ends and the call is
+   * settled, so the chunk can say what the call cost (`usage.gw_credits`); it is the last batch
+   * (a usage chunk that more batches follow goes out as it came, without the figure).
    * Also for other services' chat attempts (as settleCompletion).
    */
   async *relayChunks(
@@ -125,27 +129,62 @@ export class ChatService {
     const relayed = (relay: StreamRelay): RelayedText => ({ characters: relay.producedCharacters, bytes: relay.producedBytes });
     const relay = new StreamRelay(target.candidate.publicModel, (current) => estimatedChatUsage(call, target, relayed(current)), !context.chunksConverted);
     const size = new AnswerSizeWatch();
+    let settled = false;
     try {
       let batch: ChatStreamEvent[] | undefined = first;
+      // The batch with the usage chunk, and the chunk's place in it, until the stream ends.
+      let held: { texts: string[]; usageAt: number } | undefined;
       while (batch) {
-        yield batch.map((event) => relay.relay(event));
+        if (held) yield held.texts;
+        held = undefined;
+        const texts: string[] = [];
+        let usageAt = -1;
+        for (const event of batch) {
+          const hadUsage = relay.usage !== undefined;
+          texts.push(relay.relay(event));
+          if (!hadUsage && relay.usage !== undefined) usageAt = texts.length - 1;
+        }
+        if (usageAt >= 0) held = { texts, usageAt };
+        else yield texts;
         const next: IteratorResult<ChatStreamEvent[]> = await rest.next();
         batch = next.done ? undefined : next.value;
       }
       if (!relay.usage) {
         // The upstream sent no usage (some compatible servers ignore include_usage): estimate it.
         relay.usage = estimatedChatUsage(call, target, relayed(relay));
-        yield [JSON.stringify(relay.usageChunk(relay.usage))];
+        held = { texts: [JSON.stringify(relay.usageChunk(relay.usage))], usageAt: 0 };
+      }
+      settled = true;
+      const row = await this.settleStream(call, context, target, rest, relay.usageReading, relayed(relay), size);
+      if (held) {
+        if (row) held.texts[held.usageAt] = relay.usageChunkCosting(row.credits) ?? held.texts[held.usageAt]!;
+        yield held.texts;
       }
     } catch (error) {
       size.saw(error, target.candidate);
       throw error;
     } finally {
-      await rest.return?.();
-      // Cut off at the size cap: more was produced than relayed, billed what was held.
-      if (size.tooLarge) await this.metering.failed(call, context, size, heldChatUnits);
-      else await this.metering.settle(call, context, target, relay.usageReading, relayed(relay));
+      if (!settled) await this.settleStream(call, context, target, rest, relay.usageReading, relayed(relay), size);
     }
+  }
+
+  /** The stream's one settle, once the upstream's stream is closed: what was relayed, or what was held when the size cap cut it off. */
+  private async settleStream(
+    call: MeteredCall,
+    context: ChatCallContext,
+    target: AttemptTarget,
+    rest: AsyncIterator<ChatStreamEvent[]>,
+    usage: UsageReading,
+    relayed: RelayedText,
+    size: AnswerSizeWatch,
+  ): Promise<UsageRow | undefined> {
+    await rest.return?.();
+    // Cut off at the size cap: more was produced than relayed, billed what was held.
+    if (size.tooLarge) {
+      await this.metering.failed(call, context, size, heldChatUnits);
+      return undefined;
+    }
+    return this.metering.settle(call, context, target, usage, relayed);
   }
 }
 

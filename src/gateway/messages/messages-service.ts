@@ -236,7 +236,7 @@ export class MessagesService {
   }
 
   /** A stream cut off at the size cap produced more than was relayed: billed what was held. Else as `usual`. */
-  private async settleStream(call: MeteredCall, context: ChatCallContext, size: AnswerSizeWatch, usual: () => Promise<void>): Promise<void> {
+  private async settleStream(call: MeteredCall, context: ChatCallContext, size: AnswerSizeWatch, usual: () => Promise<unknown>): Promise<void> {
     if (size.tooLarge) await this.metering.failed(call, context, size, heldChatUnits);
     else await usual();
   }

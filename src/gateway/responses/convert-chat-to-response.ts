@@ -5,6 +5,7 @@
 import { randomFillSync } from "node:crypto";
 import { isObject, type Json } from "../../json/json-values.js";
 import type { ChatCompletion, ChatUsage } from "../../providers/chat-types.js";
+import { CREDITS_USAGE_FIELD } from "../billing/credits-in-usage.js";
 import type { ResponsesRequest } from "./responses-request.js";
 import { SEARCH_FUNCTION_NAME } from "./web-search-tool.js";
 
@@ -46,6 +47,8 @@ export interface ResponseUsage {
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
+  /** What the call cost, when the chat usage said it (a stream's usage chunk: docs/decisions.md §24). */
+  gw_credits?: number;
 }
 
 /** Which response, when it was made, and the public model that answered. */
@@ -155,16 +158,22 @@ export function incompleteReason(finishReason: string | undefined): string {
 export function responseUsage(usage: ChatUsage | null | undefined): ResponseUsage | undefined {
   if (!usage) return undefined;
   const details = isObject(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
-  return {
+  const converted: ResponseUsage = {
     input_tokens: usage.prompt_tokens,
     input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0 },
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: typeof details.reasoning_tokens === "number" ? details.reasoning_tokens : 0 },
     total_tokens: usage.total_tokens,
   };
+  const credits = (usage as { [CREDITS_USAGE_FIELD]?: unknown })[CREDITS_USAGE_FIELD];
+  if (typeof credits === "number") converted.gw_credits = credits;
+  return converted;
 }
 
-/** The usage of two model calls of one response, added up (either may be missing). */
+/**
+ * The usage of two model calls of one response, added up (either may be missing). Without
+ * `gw_credits`: a response that searched also paid for its searches, which no call's usage says.
+ */
 export function addUsage(first: ResponseUsage | undefined, second: ResponseUsage | undefined): ResponseUsage | undefined {
   if (!first || !second) return first ?? second;
   return {

@@ -171,7 +171,7 @@ export class ChatMetering {
    * Write the usage row and release the reservation; resolves once the row is in the log. The
    * upstream's usage when it is valid; else the prompt's estimate plus the text relayed.
    */
-  async settle(call: MeteredCall, context: ChatCallContext, target: AttemptTarget, usage: UsageReading, relayed: RelayedText): Promise<void> {
+  async settle(call: MeteredCall, context: ChatCallContext, target: AttemptTarget, usage: UsageReading, relayed: RelayedText): Promise<UsageRow> {
     const config = this.shared.config();
     const budget = budgetOf(call, target.candidate);
     if ("invalid" in usage) this.invalidUsage(context, target, usage.invalid);
@@ -179,7 +179,7 @@ export class ChatMetering {
       "counts" in usage
         ? usage.counts
         : { input: budget.promptEstimate, cacheRead: 0, cacheWrite: 0, output: estimateTextTokens(relayed.characters, relayed.bytes) };
-    await this.record(call, context, target, usageUnits(counts), creditsForTokens(budget.pricing, counts, config.billing.creditsPerUsd));
+    return this.record(call, context, target, usageUnits(counts), creditsForTokens(budget.pricing, counts, config.billing.creditsPerUsd));
   }
 
   /** The upstream's usage was not believed: say so in the log (the gateway's estimate is billed). */
@@ -197,7 +197,7 @@ export class ChatMetering {
     target: Pick<AttemptTarget, "candidate">,
     units: Record<string, number>,
     credits: number,
-  ): Promise<void> {
+  ): Promise<UsageRow> {
     const budget = budgetOf(call, target.candidate);
     const entry = usageEntry(context, { endpoint: context.endpoint, model: target.candidate.publicModel, provider: target.candidate.provider, units, credits });
     const { batch } = context;
@@ -209,6 +209,7 @@ export class ChatMetering {
     context.recorded?.(row);
     // Only a key with a tokens-per-minute limit has a token bucket to count them in (on Redis, a script saved).
     if (context.caller.key.tpm !== undefined) this.tokensUsed?.(context.caller.key.prefix, countedTokens(units, budget.heldTokens));
+    return row;
   }
 
   /** The call failed before anything was produced: nothing is billed. */
