@@ -9,6 +9,7 @@ import test from "ava";
 import OpenAI from "openai";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
+import { type FakeAnthropic, startFakeAnthropic } from "./fakes/anthropic.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
 import { type FakeOpenAIImages, startFakeOpenAIImages } from "./fakes/openai-images.js";
 import { type FakeTavily, startFakeTavily } from "./fakes/tavily.js";
@@ -17,6 +18,7 @@ import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/
 const TAVILY_KEY = "tvly-credits-key";
 
 let upstream: FakeOpenAI;
+let claudeUpstream: FakeAnthropic;
 let images: FakeOpenAIImages;
 let tavily: FakeTavily;
 let gateway: TestGateway;
@@ -26,6 +28,7 @@ let brokeKey: string;
 
 test.before(async () => {
   upstream = await startFakeOpenAI();
+  claudeUpstream = await startFakeAnthropic();
   images = await startFakeOpenAIImages();
   tavily = await startFakeTavily({ apiKey: TAVILY_KEY });
   const home = await makeHome((config) => {
@@ -34,10 +37,15 @@ test.before(async () => {
       compat: { type: "openai", baseUrl: upstream.url, apiKey: "sk-compat" },
       openai: { type: "openai", baseUrl: images.url, apiKey: "sk-images" },
       tavily: { type: "tavily", baseUrl: tavily.url, apiKey: TAVILY_KEY },
+      claude: { type: "anthropic", baseUrl: claudeUpstream.url, apiKey: "sk-ant-credits" },
     };
-    config.routes = [{ prefix: "compat/", provider: "compat" }];
+    config.routes = [
+      { prefix: "compat/", provider: "compat" },
+      { prefix: "claude/", provider: "claude" },
+    ];
     config.models = [
       { id: "compat/gpt-x", name: "GPT X", context_length: 100_000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
+      { id: "claude/claude-x", name: "Claude X", context_length: 100_000, pricing: { input_per_mtok: 3, output_per_mtok: 15 } },
       { id: "compat/text-embedding-3-small", name: "Embed", context_length: 8191, pricing: { input_per_mtok: 20, output_per_mtok: 0 } },
     ];
     config.tools.image = { default: "openai/gpt-image-1", allow: [] };
@@ -52,6 +60,7 @@ test.before(async () => {
 test.after.always(async () => {
   await gateway?.shutdown();
   await upstream?.close();
+  await claudeUpstream?.close();
   await images?.close();
   await tavily?.close();
 });
@@ -227,6 +236,35 @@ test.serial("a stream says what it cost in its usage event: chat's last chunk, w
   t.is(completed.type, "response.completed");
   t.is(completed.response.usage.gw_credits, creditsOf(response.headers.get("x-request-id")));
   t.is(completed.response.usage.output_tokens, 3);
+});
+
+test.serial("a Messages stream says what it cost in message_delta's usage, from Anthropic natively and converted from a chat upstream", async (t) => {
+  claudeUpstream.enqueue({ content: "native answer" });
+  upstream.enqueue({ content: "converted answer", usage: { prompt_tokens: 9, completion_tokens: 4 } });
+  for (const model of ["claude/claude-x", "compat/gpt-x"]) {
+    const response = await fetch(`${gateway.url}/anthropic/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+      body: JSON.stringify({ model, max_tokens: 50, stream: true, messages: [{ role: "user", content: "hi" }] }),
+    });
+    const streamed = { status: response.status, headers: response.headers, text: await response.text() };
+    t.is(streamed.status, 200);
+    t.is(streamed.headers.get("x-gw-credits"), null);
+    const events = dataFrames(streamed.text);
+    const delta = events.find((event) => event.type === "message_delta")!;
+    const credits = creditsOf(streamed.headers.get("x-request-id"));
+    t.true(credits > 0);
+    t.is(delta.usage.gw_credits, credits, model);
+    t.true(delta.usage.output_tokens > 0, "the usage it already had is kept");
+    t.is(events.at(-1)!.type, "message_stop");
+    t.is(
+      events
+        .filter((event) => event.type === "content_block_delta")
+        .map((event) => event.delta.text)
+        .join(""),
+      model.startsWith("claude/") ? "native answer" : "converted answer",
+    );
+  }
 });
 
 test.serial("a request refused after it was billed carries what it was charged on its error (the model call before a search it cannot pay)", async (t) => {

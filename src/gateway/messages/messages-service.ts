@@ -3,12 +3,14 @@
 // id aside) and the answer comes back untouched; to any other chat provider it is converted to
 // a chat completion and back, streams included.
 
-import { parseJsonObject } from "../../json/json-values.js";
+import { isObject, parseJsonObject } from "../../json/json-values.js";
 import type { ChatCapability, ChatChunk, ChatStreamEvent, JsonObject } from "../../providers/chat-types.js";
 import { withoutOutputCaps } from "../../providers/max-tokens.js";
 import type { MessagesCapability, NativeMessagesEvent } from "../../providers/messages-types.js";
 import type { Provider } from "../../providers/provider.js";
+import type { UsageRow } from "../../store/usage-log.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
+import { CREDITS_USAGE_FIELD } from "../billing/credits-in-usage.js";
 import { measureMessagesPrompt } from "../billing/prompt-measure.js";
 import { readChatUsage, readMessagesUsage, type UsageReading } from "../billing/token-usage.js";
 import { chatOf } from "../chat/chat-service.js";
@@ -139,7 +141,11 @@ export class MessagesService {
     });
   }
 
-  /** Native events pass through; message_start gets the public model; usage is read for billing. */
+  /**
+   * Native events pass through; message_start gets the public model; usage is read for billing.
+   * The batch with message_delta (the last, with message_stop) is held until the upstream's stream
+   * ends and the call is settled: its usage then says what the call cost (`gw_credits`).
+   */
   private async *relayNative(
     first: NativeMessagesEvent[],
     rest: AsyncIterator<NativeMessagesEvent[]>,
@@ -152,10 +158,20 @@ export class MessagesService {
     let outputReported = false;
     const relayed = { characters: 0, bytes: 0 };
     const size = new AnswerSizeWatch();
+    let held: HeldDelta | undefined;
+    let settled = false;
+    const settle = () => {
+      // A stream cut before message_delta has no output count: the relayed text is estimated.
+      const usage = outputReported ? readMessagesUsage(reported) : { missing: true as const };
+      return this.settleStream(call, context, size, rest, () => this.metering.settle(call, context, target, usage, relayed));
+    };
     try {
       let batch: NativeMessagesEvent[] | undefined = first;
       while (batch) {
-        yield batch.map((event) => {
+        if (held) yield held.events;
+        held = undefined;
+        let deltaAt = -1;
+        const events = batch.map((event, index) => {
           if (event.event === "message_start") {
             const data = parseJsonObject(event.data);
             const message = data?.message as JsonObject | undefined;
@@ -168,23 +184,26 @@ export class MessagesService {
             const usage = usageFields(parseJsonObject(event.data)?.usage);
             Object.assign(reported, usage);
             if (usage.output_tokens !== undefined) outputReported = true;
+            deltaAt = index;
           } else if (event.event === "content_block_delta") {
             relayed.characters += Math.max(0, event.data.length - BLOCK_DELTA_OVERHEAD);
             relayed.bytes += Math.max(0, Buffer.byteLength(event.data) - BLOCK_DELTA_OVERHEAD);
           }
           return event;
         });
+        if (deltaAt >= 0) held = { events, at: deltaAt };
+        else yield events;
         const next: IteratorResult<NativeMessagesEvent[]> = await rest.next();
         batch = next.done ? undefined : next.value;
       }
+      settled = true;
+      const row = await settle();
+      if (held) yield withCostInDelta(held, row);
     } catch (error) {
       size.saw(error, target.candidate);
-      yield [errorEvent(error)];
+      yield [...(held?.events ?? []), errorEvent(error)];
     } finally {
-      await rest.return?.();
-      // A stream cut before message_delta has no output count: the relayed text is estimated.
-      const usage = outputReported ? readMessagesUsage(reported) : { missing: true as const };
-      await this.settleStream(call, context, size, () => this.metering.settle(call, context, target, usage, relayed));
+      if (!settled) await settle();
     }
   }
 
@@ -202,6 +221,8 @@ export class MessagesService {
     const toNative = (events: ReturnType<ChatStreamToMessagesEvents["push"]>) =>
       events.map((event) => ({ event: event.event, data: JSON.stringify(event.data) }));
     const size = new AnswerSizeWatch();
+    let settled = false;
+    const settle = () => this.settleStream(call, context, size, rest, () => this.metering.settle(call, context, target, usage, relayed));
     try {
       let batch: ChatStreamEvent[] | undefined = first;
       while (batch) {
@@ -225,20 +246,37 @@ export class MessagesService {
         batch = next.done ? undefined : next.value;
       }
       converter.setUsage(estimatedChatUsage(call, target, relayed));
-      yield toNative(converter.finish());
+      // The closing events (message_delta, message_stop) wait for the settle: message_delta says what the call cost.
+      settled = true;
+      const row = await settle();
+      const closing = toNative(converter.finish());
+      const at = closing.findIndex((event) => event.event === "message_delta");
+      yield at >= 0 ? withCostInDelta({ events: closing, at }, row) : closing;
     } catch (error) {
       size.saw(error, target.candidate);
       yield [errorEvent(error)];
     } finally {
-      await rest.return?.();
-      await this.settleStream(call, context, size, () => this.metering.settle(call, context, target, usage, relayed));
+      if (!settled) await settle();
     }
   }
 
-  /** A stream cut off at the size cap produced more than was relayed: billed what was held. Else as `usual`. */
-  private async settleStream(call: MeteredCall, context: ChatCallContext, size: AnswerSizeWatch, usual: () => Promise<unknown>): Promise<void> {
-    if (size.tooLarge) await this.metering.failed(call, context, size, heldChatUnits);
-    else await usual();
+  /**
+   * The stream's one settle, once the upstream's stream is closed. A stream cut off at the size cap
+   * produced more than was relayed: billed what was held. Else as `usual`, whose row is returned.
+   */
+  private async settleStream(
+    call: MeteredCall,
+    context: ChatCallContext,
+    size: AnswerSizeWatch,
+    rest: AsyncIterator<unknown>,
+    usual: () => Promise<UsageRow>,
+  ): Promise<UsageRow | undefined> {
+    await rest.return?.();
+    if (size.tooLarge) {
+      await this.metering.failed(call, context, size, heldChatUnits);
+      return undefined;
+    }
+    return usual();
   }
 }
 
@@ -263,6 +301,24 @@ function usageFields(value: unknown): Record<string, unknown> {
 }
 
 /** A failure after the stream started ends it with the native `error` event. */
+/** A batch held for its message_delta, and that event's place in it. */
+interface HeldDelta {
+  events: NativeMessagesEvent[];
+  at: number;
+}
+
+/** The held batch, its message_delta's usage saying what the call cost (docs/decisions.md §24); as it was when nothing was billed. */
+function withCostInDelta(held: HeldDelta, row: UsageRow | undefined): NativeMessagesEvent[] {
+  const delta = held.events[held.at]!;
+  const data = row && parseJsonObject(delta.data);
+  if (!data) return held.events;
+  const usage = isObject(data.usage) ? data.usage : {};
+  usage[CREDITS_USAGE_FIELD] = row.credits;
+  data.usage = usage;
+  held.events[held.at] = { event: delta.event, data: JSON.stringify(data) };
+  return held.events;
+}
+
 function errorEvent(error: unknown): NativeMessagesEvent {
   const status = error instanceof GatewayError ? error.status : ((error as { status?: number }).status ?? 502);
   const message = error instanceof GatewayError ? error.message : "The upstream stream failed before it finished.";
