@@ -219,6 +219,8 @@ test.serial("stream: every event passed through in order, ids and model rewritte
   t.deepEqual(sent.input, [{ role: "user", content: [{ type: "input_text", text: "count" }] }]);
   t.is(rows().length, rowsBefore + 1);
   t.like(rows().at(-1), { provider: "native", credits: 11 * 3 + 5 * 15 });
+  t.is((final.usage as { gw_credits?: number }).gw_credits, 11 * 3 + 5 * 15, "response.completed says what the call cost");
+  t.is(final.usage?.output_tokens, 5, "beside the upstream's own usage");
 });
 
 test.serial("previous_response_id: the next upstream request carries the stored turn, its reasoning item's encrypted_content unchanged", async (t) => {

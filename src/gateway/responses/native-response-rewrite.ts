@@ -8,6 +8,7 @@
 // response.completed, .incomplete or .failed, gw ends it with response.failed, numbered on.
 import { isObject, type Json, parseJsonObject } from "../../json/json-values.js";
 import type { NativeResponsesEvent } from "../../providers/responses-types.js";
+import { withCreditsInUsage } from "../billing/credits-in-usage.js";
 import { readChatUsage, type UsageReading } from "../billing/token-usage.js";
 import type { RelayedText } from "../upstream-calls/chat-metering.js";
 import { itemId, type ResponseIds, type ResponseUsage, responseObject } from "./convert-chat-to-response.js";
@@ -59,6 +60,8 @@ export class NativeResponseStream {
   readonly relayed: RelayedText = { characters: 0, bytes: 0 };
   /** The response the stream ended with (the upstream's last event, or gw's response.failed). */
   ended: Json | undefined;
+  /** The event that carried `ended`, as relayed (its data parsed), for sending again with what the call cost. */
+  private terminal: { event: string; data: Json } | undefined;
   private sequence = -1;
   private latest: Json | undefined;
   private readonly items: Json[] = [];
@@ -76,9 +79,19 @@ export class NativeResponseStream {
       const data = parseJsonObject(event.data);
       // The provider relays only JSON objects; anything else goes on as it came.
       if (!data) return event;
+      const ended = this.ended;
       this.rewrite(data, typeof data.type === "string" ? data.type : event.event);
+      if (this.ended !== ended) this.terminal = { event: event.event, data };
       return { event: event.event, data: JSON.stringify(data) };
     });
+  }
+
+  /** The upstream's last event, again, its response's usage saying what the call cost (`gw_credits`, docs/decisions.md §24). */
+  terminalCosting(credits: number): NativeResponsesEvent | undefined {
+    const terminal = this.terminal;
+    if (!terminal || !isObject(terminal.data.response)) return undefined;
+    withCreditsInUsage(terminal.data.response, credits);
+    return { event: terminal.event, data: JSON.stringify(terminal.data) };
   }
 
   /** The stream broke off (or ended without a last event): response.failed with what was produced, numbered on. */

@@ -224,13 +224,32 @@ export class NativeResponses {
       stored = true;
       await hooks.ended(stream.ended);
     };
+    let settled = false;
+    const settle = async () => {
+      await rest.return?.();
+      // Cut off at the size cap: more was produced than relayed, billed what was held.
+      if (size.tooLarge) {
+        await this.metering.failed(call, context, size, heldChatUnits);
+        return undefined;
+      }
+      return this.metering.settle(call, context, target, stream.usage, stream.relayed);
+    };
+    // The batch with the upstream's last event, held until the stream ends and the call is settled,
+    // so that event's response says what the call cost (docs/decisions.md §24).
+    let held: NativeResponsesEvent[] | undefined;
     try {
       let batch: NativeResponsesEvent[] | undefined = first;
       while (batch) {
+        if (held) yield held;
+        held = undefined;
+        const endedBefore = stream.ended;
         const events = stream.relay(batch);
-        // Stored before the last event goes out: a client that reads it can continue from it at once.
-        await store();
-        yield events;
+        if (stream.ended !== endedBefore) held = events;
+        else {
+          // Stored before the last event goes out: a client that reads it can continue from it at once.
+          await store();
+          yield events;
+        }
         const next: IteratorResult<NativeResponsesEvent[]> = await rest.next();
         batch = next.done ? undefined : next.value;
       }
@@ -239,20 +258,29 @@ export class NativeResponses {
         await store();
         yield [failed];
       }
+      settled = true;
+      const row = await settle();
+      if (held) {
+        const costing = row && stream.terminalCosting(row.credits);
+        if (costing) held[held.map((event) => event.event).lastIndexOf(costing.event)] = costing;
+        await store();
+        yield held;
+        held = undefined;
+      }
     } catch (error) {
       size.saw(error, target.candidate);
       // A client that went away aborted the upstream call: nobody to tell.
       if (!(error instanceof GatewayError) && !(error instanceof Error && error.name === "AbortError")) hooks.log(error);
-      if (!stream.ended) {
+      if (held) {
+        await store();
+        yield held;
+      } else if (!stream.ended) {
         const failed = stream.fail(error instanceof GatewayError ? { code: error.code, message: error.message } : INTERRUPTED);
         await store();
         yield [failed];
       }
     } finally {
-      await rest.return?.();
-      // Cut off at the size cap: more was produced than relayed, billed what was held.
-      if (size.tooLarge) await this.metering.failed(call, context, size, heldChatUnits);
-      else await this.metering.settle(call, context, target, stream.usage, stream.relayed);
+      if (!settled) await settle();
     }
   }
 }
