@@ -4,10 +4,9 @@ import type { ChatCapability, ChatChunk, ChatCompletion, ChatRequest, ChatStream
 import { requestedOutputCap, withoutOutputCaps } from "../../providers/max-tokens.js";
 import type { Provider } from "../../providers/provider.js";
 import { UpstreamNetworkError } from "../../providers/provider-errors.js";
-import type { UsageRow } from "../../store/usage-log.js";
 import type { ChatCallSize } from "../billing/chat-reservation.js";
 import { measureChatPrompt } from "../billing/prompt-measure.js";
-import { readChatUsage, type UsageReading } from "../billing/token-usage.js";
+import { readChatUsage } from "../billing/token-usage.js";
 import type { RouteCandidate } from "../routing/route-resolver.js";
 import { AnswerSizeWatch } from "../upstream-calls/answer-size-watch.js";
 import {
@@ -155,7 +154,7 @@ export class ChatService {
         held = { texts: [JSON.stringify(relay.usageChunk(relay.usage))], usageAt: 0 };
       }
       settled = true;
-      const row = await this.settleStream(call, context, target, rest, relay.usageReading, relayed(relay), size);
+      const row = await this.metering.settleStream(call, context, target, rest, relay.usageReading, relayed(relay), size);
       if (held) {
         if (row) held.texts[held.usageAt] = relay.usageChunkCosting(row.credits) ?? held.texts[held.usageAt]!;
         yield held.texts;
@@ -164,27 +163,8 @@ export class ChatService {
       size.saw(error, target.candidate);
       throw error;
     } finally {
-      if (!settled) await this.settleStream(call, context, target, rest, relay.usageReading, relayed(relay), size);
+      if (!settled) await this.metering.settleStream(call, context, target, rest, relay.usageReading, relayed(relay), size);
     }
-  }
-
-  /** The stream's one settle, once the upstream's stream is closed: what was relayed, or what was held when the size cap cut it off. */
-  private async settleStream(
-    call: MeteredCall,
-    context: ChatCallContext,
-    target: AttemptTarget,
-    rest: AsyncIterator<ChatStreamEvent[]>,
-    usage: UsageReading,
-    relayed: RelayedText,
-    size: AnswerSizeWatch,
-  ): Promise<UsageRow | undefined> {
-    await rest.return?.();
-    // Cut off at the size cap: more was produced than relayed, billed what was held.
-    if (size.tooLarge) {
-      await this.metering.failed(call, context, size, heldChatUnits);
-      return undefined;
-    }
-    return this.metering.settle(call, context, target, usage, relayed);
   }
 }
 

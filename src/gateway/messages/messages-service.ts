@@ -163,7 +163,7 @@ export class MessagesService {
     const settle = () => {
       // A stream cut before message_delta has no output count: the relayed text is estimated.
       const usage = outputReported ? readMessagesUsage(reported) : { missing: true as const };
-      return this.settleStream(call, context, size, rest, () => this.metering.settle(call, context, target, usage, relayed));
+      return this.metering.settleStream(call, context, target, rest, usage, relayed, size);
     };
     try {
       let batch: NativeMessagesEvent[] | undefined = first;
@@ -222,7 +222,7 @@ export class MessagesService {
       events.map((event) => ({ event: event.event, data: JSON.stringify(event.data) }));
     const size = new AnswerSizeWatch();
     let settled = false;
-    const settle = () => this.settleStream(call, context, size, rest, () => this.metering.settle(call, context, target, usage, relayed));
+    const settle = () => this.metering.settleStream(call, context, target, rest, usage, relayed, size);
     try {
       let batch: ChatStreamEvent[] | undefined = first;
       while (batch) {
@@ -259,25 +259,6 @@ export class MessagesService {
       if (!settled) await settle();
     }
   }
-
-  /**
-   * The stream's one settle, once the upstream's stream is closed. A stream cut off at the size cap
-   * produced more than was relayed: billed what was held. Else as `usual`, whose row is returned.
-   */
-  private async settleStream(
-    call: MeteredCall,
-    context: ChatCallContext,
-    size: AnswerSizeWatch,
-    rest: AsyncIterator<unknown>,
-    usual: () => Promise<UsageRow>,
-  ): Promise<UsageRow | undefined> {
-    await rest.return?.();
-    if (size.tooLarge) {
-      await this.metering.failed(call, context, size, heldChatUnits);
-      return undefined;
-    }
-    return usual();
-  }
 }
 
 /** A content_block_delta's JSON around its text: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}. */
@@ -300,7 +281,6 @@ function usageFields(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-/** A failure after the stream started ends it with the native `error` event. */
 /** A batch held for its message_delta, and that event's place in it. */
 interface HeldDelta {
   events: NativeMessagesEvent[];
@@ -319,6 +299,7 @@ function withCostInDelta(held: HeldDelta, row: UsageRow | undefined): NativeMess
   return held.events;
 }
 
+/** A failure after the stream started ends it with the native `error` event. */
 function errorEvent(error: unknown): NativeMessagesEvent {
   const status = error instanceof GatewayError ? error.status : ((error as { status?: number }).status ?? 502);
   const message = error instanceof GatewayError ? error.message : "The upstream stream failed before it finished.";

@@ -225,15 +225,7 @@ export class NativeResponses {
       await hooks.ended(stream.ended);
     };
     let settled = false;
-    const settle = async () => {
-      await rest.return?.();
-      // Cut off at the size cap: more was produced than relayed, billed what was held.
-      if (size.tooLarge) {
-        await this.metering.failed(call, context, size, heldChatUnits);
-        return undefined;
-      }
-      return this.metering.settle(call, context, target, stream.usage, stream.relayed);
-    };
+    const settle = () => this.metering.settleStream(call, context, target, rest, stream.usage, stream.relayed, size);
     // The batch with the upstream's last event, held until the stream ends and the call is settled,
     // so that event's response says what the call cost (docs/decisions.md §24).
     let held: NativeResponsesEvent[] | undefined;

@@ -182,6 +182,28 @@ export class ChatMetering {
     return this.record(call, context, target, usageUnits(counts), creditsForTokens(budget.pricing, counts, config.billing.creditsPerUsd));
   }
 
+  /**
+   * A stream's one settle, once its upstream stream is closed: cut off at the size cap, it produced
+   * more than was relayed and is billed what was held; else what was relayed, whose row is
+   * returned (its credits go into the stream's usage event: docs/decisions.md §24).
+   */
+  async settleStream(
+    call: MeteredCall,
+    context: ChatCallContext,
+    target: AttemptTarget,
+    upstream: AsyncIterator<unknown>,
+    usage: UsageReading,
+    relayed: RelayedText,
+    size: AnswerSizeWatch,
+  ): Promise<UsageRow | undefined> {
+    await upstream.return?.();
+    if (size.tooLarge) {
+      await this.failed(call, context, size, heldChatUnits);
+      return undefined;
+    }
+    return this.settle(call, context, target, usage, relayed);
+  }
+
   /** The upstream's usage was not believed: say so in the log (the gateway's estimate is billed). */
   invalidUsage(context: ChatCallContext, target: Pick<AttemptTarget, "candidate">, why: string): void {
     this.shared.warn(`${target.candidate.provider} reported invalid usage for request ${context.requestId} (${why}); billed the gateway's estimate`);
