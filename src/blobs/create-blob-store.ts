@@ -6,7 +6,6 @@ import path from "node:path";
 import { builtinDrivers, createStorage, type Driver } from "unstorage";
 import type { BlobStore } from "./blob-store.js";
 import { streamingFsDriver } from "./fs-stream-driver.js";
-import { streamingS3Driver } from "./s3-stream-driver.js";
 import { UnstorageBlobStore } from "./unstorage-blob-store.js";
 
 export interface BlobStoreSettings {
@@ -24,8 +23,9 @@ async function loadDriver(settings: BlobStoreSettings, defaultBase: string): Pro
     const base = typeof settings.options.base === "string" ? path.resolve(settings.options.base) : defaultBase;
     return streamingFsDriver({ ...settings.options, base });
   }
-  // Before the builtin lookup: unstorage's own s3 driver holds whole files in memory.
-  if (settings.driver === "s3") return streamingS3Driver(settings.options);
+  // Before the builtin lookup: unstorage's own s3 driver holds whole files in memory. Loaded only
+  // for S3, as the other drivers are: a server on the filesystem never loads the S3 client.
+  if (settings.driver === "s3") return (await import("./s3-stream-driver.js")).streamingS3Driver(settings.options);
   // Only unstorage's own driver modules: the name never becomes an arbitrary import path.
   const drivers = builtinDrivers as Record<string, string>;
   const specifier = Object.hasOwn(drivers, settings.driver) ? drivers[settings.driver] : undefined;

@@ -7,7 +7,6 @@
 // other way round.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileTypeFromBuffer } from "file-type";
 import { measureStream } from "./audio-packets.js";
 import { AudioEngineError } from "./audio-process.js";
 import { withTempDir } from "./temp-dir.js";
@@ -147,7 +146,8 @@ export function wavDataEnd(bytes: Buffer): number | undefined {
 async function sniff(bytes: Buffer): Promise<ContainerKind> {
   let detected: { ext: string; mime: string } | undefined;
   try {
-    detected = await fileTypeFromBuffer(bytes);
+    // file-type loads on the first sniff: a server that is never sent a picture or a sound never pays for it.
+    detected = await (await import("file-type")).fileTypeFromBuffer(bytes);
   } catch {
     detected = undefined;
   }

@@ -2,8 +2,13 @@
 // reservation of a chat request: no pixels are decoded and, for base64 input, only a prefix of the
 // text is turned into bytes (64 KiB first, four times more on each retry, up to the whole input),
 // so a 1.2 MB photo whose header sits near the start costs one small decode. Never throws.
-import { imageSize } from "image-size";
-import { typeHandlers } from "image-size/types/index";
+import type * as ImageSize from "image-size";
+import type * as ImageSizeTypes from "image-size/types/index";
+import { onFirstUse } from "../load/on-first-use.js";
+
+// Required on the first picture measured: a server whose requests carry none never loads image-size.
+const imageSizeLib = onFirstUse<typeof ImageSize>("image-size");
+const imageTypes = onFirstUse<typeof ImageSizeTypes>("image-size/types/index");
 
 export interface ImageDimensions {
   width: number;
@@ -73,7 +78,7 @@ function ownCopy(bytes: Uint8Array): Uint8Array {
 
 function sizeFromHeader(bytes: Uint8Array): ImageDimensions | undefined {
   try {
-    const { width, height, orientation } = imageSize(bytes);
+    const { width, height, orientation } = imageSizeLib().imageSize(bytes);
     if (!isPositiveInteger(width) || !isPositiveInteger(height)) return undefined;
     return orientation !== undefined && QUARTER_TURN_ORIENTATIONS.has(orientation) ? { width: height, height: width } : { width, height };
   } catch {
@@ -82,7 +87,7 @@ function sizeFromHeader(bytes: Uint8Array): ImageDimensions | undefined {
 }
 
 function looksLikePicture(bytes: Uint8Array): boolean {
-  for (const handler of typeHandlers.values()) {
+  for (const handler of imageTypes().typeHandlers.values()) {
     try {
       if (handler.validate(bytes)) return true;
     } catch {

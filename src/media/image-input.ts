@@ -5,7 +5,6 @@
 // is then decoded so truncated and corrupt files are refused here instead of deep inside a provider.
 // SVG is refused on purpose: it is a document (scripts, external references, entity expansion),
 // not pixels, and no upstream we send pictures to takes it.
-import { fileTypeFromBuffer } from "file-type";
 import type { Metadata } from "sharp";
 import { type FetchedResource, safeFetch } from "../net/safe-fetch.js";
 import { InvalidImageError } from "./image-error.js";
@@ -132,7 +131,8 @@ async function bytesOf(source: string | Uint8Array, options: DecodeImageOptions)
 }
 
 async function sniff(bytes: Buffer): Promise<ImageMediaType> {
-  const sniffed = await fileTypeFromBuffer(bytes);
+  // file-type loads on the first sniff: a server that is never sent a picture or a sound never pays for it.
+  const sniffed = await (await import("file-type")).fileTypeFromBuffer(bytes);
   const supported = sniffed ? SNIFFED_TYPES[sniffed.mime] : undefined;
   if (supported) return supported;
   // file-type names an SVG with an XML declaration application/xml and a bare one not at all.

@@ -4,8 +4,17 @@
 // metrics against under 1 µs with these (a loop of the calls one chat request makes, Node 20).
 // Series are found by their label values through nested maps, their label objects built once.
 // prom-client still renders them: a counter through a Counter's collect(), a histogram as the
-// metric object prom-client's own Histogram.get() returns.
-import { Counter, type Metric, type Registry } from "prom-client";
+// metric object prom-client's own Histogram.get() returns. prom-client itself is loaded at the
+// first scrape (metrics.ts), when every metric here is registered with it.
+import type * as PromClient from "prom-client";
+import type { Metric, Registry } from "prom-client";
+
+export type PromClientModule = typeof PromClient;
+
+/** One of the server's metrics, handed to prom-client when the first scrape builds the registry. */
+export interface ScrapedMetric {
+  register(registry: Registry, prom: PromClientModule): void;
+}
 
 type LabelValue = string | number;
 type Labels = Record<string, LabelValue>;
@@ -48,21 +57,25 @@ interface MetricConfig {
   name: string;
   help: string;
   labelNames?: readonly string[];
-  registry: Registry;
 }
 
 /** A counter; `inc(amount, ...labelValues)` with the values in the order of `labelNames`. */
-export class SeriesCounter {
+export class SeriesCounter implements ScrapedMetric {
   private readonly index: SeriesIndex<{ labels: Labels; value: number }>;
 
-  constructor(config: MetricConfig) {
-    const index = new SeriesIndex(config.labelNames ?? [], (labels) => ({ labels, value: 0 }));
-    this.index = index;
-    new Counter<string>({
-      name: config.name,
-      help: config.help,
-      labelNames: config.labelNames ?? [],
-      registers: [config.registry],
+  constructor(private readonly config: MetricConfig) {
+    this.index = new SeriesIndex(config.labelNames ?? [], (labels) => ({ labels, value: 0 }));
+    // A metric without labels shows 0 before its first event, as prom-client's own do.
+    if (!config.labelNames?.length) this.index.find();
+  }
+
+  register(registry: Registry, prom: PromClientModule): void {
+    const index = this.index;
+    new prom.Counter<string>({
+      name: this.config.name,
+      help: this.config.help,
+      labelNames: this.config.labelNames ?? [],
+      registers: [registry],
       collect() {
         this.reset();
         for (const series of index.all) this.inc(series.labels, series.value);
@@ -84,7 +97,7 @@ interface HistogramSeries {
 }
 
 /** A histogram; `observe(value, ...labelValues)` with the values in the order of `labelNames`. */
-export class SeriesHistogram {
+export class SeriesHistogram implements ScrapedMetric {
   private readonly index: SeriesIndex<HistogramSeries>;
   readonly type = "histogram";
   readonly aggregator = "sum";
@@ -98,8 +111,12 @@ export class SeriesHistogram {
     this.name = config.name;
     this.help = config.help;
     this.index = new SeriesIndex(config.labelNames ?? [], (labels) => ({ labels, counts: new Float64Array(bounds.length + 1), sum: 0, count: 0 }));
+    if (!config.labelNames?.length) this.index.find();
+  }
+
+  register(registry: Registry): void {
     // The registry reads only name, help, type, aggregator and get(): what prom-client's metrics have.
-    config.registry.registerMetric(this as unknown as Metric);
+    registry.registerMetric(this as unknown as Metric);
   }
 
   observe(value: number, a?: LabelValue, b?: LabelValue, c?: LabelValue): void {
@@ -125,5 +142,30 @@ export class SeriesHistogram {
       values.push({ labels: series.labels, value: series.count, metricName: `${this.name}_count` });
     }
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+}
+
+/** Sets a gauge's value, for the series of `labels` when the gauge has labels. */
+export type GaugeSetter = (value: number, labels?: Labels) => void;
+
+/** A gauge whose values are read when scraped (a state, not an event): `read` sets each series. */
+export class ReadGauge implements ScrapedMetric {
+  constructor(
+    private readonly config: MetricConfig,
+    private readonly read: (set: GaugeSetter) => void | Promise<void>,
+  ) {}
+
+  register(registry: Registry, prom: PromClientModule): void {
+    const read = this.read;
+    new prom.Gauge<string>({
+      name: this.config.name,
+      help: this.config.help,
+      labelNames: this.config.labelNames ?? [],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        await read((value, labels) => (labels ? this.set(labels, value) : this.set(value)));
+      },
+    });
   }
 }

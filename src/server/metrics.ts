@@ -4,17 +4,19 @@
 // rows as the gateway reports them (call-observer.ts), and what is a state rather than an event
 // (storage, video jobs, circuits, requests in flight) is read when scraped, costing nothing per
 // request. Labels are endpoint templates, provider, model and plan names, and fixed words: never
-// a key, a key prefix, a prompt or an agent's name (docs/decisions.md §12).
+// a key, a key prefix, a prompt or an agent's name (docs/decisions.md §12). prom-client, and the
+// process metrics it collects (event loop, GC, memory), start at the first scrape: a server nobody
+// scrapes never loads it (docs/decisions.md §28).
 import type { ServerResponse } from "node:http";
 import type { H3Event } from "h3";
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { Registry } from "prom-client";
 import { AgentPlanNames } from "../gateway/agent-plan-names.js";
 import type { Gateway } from "../gateway/gateway.js";
 import type { AttemptOutcome, FailureCause } from "../gateway/upstream-calls/attempt-outcome.js";
 import { BATCH_STATUSES } from "../store/batch-records.js";
 import type { UsageRow } from "../store/usage-log.js";
 import type { VideoJobStatus } from "../store/video-jobs.js";
-import { SeriesCounter, SeriesHistogram } from "./metric-series.js";
+import { type GaugeSetter, type PromClientModule, ReadGauge, type ScrapedMetric, SeriesCounter, SeriesHistogram } from "./metric-series.js";
 import { ModelLabels, OTHER_MODEL } from "./model-labels.js";
 
 /** The label of a request no endpoint matched (app.ts's catch-all `/**`): one value for every unknown path. */
@@ -31,7 +33,10 @@ export interface MetricsScrape {
 }
 
 export class ServerMetrics {
-  private readonly registry = new Registry();
+  /** Every metric of this server's, registered with prom-client when the first scrape loads it. */
+  private readonly metrics: ScrapedMetric[] = [];
+  /** prom-client and this server's registry, from the first scrape on. */
+  private scraping: { prom: PromClientModule; registry: Registry } | undefined;
   /** Responses not yet closed: in flight, and (headers sent, body not finished) streaming. */
   private readonly open = new Set<ServerResponse>();
   private modelLabels: ModelLabels | null = null;
@@ -75,20 +80,16 @@ export class ServerMetrics {
   private readonly cacheMisses = this.counter("gw_cache_misses_total", "Requests the response cache was asked for and had no answer to, by endpoint", [
     "endpoint",
   ]);
-  private readonly usageWriteSeconds = new Histogram({
-    name: "gw_usage_log_write_duration_seconds",
-    help: "Time of one group write of usage rows to the usage log",
-    buckets: WRITE_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly usageWriteFailures = new Counter({
-    name: "gw_usage_log_write_failures_total",
-    help: "Group writes to the usage log that failed (their requests answered with an error)",
-    registers: [this.registry],
-  });
+  private readonly usageWriteSeconds = this.added(
+    new SeriesHistogram({ name: "gw_usage_log_write_duration_seconds", help: "Time of one group write of usage rows to the usage log" }, WRITE_BUCKETS),
+  );
+  private readonly usageWriteFailures = this.counter(
+    "gw_usage_log_write_failures_total",
+    "Group writes to the usage log that failed (their requests answered with an error)",
+    [],
+  );
 
   constructor() {
-    processRegistry(); // started now, so the first scrape already has the event loop's and GC's history
     const open = this.open;
     this.gauge("gw_http_requests_in_flight", "Requests whose response has not closed yet", () => open.size);
     this.gauge("gw_http_open_streams", "Responses streaming their body now (headers sent, body not finished): SSE streams, downloads", () => {
@@ -104,22 +105,20 @@ export class ServerMetrics {
     this.modelLabels = new ModelLabels(() => gateway.config);
     if (gateway.state.usageLog)
       gateway.state.usageLog.onWrite = (durationMs, failed) => {
-        if (failed) this.usageWriteFailures.inc();
+        if (failed) this.usageWriteFailures.inc(1);
         else this.usageWriteSeconds.observe(durationMs / 1000);
       };
-    new Gauge({
-      name: "gw_upstream_circuit_state",
-      help: "Circuit breaker state by provider: 1 for the state it is in (closed, open, half-open), 0 for the others",
-      labelNames: ["provider", "state"] as const,
-      registers: [this.registry],
-      collect() {
-        this.reset();
+    this.labelledGauge(
+      "gw_upstream_circuit_state",
+      "Circuit breaker state by provider: 1 for the state it is in (closed, open, half-open), 0 for the others",
+      ["provider", "state"],
+      (set) => {
         for (const provider of Object.keys(gateway.config.providers)) {
           const current = gateway.breakers.state(provider);
-          for (const state of CIRCUIT_STATES) this.set({ provider, state }, state === current ? 1 : 0);
+          for (const state of CIRCUIT_STATES) set(state === current ? 1 : 0, { provider, state });
         }
       },
-    });
+    );
     this.gauge(
       "gw_storage_files",
       "Stored files over every agent (uploads announced and not yet received included)",
@@ -128,25 +127,13 @@ export class ServerMetrics {
     this.gauge("gw_storage_bytes", "Bytes of the stored files over every agent", async () => (await gateway.storage.totals()).bytes);
     this.gauge("gw_cache_entries", "Answers the response cache keeps, over every agent", async () => (await gateway.cache.totals()).entries);
     this.gauge("gw_cache_bytes", "Bytes of the answers the response cache keeps, over every agent", async () => (await gateway.cache.totals()).bytes);
-    new Gauge({
-      name: "gw_batches",
-      help: "Batches kept by the gateway, by status",
-      labelNames: ["status"] as const,
-      registers: [this.registry],
-      async collect() {
-        const counts = await gateway.state.batches.countByStatus();
-        for (const status of BATCH_STATUSES) this.set({ status }, counts.get(status) ?? 0);
-      },
+    this.labelledGauge("gw_batches", "Batches kept by the gateway, by status", ["status"], async (set) => {
+      const counts = await gateway.state.batches.countByStatus();
+      for (const status of BATCH_STATUSES) set(counts.get(status) ?? 0, { status });
     });
-    new Gauge({
-      name: "gw_video_jobs",
-      help: "Video jobs kept by the gateway, by state",
-      labelNames: ["state"] as const,
-      registers: [this.registry],
-      async collect() {
-        const counts = await gateway.videoJobs.countByStatus();
-        for (const state of VIDEO_STATES) this.set({ state }, counts.get(state) ?? 0);
-      },
+    this.labelledGauge("gw_video_jobs", "Video jobs kept by the gateway, by state", ["state"], async (set) => {
+      const counts = await gateway.videoJobs.countByStatus();
+      for (const state of VIDEO_STATES) set(counts.get(state) ?? 0, { state });
     });
   }
 
@@ -189,29 +176,41 @@ export class ServerMetrics {
     }
   }
 
+  /** Kept for the registry; registered at once when a scrape has built it already. */
+  private added<T extends ScrapedMetric>(metric: T): T {
+    this.metrics.push(metric);
+    if (this.scraping) metric.register(this.scraping.registry, this.scraping.prom);
+    return metric;
+  }
+
   private counter(name: string, help: string, labelNames: readonly string[]): SeriesCounter {
-    return new SeriesCounter({ name, help, labelNames, registry: this.registry });
+    return this.added(new SeriesCounter({ name, help, labelNames }));
   }
 
   private latencyHistogram(name: string, help: string, labelNames: readonly string[]): SeriesHistogram {
-    return new SeriesHistogram({ name, help, labelNames, registry: this.registry }, LATENCY_BUCKETS);
+    return this.added(new SeriesHistogram({ name, help, labelNames }, LATENCY_BUCKETS));
   }
 
   /** A gauge without labels whose value is read when scraped. */
   private gauge(name: string, help: string, read: () => number | Promise<number>): void {
-    new Gauge({
-      name,
-      help,
-      registers: [this.registry],
-      async collect() {
-        this.set(await read());
-      },
-    });
+    this.added(new ReadGauge({ name, help }, async (set) => set(await read())));
+  }
+
+  /** A gauge whose series are all set when scraped (its other series dropped). */
+  private labelledGauge(name: string, help: string, labelNames: readonly string[], read: (set: GaugeSetter) => void | Promise<void>): void {
+    this.added(new ReadGauge({ name, help, labelNames }, read));
   }
 
   /** The text exposition: this server's metrics and the process's (CPU, memory, event loop, GC). */
   async scrape(): Promise<MetricsScrape> {
-    const merged = Registry.merge([this.registry, processRegistry()]);
+    if (!this.scraping) {
+      const prom = await import("prom-client");
+      const registry = new prom.Registry();
+      for (const metric of this.metrics) metric.register(registry, prom);
+      this.scraping ??= { prom, registry };
+    }
+    const { prom, registry } = this.scraping;
+    const merged = prom.Registry.merge([registry, processRegistry(prom)]);
     return { contentType: merged.contentType, body: await merged.metrics() };
   }
 }
@@ -236,11 +235,14 @@ export function routeLabel(event: H3Event): string {
 
 let processMetrics: Registry | undefined;
 
-/** Node's default metrics, once per process (they describe the process, whichever gateway asks). */
-function processRegistry(): Registry {
+/**
+ * Node's default metrics, once per process (they describe the process, whichever gateway asks),
+ * from the first scrape on: the GC and event-loop histograms hold what happened since then.
+ */
+function processRegistry(prom: PromClientModule): Registry {
   if (!processMetrics) {
-    processMetrics = new Registry();
-    collectDefaultMetrics({ register: processMetrics });
+    processMetrics = new prom.Registry();
+    prom.collectDefaultMetrics({ register: processMetrics });
   }
   return processMetrics;
 }

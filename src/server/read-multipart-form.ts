@@ -3,9 +3,14 @@
 // a file count, the rest by busboy's field limits; anything past a limit or malformed is a 4xx in
 // the gateway envelope, never a 500.
 import type { IncomingMessage } from "node:http";
-import busboy, { type Busboy } from "busboy";
+import type BusboyModule from "busboy";
+import type { Busboy } from "busboy";
 import { InvalidRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from "../gateway/errors.js";
+import { onFirstUse } from "../load/on-first-use.js";
 import { TooManyPartsError } from "./server-errors.js";
+
+/** Required at the first multipart body: a server that is never sent one never loads busboy. */
+const loadBusboy = onFirstUse<typeof BusboyModule>("busboy");
 
 export interface FormFile {
   field: string;
@@ -38,7 +43,7 @@ export function readMultipartForm(request: IncomingMessage, limits: MultipartLim
   if (Number.isFinite(declared) && declared > maxBodyBytes) throw formTooLarge(limits, maxBodyBytes);
   let parser: Busboy;
   try {
-    parser = busboy({
+    parser = loadBusboy()({
       headers: request.headers,
       defParamCharset: "utf8",
       limits: { ...FIELD_LIMITS, files: limits.maxFiles, fileSize: limits.maxFileBytes + 1 },

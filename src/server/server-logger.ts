@@ -3,7 +3,8 @@
 // go to stderr: stdout's first line belongs to `listening on ...`. One access line per request.
 // Never log request bodies, full keys or upstream keys: fields here are ids, prefixes and counts.
 import pino, { type Logger } from "pino";
-import pretty from "pino-pretty";
+import type PinoPretty from "pino-pretty";
+import { onFirstUse } from "../load/on-first-use.js";
 
 /** What the access line says of one request. */
 export interface AccessRecord {
@@ -51,7 +52,7 @@ export function createServerLogger(options: LoggerOptions = {}): ServerLogger {
   if (format === "pretty") {
     const logger = pino(
       settings,
-      pretty({
+      loadPretty()({
         destination: 2,
         sync: true,
         singleLine: true,
@@ -71,6 +72,9 @@ export function createServerLogger(options: LoggerOptions = {}): ServerLogger {
 }
 
 const FLUSH_INTERVAL_MS = 100;
+
+/** Required for a terminal's log only: a server logging JSON never loads pino-pretty (~10 MB). */
+const loadPretty = onFirstUse<typeof PinoPretty>("pino-pretty");
 
 function loggerOf(logger: Logger, flush: () => void): ServerLogger {
   return {

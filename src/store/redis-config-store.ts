@@ -8,11 +8,10 @@
 // command to find no document seeds it from its own file (only into an empty key), so an existing
 // home carries over.
 import type { Redis } from "ioredis";
-import { type Bootstrap, type RawConfig, readBootstrap, withLocalSections, withoutLocalSections } from "../config/bootstrap-sections.js";
+import { type Bootstrap, type RawConfig, withLocalSections, withoutLocalSections } from "../config/bootstrap-sections.js";
 import { ConfigError } from "../config/config-error.js";
-import { type StateInput, type StateSettings, stateSchema } from "../config/config-schema.js";
 import type { ConfigWatcherEvents } from "../config/config-watcher.js";
-import { loadConfigFile, parseConfigText, parseRawConfig } from "../config/load-config.js";
+import { parseConfigText, parseRawConfig } from "../config/load-config.js";
 import type { Config } from "../config/resolved-config.js";
 import { openRedis } from "./redis-connection.js";
 
@@ -237,33 +236,5 @@ export class RedisConfigStore {
     const run = this.turn.then(work);
     this.turn = run.catch(() => undefined);
     return run;
-  }
-}
-
-export interface ServerConfig {
-  config: Config;
-  /** Where the state lives: the file's `state` section, or the test seam's. */
-  state: StateSettings;
-  /** The shared config the server follows, when the state is on Redis; the file otherwise. */
-  shared?: RedisConfigStore;
-}
-
-/**
- * The config a server starts with. On the embedded state: the file. On Redis: the shared document
- * (seeded from the file when Redis has none) with the file's `server` and `state` sections; an
- * invalid shared document refuses to start, naming the field.
- */
-export async function openServerConfig(file: string, stateOverride: StateInput | undefined, log: { info(message: string): void }): Promise<ServerConfig> {
-  const bootstrap = readBootstrap(file);
-  const state = stateOverride ? stateSchema.parse(stateOverride) : bootstrap.state;
-  if (state.driver !== "redis") return { config: loadConfigFile(file), state };
-  const shared = await RedisConfigStore.connect({ ...bootstrap, state });
-  try {
-    const { config, seeded } = await shared.load();
-    log.info(`${seeded ? `seeded the shared config (${shared.label}) from ${file}; ` : ""}config from ${shared.label}; server and state stay as ${file} says`);
-    return { config, state, shared };
-  } catch (error) {
-    await shared.close();
-    throw error;
   }
 }

@@ -2,7 +2,6 @@
 // and a short reason, never the server's address or password. The renderer answers it as 503
 // state_unavailable with Retry-After (docs/decisions.md §2); the log has the cause in full. A
 // request that cannot reach the ledger is refused, never served unbilled.
-import { ReplyError } from "ioredis";
 
 export class StateStoreFailure extends Error {
   constructor(
@@ -15,6 +14,14 @@ export class StateStoreFailure extends Error {
   }
 }
 
+/**
+ * An error reply from Redis (OOM, READONLY, NOSCRIPT ...): ioredis's ReplyError, known by its name
+ * so that the embedded state, which never talks to Redis, does not load ioredis for an instanceof.
+ */
+function isReplyError(error: Error): boolean {
+  return error.name === "ReplyError";
+}
+
 /** The messages ioredis rejects a command with when Redis is down, hung or gone (its own errors carry no class). */
 const CONNECTION_FAILURE = /^(Command timed out|Connection is closed\.|Stream isn't writeable|Reached the max retries per request limit)/;
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "ENOENT", "EHOSTUNREACH"]);
@@ -22,7 +29,7 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT
 /** Whether an error is Redis failing (unreachable, hung, refusing with an error reply), not the store's own refusal. */
 export function isRedisFailure(error: unknown): error is Error {
   if (!(error instanceof Error)) return false;
-  if (error instanceof ReplyError) return true;
+  if (isReplyError(error)) return true;
   const code = (error as NodeJS.ErrnoException).code;
   return CONNECTION_FAILURE.test(error.message) || (code !== undefined && NETWORK_CODES.has(code));
 }
@@ -49,7 +56,7 @@ export function reportingRedisFailures<T extends object>(store: T, component: st
 }
 
 function shortReason(error: Error): string {
-  if (error instanceof ReplyError) {
+  if (isReplyError(error)) {
     // A Redis error reply starts with its code (OOM, READONLY, MISCONF, NOSCRIPT ...): the code says enough.
     const code = /^([A-Z]{3,})\b/.exec(error.message)?.[1];
     return code ? `Redis answered ${code}` : "Redis answered an error";

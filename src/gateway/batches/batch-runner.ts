@@ -1,4 +1,4 @@
-// What runs batches (docs/decisions.md §23): every `batch.tickSeconds` (a node-cron schedule, as
+// What runs batches (docs/decisions.md §23): every `batch.tickSeconds` (a repeating tick, as
 // the video poller's) the runner takes each batch that has not ended, claims it (a lease renewed
 // while it works, as the video poller does: one instance works a batch at a time, and another
 // takes it over once the lease of one that died runs out) and runs its lines from the input file,
@@ -15,7 +15,6 @@
 // both JSONL in the agent's storage, in the input's order.
 import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import cron, { type ScheduledTask } from "node-cron";
 import pLimit, { type LimitFunction } from "p-limit";
 import { type BatchLineResult, type BatchRecord, type BatchRecords, ENDED_BATCH_STATUSES, type JobClaim } from "../../store/batch-records.js";
 import type { Admission } from "../../store/rate-buckets.js";
@@ -26,6 +25,7 @@ import type { CallerPlan } from "../auth/plan-lookup.js";
 import { withCreditsInUsage } from "../billing/credits-in-usage.js";
 import type { ResponseCache } from "../cache/response-cache.js";
 import { GatewayError, InternalError, InvalidApiKeyError, RateLimitExceededError, UpstreamPassthroughError } from "../errors.js";
+import { RepeatingTick } from "../repeating-tick.js";
 import { requestTags } from "../request-tags.js";
 import type { ServiceContext } from "../service-context.js";
 import type { OpenAIFiles } from "../storage/openai-files.js";
@@ -56,7 +56,7 @@ export interface BatchRunnerParts {
 type Ending = "completed" | "cancelled" | "expired";
 
 export class BatchRunner {
-  private task: ScheduledTask | undefined;
+  private readonly schedule = new RepeatingTick();
   private ticking = false;
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Lines of one agent's batches run at once on this instance. */
@@ -65,18 +65,17 @@ export class BatchRunner {
 
   constructor(private readonly parts: BatchRunnerParts) {}
 
-  /** Run the schedule, node-cron's as the video poller's (the server does; tests may call tick() themselves). */
+  /** Run the schedule (the server does; tests may call tick() themselves). */
   start(): void {
-    if (this.task) return;
+    if (this.schedule.running) return;
     const seconds = this.parts.shared.config().batch.tickSeconds;
-    this.task = cron.schedule(`*/${seconds} * * * * *`, () => this.tick(), { name: "gw-batch-runner", noOverlap: true, suppressMissedWarning: true });
+    this.schedule.start(seconds, () => this.tick());
     void this.tick();
   }
 
   /** Stop scheduling; the lines in flight finish (aborted after a grace period), and the batches are taken up again at the next start. */
   async stop(graceMs = 5_000): Promise<void> {
-    await this.task?.destroy();
-    this.task = undefined;
+    this.schedule.stop();
     const timer = setTimeout(() => this.stopping.abort(new Error("the server is stopping")), graceMs);
     timer.unref();
     await Promise.allSettled([...this.inFlight.values()]);

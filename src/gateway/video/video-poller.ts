@@ -1,4 +1,4 @@
-// What moves video jobs on: a node-cron schedule (every `video.tickSeconds`) whose tick submits
+// What moves video jobs on: a tick every `video.tickSeconds` (repeating-tick.ts) whose tick submits
 // QUEUED jobs to their vendor (-> SUBMITTED), polls SUBMITTED ones when due (backoff, and the
 // vendor's Retry-After), fails jobs past `video.maxJobMinutes`, and finishes succeeded ones: the
 // clip streamed to a temp file (SSRF-safe for a vendor URL, through the provider for a link on its
@@ -20,7 +20,6 @@ import { createReadStream, createWriteStream } from "node:fs";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import cron, { type ScheduledTask } from "node-cron";
 import type { VideoModelEntry } from "../../config/video-catalog-schema.js";
 import { withTempDir } from "../../media/temp-dir.js";
 import { probeVideoFile } from "../../media/video-probe.js";
@@ -36,6 +35,7 @@ import {
   type VideoJobRecord,
   type VideoJobRecords,
 } from "../../store/video-jobs.js";
+import { RepeatingTick } from "../repeating-tick.js";
 import type { ServiceContext } from "../service-context.js";
 import { billedVideoSeconds } from "./video-request.js";
 import type { VideoService } from "./video-service.js";
@@ -55,7 +55,7 @@ interface Work {
 }
 
 export class VideoPoller {
-  private task: ScheduledTask | undefined;
+  private readonly schedule = new RepeatingTick();
   private ticking = false;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perProvider = new Map<string, number>();
@@ -74,15 +74,14 @@ export class VideoPoller {
 
   /** Run the schedule (the server does; tests may call tick() themselves). */
   start(): void {
-    if (this.task) return;
+    if (this.schedule.running) return;
     const seconds = this.shared.config().video.tickSeconds;
-    this.task = cron.schedule(`*/${seconds} * * * * *`, () => this.tick(), { name: "gw-video-poller", noOverlap: true, suppressMissedWarning: true });
+    this.schedule.start(seconds, () => this.tick());
   }
 
   /** Stop scheduling and wait for the operations in flight (aborted after a grace period). */
   async stop(graceMs = 5_000): Promise<void> {
-    await this.task?.destroy();
-    this.task = undefined;
+    this.schedule.stop();
     const timer = setTimeout(() => this.stopping.abort(new Error("the server is stopping")), graceMs);
     timer.unref();
     await Promise.allSettled([...this.inFlight.values()]);

@@ -5,11 +5,16 @@
 // unexpected body becomes a 4xx, never a 500, and reading stops at the first refusal (the answer
 // closes the connection: connection-policy.ts).
 import type { IncomingMessage } from "node:http";
-import busboy, { type Busboy } from "busboy";
+import type BusboyModule from "busboy";
+import type { Busboy } from "busboy";
 import { UnsupportedMediaTypeError } from "../../gateway/errors.js";
 import { FileTooLargeError, StorageRequestError, UploadAbortedError } from "../../gateway/storage/storage-errors.js";
 import type { IncomingFile } from "../../gateway/storage/upload-session.js";
+import { onFirstUse } from "../../load/on-first-use.js";
 import { TooManyPartsError } from "../server-errors.js";
+
+/** Required at the first multipart body: a server that is never sent one never loads busboy. */
+const loadBusboy = onFirstUse<typeof BusboyModule>("busboy");
 
 /** Room for boundaries, part headers and the few small fields allowed beside the file. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
@@ -35,7 +40,7 @@ export async function readMultipartFile(
 
   let parser: Busboy;
   try {
-    parser = busboy({
+    parser = loadBusboy()({
       headers: request.headers,
       // Filenames from browsers and curl are UTF-8 (busboy's default is latin1).
       defParamCharset: "utf8",

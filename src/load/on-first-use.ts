@@ -1,0 +1,16 @@
+// A CommonJS package required the first time it is used rather than when its importer loads: for
+// what a chat server may never need (multipart parsing, picture headers, pretty logs), whose
+// import would cost start-up time and memory in every process (docs/decisions.md §28). A leaf:
+// imports nothing from gw.
+import { createRequire } from "node:module";
+
+const requireFromHere = createRequire(import.meta.url);
+
+/** `load()` requires `specifier` on its first call and returns the same module ever after. */
+export function onFirstUse<T>(specifier: string): () => T {
+  let loaded: T | undefined;
+  return () => {
+    loaded ??= requireFromHere(specifier) as T;
+    return loaded;
+  };
+}
