@@ -11,7 +11,9 @@
 // --warmup-pairs N (4, not counted, after an 8-second load on each gateway), --telemetry
 // http/protobuf|http/json (the working tree's gateway exports traces to a sink that discards them,
 // bench/start-gw.sh; the base's does not: `bench-ab.mjs HEAD --telemetry http/protobuf` on a clean
-// tree is the cost of traces on against off). The gateways get
+// tree is the cost of traces on against off), --node-flags "..." (Node/V8 flags for the working
+// tree's gateway only: `bench-ab.mjs HEAD --node-flags "--max-semi-space-size=4"` on a clean tree
+// is what the flags cost and save; each gateway's peak RSS is printed). The gateways get
 // core 1, loadgen and upstream core 0 (taskset). As root it runs in a private network namespace
 // with only loopback, as the harness does; otherwise on the host's loopback.
 import { execFileSync, spawn } from "node:child_process";
@@ -19,7 +21,7 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cpuMs, harnessLoad, listening, median, pinned } from "./bench-processes.mjs";
+import { cpuMs, harnessLoad, listening, median, peakRssMiB, pinned } from "./bench-processes.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const harness = process.env.GW_BENCH_HARNESS ?? path.resolve(root, "../shared/bench");
@@ -32,6 +34,7 @@ const { values, positionals } = parseArgs({
     seconds: { type: "string", default: "2" },
     "warmup-pairs": { type: "string", default: "4" },
     telemetry: { type: "string" },
+    "node-flags": { type: "string" },
     "in-namespace": { type: "boolean", default: false },
   },
 });
@@ -81,7 +84,10 @@ async function main() {
       ["base", baseTree, 18781],
       ["this", root, 18782],
     ]) {
-      const env = name === "this" && values.telemetry ? { GW_BENCH_TELEMETRY: values.telemetry } : {};
+      const env = {
+        ...(name === "this" && values.telemetry ? { GW_BENCH_TELEMETRY: values.telemetry } : {}),
+        ...(name === "this" && values["node-flags"] ? { GW_NODE_FLAGS: values["node-flags"] } : {}),
+      };
       const child = pinned(1, "bash", [path.join(tree, "bench/start-gw.sh"), String(port), `http://127.0.0.1:${upstreamPort}/v1`], env);
       children.push(child);
       await listening(child);
@@ -104,10 +110,12 @@ async function main() {
 
     const [base, current] = gateways;
     const traces = values.telemetry ? `, traces on (${values.telemetry}) for the working tree` : "";
-    console.log(`mode=${values.mode} c=${values.c} ${values.seconds}s runs, ${values.pairs} pairs (order alternated)${traces}`);
+    const flags = values["node-flags"] ? `, node flags ${values["node-flags"]} for the working tree` : "";
+    console.log(`mode=${values.mode} c=${values.c} ${values.seconds}s runs, ${values.pairs} pairs (order alternated)${traces}${flags}`);
     for (const gateway of gateways) {
       console.log(`${gateway.name.padEnd(28)} rps ${gateway.runs.map((run) => run.rps.toFixed(0)).join(" ")}`);
       console.log(`${"".padEnd(28)} cpu µs/request ${gateway.runs.map((run) => run.cpuPerRequest.toFixed(0)).join(" ")}`);
+      console.log(`${"".padEnd(28)} peak RSS ${peakRssMiB(gateway.pid)} MiB`);
     }
     const ratio = (pick) => median(current.runs.map((run, index) => pick(run) / pick(base.runs[index])));
     console.log(

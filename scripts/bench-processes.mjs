@@ -23,6 +23,12 @@ export async function listening(child) {
   throw new Error(`gw serve did not start: ${child.output}`);
 }
 
+/** A process's peak resident memory so far (VmHWM), in MiB, one decimal. */
+export function peakRssMiB(pid) {
+  const kib = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+  return (kib / 1024).toFixed(1);
+}
+
 /** User + system CPU time of a process, in milliseconds. */
 export function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");

@@ -8,6 +8,7 @@
 # upstream's latency (scripts/bench-cache.mjs). GW_BENCH_TELEMETRY=http/protobuf (or http/json)
 # runs every gw of it with traces on, exported to a sink that discards them (bench/start-gw.sh);
 # `node scripts/bench-ab.mjs HEAD --telemetry http/protobuf` measures on against off side by side.
+# Then `gw serve` start-up and memory (scripts/bench-start.mjs).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="${GW_BENCH_HARNESS:-$root/../shared/bench}"
@@ -26,3 +27,6 @@ fi
 if [ "${GW_BENCH_NO_REDIS:-0}" != 1 ]; then
   for mode in nonstream stream; do GW_BENCH_HARNESS="$bench" node "$root/scripts/bench-redis.mjs" --mode "$mode"; done
 fi
+# `gw serve` start-up and its memory once ready, beside a bare node:http server and node with the
+# libraries a server must load (GW_BENCH_NO_START=1 skips it).
+[ "${GW_BENCH_NO_START:-0}" = 1 ] || node "$root/scripts/bench-start.mjs"
