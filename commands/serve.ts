@@ -1,14 +1,7 @@
-import path from "node:path";
 import { Flags } from "@oclif/core";
 import { GwCommand } from "../src/cli/gw-command.js";
-import { listenFailure, missingHomeParent } from "../src/cli/serve-start.js";
-import { initHome, isInitialised } from "../src/config/init-home.js";
-import { homePaths, resolveHome } from "../src/config/paths.js";
+import { serve } from "../src/cli/serve-command.js";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../src/server/server-logger.js";
-import { type RunningServer, startServer } from "../src/server/start-server.js";
-import { readTlsPair } from "../src/server/tls-pair.js";
-import type { TlsOptions } from "../src/server/tls-setup.js";
-import { type ServeLock, ServeLockedError, takeServeLock } from "../src/store/serve-lock.js";
 
 export default class Serve extends GwCommand {
   static override summary = "Start the gateway server.";
@@ -32,87 +25,7 @@ export default class Serve extends GwCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
-    // --https beside the two files is allowed: they say which certificate the HTTPS serves.
-    if (Boolean(flags["tls-cert"]) !== Boolean(flags["tls-key"])) {
-      process.stderr.write("gw serve: --tls-cert and --tls-key go together: give both files (or --https alone for a self-signed certificate)\n");
-      return this.exit(2);
-    }
-    const tls: TlsOptions | undefined =
-      flags["tls-cert"] && flags["tls-key"]
-        ? { certFile: path.resolve(flags["tls-cert"]), keyFile: path.resolve(flags["tls-key"]) }
-        : flags.https
-          ? { selfSigned: true }
-          : undefined;
-    const home = resolveHome(flags.home);
-    if (!isInitialised(home)) {
-      // A path that leads nowhere is more often a typo than a wish for a new home: refuse it unless asked.
-      const missing = missingHomeParent(home);
-      if (missing && !flags.init) {
-        process.stderr.write(
-          `gw serve: ${missing} does not exist, so ${home} cannot be a home yet (a typo in --home or GW_HOME?); pass --init to make it and the folders on the way\n`,
-        );
-        return this.exit(2);
-      }
-      process.stderr.write(`creating a new home at ${home}\n`);
-      try {
-        await initHome(home);
-      } catch (error) {
-        process.stderr.write(`gw serve: cannot create the home at ${home}: ${(error as Error).message}\n`);
-        return this.exit(1);
-      }
-    }
-    if (tls && "certFile" in tls) {
-      // Checked before the home is claimed: a start that cannot serve is refused for its files,
-      // whatever else runs on the home (startServer reads them again, and watches them).
-      try {
-        readTlsPair(tls.certFile, tls.keyFile);
-      } catch (error) {
-        process.stderr.write(`gw serve: ${(error as Error).message}\n`);
-        return this.exit(1);
-      }
-    }
-    let lock: ServeLock;
-    try {
-      lock = await takeServeLock(homePaths(home).dataDir);
-    } catch (error) {
-      if (!(error instanceof ServeLockedError)) throw error;
-      process.stderr.write(
-        `gw serve: ${error.message} (${home}): stop it first. Two servers on one home would each hold their own credit reservations and spend past the balances.\n`,
-      );
-      return this.exit(1);
-    }
-    let server: RunningServer;
-    try {
-      server = await startServer({
-        home,
-        host: flags.host,
-        port: flags.port,
-        logLevel: flags["log-level"] as LogLevel,
-        logFormat: flags["log-format"] as LogFormat | undefined,
-        tls,
-      });
-    } catch (error) {
-      lock.release();
-      // One plain line (oclif's error box wraps long paths), then a non-zero exit.
-      process.stderr.write(`gw serve: ${listenFailure(error, homePaths(home).config) ?? (error as Error).message}\n`);
-      return this.exit(1);
-    }
-    lock.listening(server.url);
-    process.stdout.write(`listening on ${server.url}\n`);
-    const stop = () => {
-      server.shutdown().then(
-        () => {
-          lock.release();
-          process.exit(0);
-        },
-        () => {
-          lock.release();
-          process.exit(1);
-        },
-      );
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-    await new Promise(() => undefined);
+    const refused = await serve({ ...flags, "log-level": flags["log-level"] as LogLevel, "log-format": flags["log-format"] as LogFormat | undefined });
+    return this.exit(refused);
   }
 }

@@ -10,9 +10,6 @@ import type { HomePaths } from "../config/paths.js";
 import { LocalResponseCache } from "../store/local-response-cache.js";
 import { findAgent } from "../store/provisioning.js";
 import type { AgentRecord, MetadataData } from "../store/records.js";
-import { openRedis, redactedUrl } from "../store/redis-connection.js";
-import { RedisMetadataStore } from "../store/redis-metadata-store.js";
-import { RedisResponseCache } from "../store/redis-response-cache.js";
 import type { CacheTotals, ResponseCacheStore } from "../store/response-cache.js";
 import { isRedisFailure } from "../store/state-failure.js";
 import { roundedSize } from "../text/byte-sizes.js";
@@ -67,6 +64,12 @@ async function withRedisCache<T>(
   work: (cache: ResponseCacheStore, agent: CacheAgent | undefined) => Promise<T>,
 ): Promise<T> {
   if (state.url === undefined) throw new CliError("state.url is required for the redis driver");
+  // Imported here: only a home on Redis needs ioredis, which slows every start that loads it.
+  const [{ openRedis, redactedUrl }, { RedisMetadataStore }, { RedisResponseCache }] = await Promise.all([
+    import("../store/redis-connection.js"),
+    import("../store/redis-metadata-store.js"),
+    import("../store/redis-response-cache.js"),
+  ]);
   let redis: Redis;
   try {
     redis = await openRedis({ url: state.url, commandTimeoutMs: state.commandTimeoutMs });

@@ -1,8 +1,7 @@
 // The client endpoint commands use: GW_BASE_URL (or --base-url), else the home's server address;
 // GW_API_KEY (or --api-key).
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { GwClient } from "../client/gw-client.js";
-import { readRawConfig } from "../config/load-config.js";
 import { homePaths, resolveHome } from "../config/paths.js";
 import { isObject } from "../json/json-values.js";
 import { CliError } from "./cli-error.js";
@@ -23,7 +22,8 @@ export function gatewayClient(flags: GatewayFlags, env: NodeJS.ProcessEnv = proc
   // The home's self-signed certificate, for the hint when the gateway's is not trusted (`gw serve --https`).
   const certificate = homePaths(resolveHome(flags.home)).tlsCert;
   const selfSignedCertificate = existsSync(certificate) ? certificate : undefined;
-  return new GwClient({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(selfSignedCertificate ? { selfSignedCertificate } : {}) });
+  // The CLI's JSON GETs go over node:http: a command's start would otherwise load fetch (plain-get.ts).
+  return new GwClient({ baseUrl, plainGets: true, ...(apiKey ? { apiKey } : {}), ...(selfSignedCertificate ? { selfSignedCertificate } : {}) });
 }
 
 /** http://host:port from the home's config; the built-in default when there is none. */
@@ -33,7 +33,10 @@ export function homeServerUrl(homeFlag: string | undefined): string {
   const file = homePaths(resolveHome(homeFlag)).config;
   if (existsSync(file)) {
     try {
-      const server = readRawConfig(file).server;
+      // The raw JSON, as config/load-config.ts readRawConfig reads it, without importing the config
+      // schema (zod) that module loads: every endpoint command starts here.
+      const raw: unknown = JSON.parse(readFileSync(file, "utf8"));
+      const server = isObject(raw) ? raw.server : undefined;
       if (isObject(server)) {
         if (typeof server.host === "string" && server.host) host = server.host;
         if (typeof server.port === "number" && server.port > 0) port = server.port;

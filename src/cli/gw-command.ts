@@ -8,14 +8,10 @@
 // print `{"error": ...}` on stdout.
 import { Command, Errors } from "@oclif/core";
 import { StoreError } from "../store/store-error.js";
+import { type CommandFailure, reportFailure } from "./command-failure.js";
 import { unknownFlagsOf, withFlagSuggestions } from "./flag-suggestion.js";
 import { homeFlag } from "./flags.js";
 import { exitQuietlyOnBrokenPipe } from "./output.js";
-
-interface CommandFailure extends Error {
-  exitCode?: number;
-  oclif?: { exit?: number | false };
-}
 
 export abstract class GwCommand extends Command {
   static override baseFlags = { home: homeFlag };
@@ -33,18 +29,9 @@ export abstract class GwCommand extends Command {
 
   protected override async catch(error: CommandFailure): Promise<void> {
     if (error instanceof Errors.ExitError) throw error;
-    const exit = error.oclif?.exit || error.exitCode || 1;
-    // Parse errors from oclif carry their own help hints; everything else is the message alone.
-    // Store errors are worded for the server's start; a command gets the wording meant for it.
-    const unknownFlags = unknownFlagsOf(error);
-    const text =
-      error instanceof StoreError
-        ? error.commandMessage
-        : unknownFlags
-          ? withFlagSuggestions(error.message, unknownFlags, { ...this.ctor.baseFlags, ...this.ctor.flags })
-          : error.message;
-    const message = process.env.DEBUG && error.stack ? error.stack : text || String(error);
-    process.stderr.write(`${message.replace(/\n+$/, "")}\n`);
-    process.exitCode = exit;
+    // Parse errors from oclif carry their own help hints; everything else is the message alone
+    // (store errors in the wording meant for commands: command-failure.ts).
+    const unknownFlags = error instanceof StoreError ? undefined : unknownFlagsOf(error);
+    reportFailure(error, unknownFlags ? withFlagSuggestions(error.message, unknownFlags, { ...this.ctor.baseFlags, ...this.ctor.flags }) : undefined);
   }
 }

@@ -9,7 +9,7 @@ import { editConfig, type RawConfig } from "../config/config-file.js";
 import { loadConfigFile, readRawConfig } from "../config/load-config.js";
 import type { HomePaths } from "../config/paths.js";
 import type { Config } from "../config/resolved-config.js";
-import { RedisConfigStore } from "../store/redis-config-store.js";
+import type { RedisConfigStore } from "../store/redis-config-store.js";
 import { CliError } from "./cli-error.js";
 
 /** Change the home's config (validated as a whole; an invalid result is refused naming the field, nothing written). */
@@ -41,6 +41,8 @@ function sharedConfigBootstrap(paths: HomePaths): Bootstrap | undefined {
 }
 
 async function withSharedConfig<T>(bootstrap: Bootstrap, work: (store: RedisConfigStore) => Promise<T>): Promise<T> {
+  // Imported here: only a home on Redis needs ioredis, and loading it slows every command's start.
+  const { RedisConfigStore } = await import("../store/redis-config-store.js");
   const store = await RedisConfigStore.connect(bootstrap).catch((error: unknown) => {
     throw new CliError(`${error instanceof Error ? error.message : String(error)}; nothing was changed`);
   });

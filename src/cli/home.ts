@@ -1,6 +1,8 @@
 // Opening the gw home from a command. Commands that create something (agents, keys, providers,
 // routes, plans) initialise a missing home, as `gw init` would, since `gw keys create` on a fresh
 // machine is the natural first step. Commands that only read or remove ask for `gw init` instead.
+// The Redis modules (ioredis) are imported only for a home whose state is on Redis: the embedded
+// home, the common case, would pay their loading at every command's start for nothing.
 import { existsSync } from "node:fs";
 import type { Redis } from "ioredis";
 import { readBootstrap } from "../config/bootstrap-sections.js";
@@ -9,9 +11,6 @@ import { initHome, isInitialised } from "../config/init-home.js";
 import { type HomePaths, homePaths, resolveHome } from "../config/paths.js";
 import { type MetadataRecords, MetadataStore } from "../store/metadata-store.js";
 import type { MetadataData } from "../store/records.js";
-import { openRedis, redactedUrl } from "../store/redis-connection.js";
-import { RedisMetadataStore } from "../store/redis-metadata-store.js";
-import { RedisUsageHistory } from "../store/redis-usage-history.js";
 import { isRedisFailure } from "../store/state-failure.js";
 import { EmbeddedUsageHistory, type UsageHistory } from "../store/usage-history.js";
 import { CliError } from "./cli-error.js";
@@ -64,6 +63,7 @@ export async function withMetadata<T>(paths: HomePaths, work: (store: MetadataRe
 
 async function withRedisMetadata<T>(state: StateSettings, work: (store: MetadataRecords) => Promise<T>): Promise<T> {
   return withRedis(state, { unreachable: "nothing was changed" }, async (redis) => {
+    const { RedisMetadataStore } = await import("../store/redis-metadata-store.js");
     const store = await RedisMetadataStore.open(redis, redis, { prefix: state.prefix, create: true });
     try {
       return await work(store);
@@ -85,6 +85,10 @@ export async function withUsageHistory<T>(paths: HomePaths, work: (metadata: Met
     return work(metadata, new EmbeddedUsageHistory(paths.usageDir));
   }
   return withRedis(state, { unreachable: "no report was made", failing: "the report is not complete" }, async (redis) => {
+    const [{ RedisMetadataStore }, { RedisUsageHistory }] = await Promise.all([
+      import("../store/redis-metadata-store.js"),
+      import("../store/redis-usage-history.js"),
+    ]);
     const store = await RedisMetadataStore.open(redis, redis, { prefix: state.prefix, create: true });
     const metadata = store.data;
     store.close();
@@ -99,6 +103,7 @@ export async function withUsageHistory<T>(paths: HomePaths, work: (metadata: Met
  */
 async function withRedis<T>(state: StateSettings, outcome: { unreachable: string; failing?: string }, work: (redis: Redis) => Promise<T>): Promise<T> {
   if (state.url === undefined) throw new CliError("state.url is required for the redis driver");
+  const { openRedis, redactedUrl } = await import("../store/redis-connection.js");
   let redis: Redis;
   try {
     redis = await openRedis({ url: state.url, commandTimeoutMs: state.commandTimeoutMs });

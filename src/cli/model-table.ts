@@ -2,25 +2,26 @@
 // use it (asked with GET /v1/models/auto: the list never holds it), and the prefix routes that
 // pass any id on (`prefixes`), each with its price in dollars per million input/output tokens.
 import type { ModelEntry, ModelList } from "../client/api-types.js";
-import { priceOf } from "../config/default-pricing.js";
-import type { Config } from "../config/resolved-config.js";
 import type { Cell } from "./output.js";
 
 const HEADERS = ["ID", "NAME", "CONTEXT", "MODALITIES", "PRICE"];
 
+/** Whether a model is billed at billing.defaultChatPricing for lack of a price of its own. */
+export type DefaultPriced = (modelId: string) => boolean;
+
 /**
  * The table's headers and rows; without PRICE when nothing has one (a gateway that sends no
- * prices). `homeConfig` is the config of the server called when it is the home's own: with it a
- * model billed at billing.defaultChatPricing for lack of a price of its own is marked `default`.
+ * prices). `defaultPriced` is known when the server called is the home's own (from its config):
+ * a model it says is billed at billing.defaultChatPricing is marked `default`.
  */
-export function modelTable(list: ModelList, auto: ModelEntry | undefined, homeConfig: Config | undefined): { headers: string[]; rows: Cell[][] } {
-  const rows = modelRows(list, auto, homeConfig);
+export function modelTable(list: ModelList, auto: ModelEntry | undefined, defaultPriced: DefaultPriced | undefined): { headers: string[]; rows: Cell[][] } {
+  const rows = modelRows(list, auto, defaultPriced);
   const priced = rows.some((row) => row[4] !== undefined);
   return priced ? { headers: HEADERS, rows } : { headers: HEADERS.slice(0, 4), rows: rows.map((row) => row.slice(0, 4)) };
 }
 
-function modelRows(list: ModelList, auto: ModelEntry | undefined, homeConfig: Config | undefined): Cell[][] {
-  const rows = list.data.map((model) => modelRow(model, homeConfig !== undefined && priceOf(homeConfig, model.id).isDefault));
+function modelRows(list: ModelList, auto: ModelEntry | undefined, defaultPriced: DefaultPriced | undefined): Cell[][] {
+  const rows = list.data.map((model) => modelRow(model, defaultPriced?.(model.id) ?? false));
   if (auto) rows.push(modelRow(auto, false));
   for (const alias of list.aliases ?? []) {
     rows.push([alias.id, `${alias.id} (a route, no models entry)`, undefined, undefined, dollarsPerMillion(alias.pricing)]);

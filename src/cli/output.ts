@@ -41,8 +41,18 @@ export function printTable(headers: string[], rows: Cell[][], empty?: string): v
 function formatCell(cell: Cell): string {
   if (cell === null || cell === undefined || cell === "") return "-";
   if (typeof cell === "boolean") return cell ? "yes" : "no";
-  if (typeof cell === "number") return cell.toLocaleString("en-US");
+  if (typeof cell === "number") return groupedNumber(cell);
   return cell;
+}
+
+/**
+ * `cell.toLocaleString("en-US")` ("128,000"): whole numbers grouped here, since the first
+ * toLocaleString of a process loads ICU's number formatting, ~35 ms of a listing's start.
+ */
+export function groupedNumber(value: number): string {
+  if (!Number.isSafeInteger(value) || Object.is(value, -0)) return value.toLocaleString("en-US");
+  const digits = String(Math.abs(value)).replace(/\B(?=(\d{3})+$)/g, ",");
+  return value < 0 ? `-${digits}` : digits;
 }
 
 /** `gw chat ... | head` closes the pipe early: stop quietly instead of crashing on EPIPE. */

@@ -18,6 +18,8 @@ export interface AdminClientOptions {
   baseUrl: string;
   /** An admin token (`gw admin token create`). */
   token: string;
+  /** JSON GETs over node:http (TransportOptions.plainGets). */
+  plainGets?: boolean;
 }
 
 export type { PlanListing };
@@ -87,7 +89,7 @@ export class AdminClient {
   private readonly transport: HttpTransport;
 
   constructor(options: AdminClientOptions) {
-    this.transport = new HttpTransport({ baseUrl: options.baseUrl, apiKey: options.token });
+    this.transport = new HttpTransport({ baseUrl: options.baseUrl, apiKey: options.token, plainGets: options.plainGets });
   }
 
   async agents(): Promise<AgentListing[]> {

@@ -6,7 +6,6 @@
 // - The answer is kept as sent (text, srt and vtt are the transcript itself) and decoded when JSON.
 // - Speech answers bytes; its metadata travels in X-Service-* headers, read into SpeechResult.
 import { Readable } from "node:stream";
-import { request as undiciRequest } from "undici";
 import { hasControlCharacter } from "../text/control-characters.js";
 import { answerShape, expectAnswer, hasList, hasString } from "./answer-shape.js";
 import type {
@@ -25,7 +24,7 @@ import { errorFromBody, GwApiError } from "./gw-api-error.js";
 import type { HttpTransport } from "./http-transport.js";
 import { multipartUpload } from "./multipart-upload.js";
 import type { UploadSource } from "./storage-types.js";
-import { uploadDispatcher } from "./upload-connections.js";
+import { uploadRequest } from "./upload-connections.js";
 
 export interface AudioCallOptions {
   signal?: AbortSignal;
@@ -130,9 +129,9 @@ export class AudioClient {
     if (!this.options.apiKey) throw new GwApiError("no API key given", 0);
     const upload = multipartUpload(source, formFields(params));
     const url = `${this.transport.baseUrl}${TRANSCRIPTIONS_PATH}`;
-    let answer: Awaited<ReturnType<typeof undiciRequest>>;
+    let answer: Awaited<ReturnType<typeof uploadRequest>>;
     try {
-      answer = await undiciRequest(url, {
+      answer = await uploadRequest(url, {
         method: "POST",
         headers: {
           authorization: `Bearer ${this.options.apiKey}`,
@@ -141,7 +140,6 @@ export class AudioClient {
         },
         body: Readable.from(upload.body, { objectMode: false }),
         signal: options.signal,
-        dispatcher: uploadDispatcher(),
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;

@@ -1,7 +1,8 @@
 // The typed gateway client the CLI commands (and tests) use: one method per endpoint, on top of
 // HttpTransport, which owns the base URL, auth, error decoding and body kinds.
-import { parse as parseContentDisposition } from "content-disposition";
+import type ContentDisposition from "content-disposition";
 import { isObject } from "../json/json-values.js";
+import { onFirstUse } from "../load/on-first-use.js";
 import { hasControlCharacter } from "../text/control-characters.js";
 import { type AnswerShape, answerShape, expectAnswer, hasData, hasList, hasString } from "./answer-shape.js";
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ModelEntry, ModelList } from "./api-types.js";
@@ -237,10 +238,13 @@ async function readJsonBody(response: Response, what: string): Promise<unknown> 
   }
 }
 
+/** CommonJS, read only for a download's name: required then, not at every command's start. */
+const contentDisposition = onFirstUse<typeof ContentDisposition>("content-disposition");
+
 function filenameOf(header: string | null): string | undefined {
   if (!header) return undefined;
   try {
-    const filename = parseContentDisposition(header).parameters.filename;
+    const filename = contentDisposition().parse(header).parameters.filename;
     return typeof filename === "string" ? filename : undefined;
   } catch {
     return undefined;

@@ -1,13 +1,13 @@
 // The gateway transport: base URL, bearer auth, error decoding, and the three body kinds the
 // endpoints answer with (JSON, Server-Sent Events, binary). Endpoint methods live in GwClient.
 import { Readable } from "node:stream";
-import { request as undiciRequest } from "undici";
 import { isObject } from "../json/json-values.js";
 import { type AnswerShape, expectAnswer } from "./answer-shape.js";
 import { errorFromBody, GwApiError } from "./gw-api-error.js";
+import { type Answer, plainGet } from "./plain-get.js";
 import { readServerSentEvents } from "./server-sent-events.js";
 import { unreachableGatewayMessage } from "./unreachable-gateway.js";
-import { uploadDispatcher } from "./upload-connections.js";
+import { uploadRequest } from "./upload-connections.js";
 
 export interface TransportOptions {
   /** The gateway's root, e.g. http://127.0.0.1:8787 (a trailing `/v1` is tolerated). */
@@ -16,6 +16,11 @@ export interface TransportOptions {
   fetch?: typeof fetch;
   /** The self-signed certificate of the caller's own gw home, named when the gateway's certificate is not trusted. */
   selfSignedCertificate?: string;
+  /**
+   * Send JSON GETs over node:http rather than fetch (plain-get.ts): for a short-lived process such
+   * as the CLI, which would spend longer loading fetch than asking. Ignored when `fetch` is given.
+   */
+  plainGets?: boolean;
 }
 
 /** What fetch accepts as a body (FormData, Blob, bytes as an ArrayBuffer view ...). */
@@ -58,12 +63,14 @@ export class HttpTransport {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;
   private readonly fetchImpl: typeof fetch;
+  private readonly plainGets: boolean;
   private readonly selfSignedCertificate: string | undefined;
 
   constructor(options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
     this.apiKey = options.apiKey;
     this.fetchImpl = options.fetch ?? fetch;
+    this.plainGets = options.plainGets === true && options.fetch === undefined;
     this.selfSignedCertificate = options.selfSignedCertificate;
   }
 
@@ -74,11 +81,7 @@ export class HttpTransport {
 
   /** Send a request; a non-2xx answer is raised as GwApiError with the server's message. */
   async request(path: string, options: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.auth !== false) {
-      if (!this.apiKey) throw new GwApiError("no API key given", 0);
-      headers.authorization = `Bearer ${this.apiKey}`;
-    }
+    const headers = this.headersWithKey(options);
     let body: RequestBody | undefined = options.body;
     if (options.json !== undefined) {
       headers["content-type"] = "application/json";
@@ -102,8 +105,34 @@ export class HttpTransport {
 
   /** The JSON answer, checked against `shape` (a 200 that is not it is a GwApiError). */
   async json<T>(path: string, shape: AnswerShape<T>, options: RequestOptions = {}): Promise<T> {
-    const response = await this.request(path, { ...options, headers: { accept: "application/json", ...options.headers } });
-    return expectAnswer(await readJson(response), shape);
+    const jsonOptions = { ...options, headers: { accept: "application/json", ...options.headers } };
+    const answer = (await this.plainGet(path, jsonOptions)) ?? (await this.request(path, jsonOptions));
+    return expectAnswer(await readJson(answer), shape);
+  }
+
+  /** A GET over node:http when asked for; undefined leaves the request to fetch (plain-get.ts says when). */
+  private async plainGet(path: string, options: RequestOptions): Promise<Answer | undefined> {
+    if (!this.plainGets || options.body !== undefined || options.json !== undefined || (options.method ?? "GET") !== "GET") return undefined;
+    const headers = this.headersWithKey(options);
+    let url: URL;
+    try {
+      url = new URL(this.url(path, options.query));
+    } catch {
+      return undefined; // fetch reports it
+    }
+    const answer = await plainGet(url, headers, options.signal);
+    if (answer && !answer.ok) throw await decodeError(answer);
+    return answer;
+  }
+
+  /** The request's headers with the key, unless the endpoint is public; no key for one that needs it is an error. */
+  private headersWithKey(options: RequestOptions): Record<string, string> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.auth !== false) {
+      if (!this.apiKey) throw new GwApiError("no API key given", 0);
+      headers.authorization = `Bearer ${this.apiKey}`;
+    }
+    return headers;
   }
 
   /** The JSON `data:` payload of each event; an `{error}` event is raised as GwApiError. */
@@ -155,14 +184,13 @@ export class HttpTransport {
       headers.authorization = `Bearer ${this.apiKey}`;
     }
     const url = /^https?:\/\//i.test(target) ? target : this.url(target, undefined);
-    let answer: Awaited<ReturnType<typeof undiciRequest>>;
+    let answer: Awaited<ReturnType<typeof uploadRequest>>;
     try {
-      answer = await undiciRequest(url, {
+      answer = await uploadRequest(url, {
         method: options.method,
         headers,
         body: Readable.from(body, { objectMode: false }),
         signal: options.signal,
-        dispatcher: uploadDispatcher(),
       });
     } catch (error) {
       if (options.signal?.aborted) throw error;
@@ -195,7 +223,7 @@ export class HttpTransport {
   }
 }
 
-async function readJson(response: Response): Promise<unknown> {
+async function readJson(response: Answer): Promise<unknown> {
   const text = await response.text();
   try {
     return JSON.parse(text);
@@ -210,7 +238,7 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-async function decodeError(response: Response): Promise<GwApiError> {
+async function decodeError(response: Answer): Promise<GwApiError> {
   const requestId = response.headers.get("x-request-id") ?? undefined;
   const text = await response.text().catch(() => "");
   let body: unknown = text;

@@ -6,8 +6,10 @@
 // received before the reset readable, so here a write the peer no longer takes is dropped instead
 // of failing the socket: reading goes on, undici parses the answer, stops sending and returns it.
 // A peer that went away without answering still fails the request, from the read side.
+// undici is loaded on the first upload: every other command sends through fetch, and loading
+// undici (~1 MB of modules) would cost them start-up time for nothing.
 import type { Socket } from "node:net";
-import { Agent, buildConnector } from "undici";
+import type { Agent, buildConnector, Dispatcher } from "undici";
 
 type WriteCallback = (error?: Error | null) => void;
 
@@ -15,10 +17,14 @@ const PEER_STOPPED_READING = new Set(["EPIPE", "ECONNRESET"]);
 
 let agent: Agent | undefined;
 
-/** One pooled dispatcher for uploads, built on first use. */
-export function uploadDispatcher(): Agent {
-  agent ??= new Agent({ connect: readingPastRefusedWrites(buildConnector({})) });
-  return agent;
+/** What an upload request takes: undici's request() options less the dispatcher, which is this module's. */
+export type UploadRequestOptions = Omit<Dispatcher.RequestOptions, "origin" | "path"> & { signal?: AbortSignal };
+
+/** undici's request() on the one pooled upload dispatcher, both loaded and built on first use. */
+export async function uploadRequest(url: string, options: UploadRequestOptions): Promise<Dispatcher.ResponseData> {
+  const undici = await import("undici");
+  agent ??= new undici.Agent({ connect: readingPastRefusedWrites(undici.buildConnector({})) });
+  return undici.request(url, { ...options, dispatcher: agent });
 }
 
 function readingPastRefusedWrites(connect: buildConnector.connector): buildConnector.connector {
