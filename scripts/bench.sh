@@ -8,7 +8,8 @@
 # upstream's latency (scripts/bench-cache.mjs). GW_BENCH_TELEMETRY=http/protobuf (or http/json)
 # runs every gw of it with traces on, exported to a sink that discards them (bench/start-gw.sh);
 # `node scripts/bench-ab.mjs HEAD --telemetry http/protobuf` measures on against off side by side.
-# Then `gw serve` start-up and memory (scripts/bench-start.mjs).
+# Then `gw serve` start-up and memory (scripts/bench-start.mjs), and the CLI's start-up
+# (scripts/bench-cli.mjs).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bench="${GW_BENCH_HARNESS:-$root/../shared/bench}"
@@ -30,3 +31,6 @@ fi
 # `gw serve` start-up and its memory once ready, beside a bare node:http server and node with the
 # libraries a server must load (GW_BENCH_NO_START=1 skips it).
 [ "${GW_BENCH_NO_START:-0}" = 1 ] || node "$root/scripts/bench-start.mjs"
+# CLI start-up: `node -e 0`, `gw --version`, `gw keys list`, `gw models` and `gw serve` to its first
+# line, whole processes, median of 5 (GW_BENCH_NO_CLI=1 skips it).
+[ "${GW_BENCH_NO_CLI:-0}" = 1 ] || node "$root/scripts/bench-cli.mjs"
