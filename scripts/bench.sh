@@ -34,3 +34,9 @@ fi
 # CLI start-up: `node -e 0`, `gw --version`, `gw keys list`, `gw models` and `gw serve` to its first
 # line, whole processes, median of 5 (GW_BENCH_NO_CLI=1 skips it).
 [ "${GW_BENCH_NO_CLI:-0}" = 1 ] || node "$root/scripts/bench-cli.mjs"
+# Data at scale: gw serve's start and gw usage over a month of 1,000,000 usage rows, and pages of
+# GET /v1/storage/files over 100,000 stored files (GW_BENCH_NO_DATA=1 skips it).
+[ "${GW_BENCH_NO_DATA:-0}" = 1 ] || GW_BENCH_HARNESS="$bench" node "$root/scripts/bench-data.mjs"
+# Large transfers (a 50 MB upload and download through gw against a bare node:http copy to disk)
+# and chat p99 during a local upscale and a local video render (GW_BENCH_NO_TRANSFER=1 skips it).
+[ "${GW_BENCH_NO_TRANSFER:-0}" = 1 ] || GW_BENCH_HARNESS="$bench" node "$root/scripts/bench-transfer.mjs"

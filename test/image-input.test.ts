@@ -5,6 +5,7 @@ import test from "ava";
 import sharp from "sharp";
 import { encodeImage } from "../src/media/image-encode.js";
 import { type DecodeImageOptions, decodeImageInput, InvalidImageError, probeImage } from "../src/media/image-input.js";
+import { bytesFromBase64 } from "../src/media/image-source.js";
 import { type FetchedResource, UrlNotAllowedError } from "../src/net/safe-fetch.js";
 
 const limits: DecodeImageOptions = { maxBytes: 1_000_000, maxPixels: 4_000_000 };
@@ -253,6 +254,70 @@ test("malformed sources are refused with what was wrong", async (t) => {
   await refused(t, "file:///etc/passwd", "invalid_source", /http\(s\) URL, a data: URL or base64/);
   await refused(t, "ftp://example.com/a.png", "invalid_source", /http\(s\) URL/);
   await refused(t, Buffer.alloc(0), "not_an_image", /empty/);
+});
+
+/** bytesFromBase64 as it was before its fast path: the reference the fast path must agree with. */
+function referenceBase64(text: string, maxBytes: number): Buffer {
+  const compact = text.replace(/\s+/g, "");
+  if (compact.length === 0) throw new InvalidImageError("invalid_source", "the image data is empty");
+  if (compact.length % 4 === 1 || !(/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || /^[A-Za-z0-9_-]*={0,2}$/.test(compact))) {
+    throw new InvalidImageError("invalid_source", "the image data is not valid base64");
+  }
+  const padding = compact.endsWith("==") ? 2 : compact.endsWith("=") ? 1 : 0;
+  if (Math.floor((compact.length * 3) / 4) - padding > maxBytes) throw new InvalidImageError("too_large", "too large");
+  return Buffer.from(compact, "base64");
+}
+
+test("base64: the native fast path accepts, refuses and decodes exactly as the checks it skips", (t) => {
+  const samples: string[] = ["", " ", "=", "==", "A", "AA", "AAA", "AAAA", "QQ", "QQ=", "QQ==", "QQ===", "QR==", "QUJDQ=", "QUJDQQ="];
+  for (let length = 0; length < 40; length++) {
+    const bytes = Buffer.from(Array.from({ length }, (_, index) => (index * 97 + length * 31) % 256));
+    const standard = bytes.toString("base64");
+    const url = bytes.toString("base64url");
+    const unpadded = standard.replace(/=+$/, "");
+    samples.push(standard, url, unpadded, `${url}=`, `${unpadded}===`, ` ${standard}\n`, standard.replace(/(.{4})/g, "$1\r\n"));
+    if (standard.length > 2) {
+      const middle = Math.floor(standard.length / 2);
+      for (const odd of ["-", "_", "+", "/", "=", "!", "\u00a0", "\u0141", "\u2028", "é", ".", "\0"]) {
+        samples.push(standard.slice(0, middle) + odd + standard.slice(middle), url.slice(0, middle) + odd + url.slice(middle), standard.slice(0, -1) + odd);
+      }
+    }
+  }
+  for (const text of samples) {
+    for (const maxBytes of [0, 10, 1_000]) {
+      let expected: Buffer | string;
+      try {
+        expected = referenceBase64(text, maxBytes);
+      } catch (error) {
+        expected = (error as InvalidImageError).reason;
+      }
+      let actual: Buffer | string;
+      try {
+        actual = bytesFromBase64(text, maxBytes);
+      } catch (error) {
+        actual = (error as InvalidImageError).reason;
+      }
+      t.deepEqual(actual, expected, JSON.stringify({ text, maxBytes }));
+    }
+  }
+});
+
+test("alpha: a picture is opaque only when every alpha byte is 255, the last one included", async (t) => {
+  const width = 300;
+  const height = 500;
+  const pixels = Buffer.alloc(width * height * 4, 255);
+  const opaque = await sharp(pixels, { raw: { width, height, channels: 4 } })
+    .png()
+    .toBuffer();
+  t.like(await probeImage(opaque, limits), { hasAlpha: true, opaque: true });
+  for (const index of [0, width * height - 1, 70_000]) {
+    const holed = Buffer.from(pixels);
+    holed[index * 4 + 3] = 254;
+    const png = await sharp(holed, { raw: { width, height, channels: 4 } })
+      .png()
+      .toBuffer();
+    t.like(await probeImage(png, limits), { hasAlpha: true, opaque: false }, `pixel ${index}`);
+  }
 });
 
 // ---- encodeImage --------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import { type Config, canonicalPlanName } from "../config/resolved-config.js";
 import type { KeyRecord, MetadataData } from "../store/records.js";
 import type { UsageHistory } from "../store/usage-history.js";
 import { periodOf } from "../store/usage-log.js";
+import { periodRange } from "../store/usage-rows.js";
 
 export interface KeyListing {
   id: string;
@@ -60,23 +61,33 @@ export async function keyListing(config: Config, metadata: MetadataData, history
   });
 }
 
-/** Per key prefix: credits this month, credits ever, and the time of its latest usage row. */
+/**
+ * Per key prefix: credits this month, credits ever, and the time of its latest usage row. Month
+ * by month: a month whose log has a checkpoint gives its sums per key from it and only the rows
+ * after it are read (usage-rows.ts `usageSummary`), so a listing does not read a million rows.
+ * A month's credits are those of its log, as the key budgets count them.
+ */
 async function keyUses(history: UsageHistory, prefixes: Set<string>, now: Date): Promise<Map<string, KeyUse>> {
-  const month = periodOf(now);
-  const range = { since: 0, until: Number.MAX_SAFE_INTEGER };
+  const current = periodOf(now);
   const uses = new Map<string, KeyUse>();
-  const reading = await history.reading(range);
-  for await (const batch of reading.rows()) {
-    for (const row of batch) {
-      if (!prefixes.has(row.keyPrefix)) continue;
-      let use = uses.get(row.keyPrefix);
-      if (!use) {
-        use = { month: 0, total: 0, last: null };
-        uses.set(row.keyPrefix, use);
-      }
-      use.total += row.credits;
-      if (row.time.startsWith(month)) use.month += row.credits;
-      if (use.last === null || row.time > use.last) use.last = row.time;
+  const count = (prefix: string, period: string, credits: number, time: string | undefined) => {
+    let use = uses.get(prefix);
+    if (!use) {
+      use = { month: 0, total: 0, last: null };
+      uses.set(prefix, use);
+    }
+    use.total += credits;
+    if (period === current) use.month += credits;
+    if (time !== undefined && (use.last === null || time > use.last)) use.last = time;
+  };
+  for (const period of await history.periods()) {
+    const reading = await history.reading(periodRange(period));
+    const summary = reading.summary?.();
+    if (summary) {
+      for (const [prefix, sums] of summary.groups.key) if (prefixes.has(prefix)) count(prefix, period, sums.credits, sums.last);
+    }
+    for await (const batch of summary?.rowsAfter ?? reading.rows()) {
+      for (const row of batch) if (prefixes.has(row.keyPrefix)) count(row.keyPrefix, period, row.credits, typeof row.time === "string" ? row.time : undefined);
     }
   }
   return uses;

@@ -6,15 +6,14 @@
 import { findAgent } from "../store/provisioning.js";
 import type { AgentRecord, KeyRecord, MetadataData } from "../store/records.js";
 import type { UsageRow } from "../store/usage-log.js";
-import { isCount } from "../store/usage-watermark.js";
+import { dayOf, type GroupSums, NO_VALUE, overageOf, type RowSums, textValue as text } from "../store/usage-sums.js";
 import type { ReportRange } from "./usage-range.js";
 import { DAY_MS, dayLabel, startOfDay } from "./usage-range.js";
 
 export const USAGE_DIMENSIONS = ["day", "model", "agent", "key", "endpoint", "tag"] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
-/** The group of a row whose field is missing or not text (older rows; the log only vouches for agent and credits). */
-export const NO_VALUE = "(none)";
+export { NO_VALUE, overageOf };
 
 export interface UsageGroup {
   /** The group's value: a day (YYYY-MM-DD, UTC), model, agent name, key prefix, endpoint or tag. */
@@ -43,7 +42,8 @@ export class AgentDirectory {
   }
 
   resolve(raw: string): AgentRecord | undefined {
-    if (this.resolved.has(raw)) return this.resolved.get(raw);
+    const known = this.resolved.get(raw);
+    if (known !== undefined || this.resolved.has(raw)) return known;
     const agent = this.metadata.agents.find((candidate) => candidate.id === raw) ?? this.metadata.agents.find((candidate) => candidate.name === raw);
     this.resolved.set(raw, agent);
     return agent;
@@ -88,6 +88,52 @@ export class UsageTally {
     /** --tag: only rows carrying at least one of these. */
     private readonly tags?: ReadonlySet<string>,
   ) {}
+
+  /** Whether the row is one the report counts: --agent names its agent (or none), --tag one of its tags (or none). */
+  accepts(row: UsageRow): boolean {
+    if (this.only && this.agents.resolve(row.agent) !== this.only) return false;
+    return !this.tags || tagsOf(row).some((tag) => this.tags!.has(tag));
+  }
+
+  /**
+   * Count an agent's rows at once, as `add` would count them one by one: from a checkpoint's sums
+   * per agent (a whole month's report without --tag). With --by agent they are its groups too;
+   * with --by day, model, key or endpoint the groups come from `addGroupSums`.
+   */
+  addAgentSums(raw: string, sums: RowSums): void {
+    if (this.tags) throw new Error("sums per agent cannot be kept to some tags");
+    const agent = this.agents.resolve(raw);
+    if (this.only && agent !== this.only) return;
+    this.rows += sums.rows;
+    this.credits += sums.credits;
+    this.overage += sums.overage;
+    if (agent) this.agentCredits.set(agent.id, (this.agentCredits.get(agent.id) ?? 0) + sums.credits);
+    if (agent && sums.overage > 0) this.agentOverage.set(agent.id, (this.agentOverage.get(agent.id) ?? 0) + sums.overage);
+    if (this.dimension === "agent") this.addSumsTo(agent?.name ?? raw, sums);
+  }
+
+  /**
+   * A group's rows at once, from a checkpoint's sums per day, model, key or endpoint over every
+   * agent: only without --agent and --tag (whose rows the sums do not tell apart).
+   */
+  addGroupSums(value: string, sums: GroupSums): void {
+    if (this.only || this.tags || this.dimension === undefined || this.dimension === "agent" || this.dimension === "tag") {
+      throw new Error(`sums per group cannot be counted by ${this.dimension}, nor kept to an agent or tags`);
+    }
+    // A key's agent, as `add` names it from the key's first row.
+    this.addSumsTo(value, sums, sums.agent === undefined ? undefined : (this.agents.resolve(sums.agent)?.name ?? sums.agent));
+  }
+
+  private addSumsTo(value: string, sums: RowSums, agent?: string): void {
+    const sum = this.sums.get(value);
+    if (sum) {
+      sum.rows += sums.rows;
+      sum.credits += sums.credits;
+      sum.overage += sums.overage;
+    } else {
+      this.sums.set(value, { rows: sums.rows, credits: sums.credits, overage: sums.overage, ...(this.dimension === "key" ? { agent } : {}) });
+    }
+  }
 
   /** Count the row unless --agent names another agent or --tag other tags; says whether it was counted. */
   add(row: UsageRow): boolean {
@@ -167,11 +213,6 @@ export class UsageTally {
   }
 }
 
-/** A row's overage: 0 for rows without one (the log vouches only for agent and credits, so anything else counts as none). */
-export function overageOf(row: UsageRow): number {
-  return isCount(row.overage) ? row.overage : 0;
-}
-
 /**
  * A row's tags, each once: the gateway writes a list of distinct strings, but the log vouches only
  * for agent and credits, so anything else (older rows, a hand-edited line) reads as none.
@@ -181,16 +222,4 @@ export function tagsOf(row: UsageRow): readonly string[] {
   if (!Array.isArray(tags)) return [];
   const strings = tags.filter((tag): tag is string => typeof tag === "string" && tag !== "");
   return strings.length === tags.length && new Set(strings).size === strings.length ? strings : [...new Set(strings)];
-}
-
-/** The UTC day of a row's time; the gateway writes ISO times in UTC, read by slicing. */
-function dayOf(time: unknown): string {
-  if (typeof time !== "string") return NO_VALUE;
-  if (time.length >= 20 && time.endsWith("Z") && time[10] === "T") return time.slice(0, 10);
-  const parsed = Date.parse(time);
-  return Number.isFinite(parsed) ? dayLabel(startOfDay(parsed)) : NO_VALUE;
-}
-
-function text(value: unknown): string {
-  return typeof value === "string" && value !== "" ? value : NO_VALUE;
 }

@@ -4,12 +4,15 @@
 // is a column of the tables and JSON when the range has any, and always a CSV column. Rows stream
 // from the usage history (this home's log, or the Redis streams: usage-history.ts): what is held
 // is the sums and the rows shown, never the month, so a million-row month reports in seconds
-// (docs/decisions.md §15, §21).
+// (docs/decisions.md §15, §21). A whole month's sums (the default table, the JSON's head, --by
+// anything but tag) come from the log's checkpoint and the rows after it, without the month.
 import type { Config } from "../config/resolved-config.js";
 import { canonicalPlanName } from "../config/resolved-config.js";
 import type { AgentRecord, MetadataData } from "../store/records.js";
 import type { UsageHistory, UsageReading } from "../store/usage-history.js";
 import type { UsageRow } from "../store/usage-log.js";
+import type { UsageSummary } from "../store/usage-rows.js";
+import { SUMMED_DIMENSIONS, type SummedDimension } from "../store/usage-sums.js";
 import { AdminLookupError } from "./admin-requests.js";
 import { type CsvCell, csvLine } from "./usage-csv.js";
 import { AgentDirectory, overageOf, tagsOf, type UsageDimension, type UsageGroup, UsageTally } from "./usage-groups.js";
@@ -124,12 +127,43 @@ async function readRange(report: Report, tally: UsageTally, each?: (row: UsageRo
   report.skipped.finish();
 }
 
+/**
+ * What a report that needs only sums (and the last rows) reads of a whole month without --tag:
+ * the log's checkpoint and the rows after it (usage-rows.ts `usageSummary`), not the month.
+ * Undefined otherwise: such a report reads the range. Called only by a report that will use it
+ * (it names the checkpoint's skipped rows at once).
+ */
+function summaryOf(report: Report): UsageSummary | undefined {
+  return report.tags ? undefined : report.reading.summary?.(report.skipped.add);
+}
+
+/**
+ * The pass readRange makes, from a summary: the same sums (per agent; per group of `dimension`,
+ * which --agent and --tag leave unused), then the rows after the checkpoint, to `each` too.
+ */
+async function readSummary(
+  report: Report,
+  summary: UsageSummary,
+  tally: UsageTally,
+  each?: (row: UsageRow) => void,
+  dimension?: SummedDimension,
+): Promise<void> {
+  for (const [agent, sums] of summary.agents) tally.addAgentSums(agent, sums);
+  if (dimension) for (const [value, sums] of summary.groups[dimension]) tally.addGroupSums(value, sums);
+  for await (const batch of summary.rowsAfter) for (const row of batch) if (tally.add(row)) each?.(row);
+  report.skipped.finish();
+}
+
 // --- sums per group ----------------------------------------------------------------------------
 
 async function printGroups(report: Report, dimension: UsageDimension): Promise<void> {
   const { options } = report;
   const tally = new UsageTally(report.agents, report.only, dimension, report.tags);
-  await readRange(report, tally);
+  // Sums per agent serve --agent too; those per day, model, key or endpoint are over every agent.
+  const summed = dimension === "agent" || (isSummed(dimension) && !report.only);
+  const summary = summed ? summaryOf(report) : undefined;
+  if (summary) await readSummary(report, summary, tally, undefined, isSummed(dimension) ? dimension : undefined);
+  else await readRange(report, tally);
   const groups = tally.groups(options.range, options.now.getTime());
   const overage = tally.overage > 0;
   const columns = groupColumns(dimension, overage);
@@ -167,6 +201,10 @@ async function printGroups(report: Report, dimension: UsageDimension): Promise<v
   }
   const skipped = report.skipped.line("these totals");
   if (skipped) report.out.line(skipped);
+}
+
+function isSummed(dimension: UsageDimension): dimension is SummedDimension {
+  return (SUMMED_DIMENSIONS as readonly string[]).includes(dimension);
 }
 
 function groupColumns(dimension: UsageDimension, overage: boolean): string[] {
@@ -247,7 +285,9 @@ async function printRowsCsv(report: Report): Promise<void> {
  */
 async function printRowsJson(report: Report, metadata: MetadataData): Promise<void> {
   const tally = new UsageTally(report.agents, report.only, undefined, report.tags);
-  await readRange(report, tally);
+  const summary = summaryOf(report);
+  if (summary) await readSummary(report, summary, tally);
+  else await readRange(report, tally);
   const head = { ...rangeFields(report, { withAgent: false }), agents: agentUsage(report, metadata, tally) };
   let out = `{\n${Object.entries(head)
     .map(([name, value]) => member(name, value))
@@ -281,16 +321,23 @@ async function printRowsTable(report: Report, metadata: MetadataData): Promise<v
   const tally = new UsageTally(report.agents, report.only, undefined, report.tags);
   const recent: UsageRow[] = [];
   const widths = ROW_HEADERS.map((header) => header.length);
-  await readRange(report, tally, (row) => {
-    if (options.allRows) {
+  const keepRecent = (row: UsageRow) => {
+    recent.push(row);
+    if (recent.length > RECENT_ROWS) recent.shift();
+  };
+  const summary = options.allRows ? undefined : summaryOf(report);
+  if (summary) {
+    await readSummary(report, summary, tally, keepRecent);
+    // Fewer than that after the checkpoint: the rest from the end of what it counted.
+    recent.unshift(...(await summary.lastRowsBefore(RECENT_ROWS - recent.length, (row) => tally.accepts(row))));
+  } else {
+    await readRange(report, tally, (row) => {
+      if (!options.allRows) return keepRecent(row);
       rowText(row, report.agents).forEach((cell, column) => {
         if (cell.length > widths[column]!) widths[column] = cell.length;
       });
-      return;
-    }
-    recent.push(row);
-    if (recent.length > RECENT_ROWS) recent.shift();
-  });
+    });
+  }
   report.out.line(describeScope(report, { withAgent: false }));
   const agents = agentUsage(report, metadata, tally);
   const balances = hasBalances(report);

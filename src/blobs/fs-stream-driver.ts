@@ -1,9 +1,10 @@
 // unstorage's `fs` driver with three changes the gateway needs for files of up to 50 MB:
 //
 // - `setItemRaw` takes a Node stream (as well as bytes) and writes it to a temp file under
-//   `<base>/.partial/`, fsyncs it and renames it into place. unstorage 1.x hands the value to the
-//   driver untouched, but the stock fs driver writes straight to the final path: a failed or
-//   aborted upload would leave a truncated blob behind. Here the key holds all bytes or none.
+//   `<base>/.partial/` (file-sink.ts: batched writes, handed to the disk as they go), fsyncs it
+//   and renames it into place. unstorage 1.x hands the value to the driver untouched, but the
+//   stock fs driver writes straight to the final path: a failed or aborted upload would leave a
+//   truncated blob behind. Here the key holds all bytes or none.
 // - `getItemStream` opens the file and returns a read stream with its size. unstorage 1.x has
 //   no streaming read (`getItemRaw` reads the whole file into memory).
 // - `removeItem` throws when the file is there and cannot be removed. The stock driver resolves
@@ -15,6 +16,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { type Driver, defineDriver } from "unstorage";
 import fsDriver, { type FSStorageOptions } from "unstorage/drivers/fs";
+import { writeStreamSynced } from "./file-sink.js";
 import { claimPartialFile, PARTIAL_DIRECTORY, releasePartialFile, sweepPartialFiles } from "./partial-files.js";
 
 export { PARTIAL_DIRECTORY };
@@ -30,6 +32,12 @@ export interface StreamingDriverExtras {
   /** Remove temp files no live write owns (see partial-files.ts). */
   sweepPartials(quietForMs: number): Promise<number>;
 }
+
+/**
+ * A download reads the file in chunks of this size: a quarter of the reads, socket writes and
+ * stream turns of the 64 KiB default, for one such buffer more per download (scripts/bench-transfer.mjs).
+ */
+const READ_CHUNK_BYTES = 256 * 1024;
 
 export type StreamingFsDriver = Driver<StreamingFsOptions, never> & StreamingDriverExtras;
 
@@ -85,7 +93,7 @@ export const streamingFsDriver = defineDriver((options: StreamingFsOptions) => {
         // Reading to the known last byte ends the stream without one more read to find EOF, so the
         // answer is complete before a client holding every byte can hang up.
         const end = stat.size > 0 ? stat.size - 1 : undefined;
-        return { body: handle.createReadStream({ autoClose: true, end }), sizeBytes: stat.size };
+        return { body: handle.createReadStream({ autoClose: true, end, highWaterMark: READ_CHUNK_BYTES }), sizeBytes: stat.size };
       } catch (error) {
         await handle.close();
         throw error;
@@ -104,15 +112,13 @@ async function writeThenRename(temporary: string, file: string, value: unknown):
   try {
     try {
       if (value instanceof Readable) {
-        for await (const chunk of value) await handle.write(chunk as Buffer);
-      } else if (typeof value === "string") {
-        await handle.write(value, null, "utf8");
-      } else if (value instanceof Uint8Array) {
-        await handle.write(value);
+        await writeStreamSynced(handle, value);
       } else {
-        throw new TypeError("[unstorage] [gw-fs] setItemRaw takes a Readable, a Uint8Array or a string");
+        if (typeof value === "string") await handle.write(value, null, "utf8");
+        else if (value instanceof Uint8Array) await handle.write(value);
+        else throw new TypeError("[unstorage] [gw-fs] setItemRaw takes a Readable, a Uint8Array or a string");
+        await handle.sync();
       }
-      await handle.sync();
     } finally {
       await handle.close();
     }

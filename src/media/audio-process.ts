@@ -1,10 +1,12 @@
 // Running the audio engines (ffmpeg, ffprobe, espeak-ng): where they are, and one run of one of
 // them with no shell, a deadline, the caller's abort signal, bounded output and a shared pool of
 // run slots. Probes, conversions and synthesis are CPU-bound, so at most one run per CPU at a
-// time: more only make every run slower. Arguments are built by the callers from fixed words and
-// server-made paths, never from a caller's string.
+// time: more only make every run slower, and each below the gateway's CPU priority
+// (engine-priority.ts). Arguments are built by the callers from fixed words and server-made
+// paths, never from a caller's string.
 import { spawn } from "node:child_process";
 import os from "node:os";
+import { lowerEnginePriority } from "./engine-priority.js";
 import { type EngineLookup, type EngineLookupOptions, lookupFfmpeg, lookupFfprobe, slowEngineMessage } from "./engines.js";
 import { createRunSlots } from "./run-slots.js";
 
@@ -69,6 +71,7 @@ function spawnEngine(engine: AudioEngine, binary: string, args: string[], option
   const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"], windowsHide: true });
+    lowerEnginePriority(child.pid);
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = "";

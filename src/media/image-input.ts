@@ -109,9 +109,20 @@ export async function probeImage(input: Uint8Array, options: { maxBytes: number;
     width,
     height,
     hasAlpha,
-    opaque: !hasAlpha || band.every((alpha) => alpha === 255),
+    opaque: !hasAlpha || allOpaque(band),
     frames: metadata.pages ?? 1,
   };
+}
+
+const OPAQUE_RUN = Buffer.alloc(64 * 1024, 255);
+
+/** Every alpha byte is 255: compared natively a run at a time (a callback per pixel cost ~50 ms of event loop for 12 MP). */
+function allOpaque(alpha: Buffer): boolean {
+  for (let start = 0; start < alpha.length; start += OPAQUE_RUN.length) {
+    const end = Math.min(alpha.length, start + OPAQUE_RUN.length);
+    if (OPAQUE_RUN.compare(alpha, start, end, 0, end - start) !== 0) return false;
+  }
+  return true;
 }
 
 async function bytesOf(source: string | Uint8Array, options: DecodeImageOptions): Promise<Uint8Array> {

@@ -25,15 +25,41 @@ export function bytesFromDataUrl(url: string, maxBytes: number): Buffer {
 
 /** Bytes of base64 text (standard or URL-safe alphabet, padding optional, whitespace ignored). */
 export function bytesFromBase64(text: string, maxBytes: number, what = "image data"): Buffer {
+  const plain = canonicalBase64(text, maxBytes);
+  if (plain) return plain;
   const compact = text.replace(/\s+/g, "");
   if (compact.length === 0) throw new InvalidImageError("invalid_source", `the ${what} is empty`);
+  const unwrapped = compact !== text ? canonicalBase64(compact, maxBytes) : null;
+  if (unwrapped) return unwrapped;
   if (compact.length % 4 === 1 || !(STANDARD_BASE64.test(compact) || URL_SAFE_BASE64.test(compact))) {
     throw new InvalidImageError("invalid_source", `the ${what} is not valid base64`);
   }
-  const padding = compact.endsWith("==") ? 2 : compact.endsWith("=") ? 1 : 0;
-  const decodedLength = Math.floor((compact.length * 3) / 4) - padding;
+  const decodedLength = Math.floor((compact.length * 3) / 4) - trailingPadding(compact);
   if (decodedLength > maxBytes) throw tooLarge(maxBytes);
   return Buffer.from(compact, "base64");
+}
+
+/**
+ * The bytes of `text` when it is base64 exactly as an encoder writes it (one alphabet, no
+ * whitespace, padding kept or left out) and within `maxBytes`; null otherwise, and the checks
+ * above decide. Those checks answer the same for such text, but their regular expressions cost
+ * ~10 ns a character on the event loop (~100 ms for a 12 MP photo): here it is decoded and
+ * encoded again natively, and compared.
+ */
+function canonicalBase64(text: string, maxBytes: number): Buffer | null {
+  const padding = trailingPadding(text);
+  if (text.length === 0 || text.length % 4 === 1 || (text.length - padding) % 4 === 1 || text.charCodeAt(text.length - 1 - padding) === 61) return null;
+  if (Math.floor((text.length * 3) / 4) - padding > maxBytes) return null;
+  const bytes = Buffer.from(text, "base64");
+  const urlSafe = text.includes("-") || text.includes("_");
+  const again = bytes.toString(urlSafe ? "base64url" : "base64");
+  const unpadded = again.length - trailingPadding(again);
+  // Equal to a fresh encoding: only the alphabet's characters, in one alphabet, padding at the end only.
+  return unpadded === text.length - padding && text.startsWith(again.slice(0, unpadded)) ? bytes : null;
+}
+
+function trailingPadding(text: string): number {
+  return text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
 }
 
 export function tooLarge(maxBytes: number): InvalidImageError {

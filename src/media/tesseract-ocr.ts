@@ -2,9 +2,11 @@
 // picture on stdin (no temp file to clean up), no shell, a time limit, and the process killed when
 // the caller goes away. At most one run per CPU at a time: tesseract is CPU-bound, and more runs
 // than cores only make every one of them slower. OMP_THREAD_LIMIT=1 keeps each run on one core
-// for the same reason (tesseract's OpenMP threads fight each other under parallel load).
+// for the same reason (tesseract's OpenMP threads fight each other under parallel load). It runs
+// below the gateway's CPU priority (engine-priority.ts).
 import { type ExecFileException, execFile } from "node:child_process";
 import os from "node:os";
+import { lowerEnginePriority } from "./engine-priority.js";
 import { createRunSlots } from "./run-slots.js";
 import { type OcrText, parseTesseractTsv } from "./tesseract-tsv.js";
 
@@ -70,6 +72,7 @@ function runTesseract(picture: Buffer, options: TesseractOptions): Promise<strin
         reject(engineError(error, timeoutMs));
       },
     );
+    lowerEnginePriority(child.pid);
     // tesseract may exit before reading all of stdin (an unreadable picture): its exit status
     // reports that, so a broken pipe here is not an error of its own.
     child.stdin?.on("error", () => undefined);

@@ -6,7 +6,7 @@
 // unlink, and no lock is needed because only the server writes records and ids are unique.
 // The directory is read once at start to build the in-memory index (lists, used bytes); nothing
 // scans it per request. Only ids the gateway generated ever become file names.
-import { promises as fs } from "node:fs";
+import { promises as fs, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomically } from "./atomic-write.js";
 import { StoreError } from "./store-error.js";
@@ -61,26 +61,34 @@ const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export class FileRecordStore {
   private constructor(readonly directory: string) {}
 
-  /** Read every record. A record that does not parse refuses the start (restore it, or delete it). */
+  /**
+   * Read every record, in id order (creation order). A record that does not parse refuses the
+   * start (restore it, or delete it). Read synchronously: a start has nothing else to do
+   * meanwhile, and 100,000 small files read one syscall after another take seconds where the
+   * promise API's four round trips through the thread pool per file took half a minute.
+   */
   static async open(directory: string): Promise<{ store: FileRecordStore; records: FileRecord[] }> {
-    await fs.mkdir(directory, { recursive: true });
+    mkdirSync(directory, { recursive: true });
     const records: FileRecord[] = [];
-    for (const agentId of await fs.readdir(directory)) {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      const agentId = entry.name;
       if (!NAME_PATTERN.test(agentId)) continue;
       const agentDirectory = path.join(directory, agentId);
-      const stat = await fs.stat(agentDirectory);
-      if (!stat.isDirectory()) continue;
-      for (const name of await fs.readdir(agentDirectory)) {
+      // A link is followed, as a stat would.
+      if (!entry.isDirectory() && !(entry.isSymbolicLink() && statSync(agentDirectory).isDirectory())) continue;
+      for (const name of readdirSync(agentDirectory)) {
         const file = path.join(agentDirectory, name);
         // A temp file is a write that never completed (the process died before its rename).
         if (name.endsWith(".tmp")) {
-          await fs.rm(file, { force: true });
+          rmSync(file, { force: true });
           continue;
         }
         if (!name.endsWith(".json")) continue;
-        records.push(parseRecord(await fs.readFile(file, "utf8"), file, agentId, name.slice(0, -".json".length)));
+        records.push(parseRecord(readFileSync(file, "utf8"), file, agentId, name.slice(0, -".json".length)));
       }
     }
+    // In id order, so that the index is built by appending rather than by inserting into the middle.
+    records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return { store: new FileRecordStore(directory), records };
   }
 

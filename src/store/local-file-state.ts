@@ -30,6 +30,8 @@ export class AgentFiles {
   add(record: FileRecord): void {
     const existing = this.files.get(record.id);
     if (existing) this.usedBytes -= existing.sizeBytes;
+    // A new file's id is the newest (and a start adds them in id order): appended, not inserted.
+    else if (this.ids.length === 0 || this.ids[this.ids.length - 1]! < record.id) this.ids.push(record.id);
     else this.ids.splice(this.insertionPoint(record.id), 0, record.id);
     this.files.set(record.id, record);
     this.usedBytes += record.sizeBytes;

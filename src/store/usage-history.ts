@@ -3,7 +3,7 @@
 // instances (redis-usage-history.ts). Both judge rows by the gateway's own rules (usage-rows.ts)
 // and hand them over in batches, never a month at once (docs/decisions.md §15, §21).
 import { UsageLog, type UsageRow } from "./usage-log.js";
-import { type UsageRange, usageLogSlices, usageRows } from "./usage-rows.js";
+import { type UsageRange, type UsageSummary, usageLogSlices, usageRows, usageSummary } from "./usage-rows.js";
 
 export interface UsageHistory {
   /** The months (YYYY-MM) that hold rows, oldest first. */
@@ -19,6 +19,12 @@ export interface UsageReading {
    * range is. Read again, the same rows. Throws StoreError at a row that is not JSON.
    */
   rows(onSkipped?: (warning: string) => void): AsyncIterable<UsageRow[]>;
+  /**
+   * For a range that is one whole month of this home's log, with a checkpoint that fits it: the
+   * month's sums per agent as of the checkpoint and the rows after it (usage-rows.ts). Undefined
+   * when there is none (then the rows are read); a Redis state has none.
+   */
+  summary?(onSkipped?: (warning: string) => void): UsageSummary | undefined;
 }
 
 /** This home's usage log files, each read up to its size when the reading began. */
@@ -31,6 +37,9 @@ export class EmbeddedUsageHistory implements UsageHistory {
 
   async reading(range: UsageRange): Promise<UsageReading> {
     const slices = usageLogSlices(this.directory, range);
-    return { rows: (onSkipped) => usageRows(slices, range, onSkipped) };
+    return {
+      rows: (onSkipped) => usageRows(slices, range, onSkipped),
+      summary: (onSkipped) => usageSummary(this.directory, slices, range, onSkipped),
+    };
   }
 }

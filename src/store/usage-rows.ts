@@ -4,10 +4,13 @@
 // (usage-log.ts): a line that is not JSON is corruption, a row with invalid credits or agent is
 // skipped with a warning, and an unterminated last line (a write that was never acknowledged) is
 // ignored (docs/decisions.md §15).
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { StoreError } from "./store-error.js";
+import { type AgentSums, readCheckpoint } from "./usage-checkpoint.js";
 import { usageLogFile } from "./usage-files.js";
+import { type LinePosition, readLines, readLinesBackward } from "./usage-lines.js";
 import { rowProblem, UsageLog, type UsageRow } from "./usage-log.js";
+import type { DimensionSums } from "./usage-sums.js";
 
 /** Instants in milliseconds since the epoch: `since` inclusive, `until` exclusive. */
 export interface UsageRange {
@@ -22,9 +25,9 @@ export interface UsageLogSlice {
   bytes: number;
   /** The whole month lies inside the range: every valid row counts, whatever its time says. */
   whole: boolean;
+  /** Read from here (a line's start) rather than from the start: what a checkpoint counted is not read again. */
+  from?: LinePosition;
 }
-
-const NEWLINE = 0x0a;
 
 /**
  * Which logs overlap the range, and how long each is now. Reading a report twice from the same
@@ -44,10 +47,16 @@ export function usageLogSlices(directory: string, range: UsageRange): UsageLogSl
 
 /** How a month (YYYY-MM) lies in a range: not at all, in part, or whole (every valid row of it counts, whatever its time says). */
 export function periodOverlap(period: string, range: UsageRange): "none" | "part" | "whole" {
-  const start = Date.UTC(Number(period.slice(0, 4)), Number(period.slice(5, 7)) - 1, 1);
-  const end = Date.UTC(Number(period.slice(0, 4)), Number(period.slice(5, 7)), 1);
+  const { since: start, until: end } = periodRange(period);
   if (end <= range.since || start >= range.until) return "none";
   return start >= range.since && end <= range.until ? "whole" : "part";
+}
+
+/** A month (YYYY-MM, UTC) as a range: a reading of it takes its log whole. */
+export function periodRange(period: string): UsageRange {
+  const year = Number(period.slice(0, 4));
+  const month = Number(period.slice(5, 7));
+  return { since: Date.UTC(year, month - 1, 1), until: Date.UTC(year, month, 1) };
 }
 
 /**
@@ -78,7 +87,7 @@ export async function* usageRows(
   onSkipped: (warning: string) => void = () => undefined,
 ): AsyncGenerator<UsageRow[]> {
   for (const slice of slices) {
-    for await (const lines of sliceLines(slice)) {
+    for await (const lines of readLines(slice.file, slice.bytes, slice.from)) {
       const batch: UsageRow[] = [];
       for (const { text, number } of lines) {
         let judged: UsageRow | string | null;
@@ -88,12 +97,73 @@ export async function* usageRows(
           throw new StoreError(`usage log ${slice.file} is corrupt at line ${number}; refusing to start — restore it from a backup`);
         }
         // An invalid row is reported when it may lie in the range: its time can be as wrong as the rest.
-        if (typeof judged === "string") onSkipped(`usage log ${slice.file} line ${number}: ${judged}; row skipped, not counted in any balance`);
+        if (typeof judged === "string") onSkipped(skippedWarning(slice.file, number, judged));
         else if (judged) batch.push(judged);
       }
       if (batch.length > 0) yield batch;
     }
   }
+}
+
+function skippedWarning(file: string, line: number, problem: string): string {
+  return `usage log ${file} line ${line}: ${problem}; row skipped, not counted in any balance`;
+}
+
+/**
+ * A whole month as its checkpoint (usage-checkpoint.ts) sums it, and what came after: for a
+ * report that needs only the sums per agent and the last rows, so a month of a million rows is
+ * not read again for it.
+ */
+export interface UsageSummary {
+  /** Valid rows, credits and overage per agent as the rows name it (an id; an older row's name), up to the checkpoint. */
+  agents: ReadonlyMap<string, AgentSums>;
+  /** The same per day, model, key and endpoint, over every agent, up to the checkpoint. */
+  groups: Readonly<DimensionSums>;
+  /** The valid rows after the checkpoint, in batches, as `usageRows` hands them over. */
+  rowsAfter: AsyncIterable<UsageRow[]>;
+  /** Up to `count` of the last valid rows up to the checkpoint that `keep` keeps, oldest first. */
+  lastRowsBefore(count: number, keep: (row: UsageRow) => boolean): Promise<UsageRow[]>;
+}
+
+/**
+ * The summary of a range that is one whole month of the log with a checkpoint that fits it (and
+ * counts no more than the slice holds); undefined otherwise, and the caller reads the rows.
+ * `onSkipped` gets the invalid rows the checkpoint counted at once, in line order, as reading the
+ * rows would name them; those after it as `rowsAfter` reads them.
+ */
+export function usageSummary(
+  directory: string,
+  slices: UsageLogSlice[],
+  range: UsageRange,
+  onSkipped: (warning: string) => void = () => undefined,
+): UsageSummary | undefined {
+  const [slice] = slices;
+  if (slices.length !== 1 || !slice?.whole || slice.from) return undefined;
+  const checkpoint = readCheckpoint(directory, slice.period, slice.file);
+  if (!checkpoint || checkpoint.bytes > slice.bytes) return undefined;
+  for (const { line, problem } of checkpoint.skipped) onSkipped(skippedWarning(slice.file, line, problem));
+  return {
+    agents: checkpoint.agents,
+    groups: checkpoint.groups,
+    rowsAfter: usageRows([{ ...slice, from: checkpoint }], range, onSkipped),
+    async lastRowsBefore(count, keep) {
+      const rows: UsageRow[] = [];
+      if (count <= 0) return rows;
+      for await (const { text, number } of readLinesBackward(slice.file, checkpoint)) {
+        let judged: UsageRow | string | null;
+        try {
+          judged = judgeRow(text, true, range);
+        } catch {
+          throw new StoreError(`usage log ${slice.file} is corrupt at line ${number}; refusing to start — restore it from a backup`);
+        }
+        // An invalid row was named with the checkpoint's.
+        if (typeof judged === "string" || !judged || !keep(judged)) continue;
+        rows.push(judged);
+        if (rows.length === count) break;
+      }
+      return rows.reverse();
+    },
+  };
 }
 
 /** A row's time in milliseconds, NaN when it has none that parses. */
@@ -104,37 +174,4 @@ function timeOf(row: unknown): number {
 
 function inRange(time: number, range: UsageRange): boolean {
   return time >= range.since && time < range.until;
-}
-
-interface Line {
-  text: string;
-  /** 1-based, blank lines included, as the gateway's warnings count them. */
-  number: number;
-}
-
-/**
- * The complete, non-blank lines of the slice, a chunk's worth at a time. Lines are cut at the
- * newline byte, which never occurs inside a multi-byte UTF-8 character, so a chunk boundary
- * cannot split a character of a line that is decoded.
- */
-async function* sliceLines(slice: UsageLogSlice): AsyncGenerator<Line[]> {
-  if (slice.bytes === 0) return;
-  let carry: Buffer | null = null;
-  let number = 0;
-  for await (const chunk of createReadStream(slice.file, { start: 0, end: slice.bytes - 1, highWaterMark: 1 << 20 })) {
-    const buffer: Buffer = carry ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
-    const lines: Line[] = [];
-    let start = 0;
-    let end = buffer.indexOf(NEWLINE, start);
-    while (end !== -1) {
-      number += 1;
-      const text = buffer.toString("utf8", start, end);
-      if (text.trim()) lines.push({ text, number });
-      start = end + 1;
-      end = buffer.indexOf(NEWLINE, start);
-    }
-    carry = start < buffer.length ? buffer.subarray(start) : null;
-    yield lines;
-  }
-  // What is left has no newline: the last write was cut short and never acknowledged.
 }

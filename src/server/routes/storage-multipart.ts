@@ -19,6 +19,12 @@ const loadBusboy = onFirstUse<typeof BusboyModule>("busboy");
 /** Room for boundaries, part headers and the few small fields allowed beside the file. */
 const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
 const FIELD_LIMITS = { fields: 16, fieldSize: 16 * 1024, fieldNameSize: 200, parts: 20 };
+/**
+ * What busboy may buffer, before it and in the file part, ahead of the receiver. With the default
+ * (16 KiB) every 64 KiB socket chunk paused and resumed the request; 1 MiB each is a fixed bound
+ * per upload, whatever the file's size (scripts/bench-transfer.mjs).
+ */
+const PARSER_BUFFER_BYTES = 1024 * 1024;
 
 /**
  * `acceptField` is handed each text field as it arrives (before or after the file); what it throws
@@ -44,6 +50,8 @@ export async function readMultipartFile(
       headers: request.headers,
       // Filenames from browsers and curl are UTF-8 (busboy's default is latin1).
       defParamCharset: "utf8",
+      highWaterMark: PARSER_BUFFER_BYTES,
+      fileHwm: PARSER_BUFFER_BYTES,
       // One byte past the limit tells a file of exactly maxFileBytes from a larger one.
       limits: { ...FIELD_LIMITS, files: 1, fileSize: maxFileBytes + 1 },
     });
