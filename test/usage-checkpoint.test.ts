@@ -13,26 +13,16 @@ import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { usageLogSlices, usageRows } from "../src/store/usage-rows.js";
 import { eventually } from "./helpers/eventually.js";
 import { tempSubdir } from "./helpers/temp-dirs.js";
+import { usageLines, usageRow } from "./helpers/usage-rows.js";
 
 const now = new Date();
 const period = periodOf(now);
 const lastMonth = periodOf(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15)));
 
 const row = (id: string, credits: unknown, agent: unknown = "agent-1", keyPrefix = "gw_key1", time = now.toISOString()): UsageRow =>
-  ({
-    id,
-    time,
-    agent,
-    keyPrefix,
-    endpoint: "chat.completions",
-    model: "m/x",
-    provider: "p",
-    units: { prompt_tokens: 1, completion_tokens: 2 },
-    credits,
-    requestId: `req-${id}`,
-  }) as UsageRow;
+  usageRow(id, credits, { time, agent, keyPrefix });
 
-const lines = (...rows: UsageRow[]) => rows.map((each) => `${JSON.stringify(each)}\n`).join("");
+const lines = usageLines;
 
 function usageDirectory() {
   const usageDir = tempSubdir("gw-checkpoint-", "usage");

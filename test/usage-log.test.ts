@@ -6,20 +6,10 @@ import path from "node:path";
 import test from "ava";
 import { periodOf, UsageLog, type UsageRow } from "../src/store/usage-log.js";
 import { tempSubdir } from "./helpers/temp-dirs.js";
+import { usageRow } from "./helpers/usage-rows.js";
 
 const now = new Date();
-const row = (id: string, credits: number): UsageRow => ({
-  id,
-  time: now.toISOString(),
-  agent: "agent-1",
-  keyPrefix: "gw_abcdefgh",
-  endpoint: "chat.completions",
-  model: "m/x",
-  provider: "p",
-  units: { prompt_tokens: 1, completion_tokens: 2 },
-  credits,
-  requestId: `req-${id}`,
-});
+const row = (id: string, credits: number): UsageRow => usageRow(id, credits, { time: now.toISOString() });
 
 function openLog() {
   const directory = tempSubdir("gw-usage-", "usage");

@@ -13,25 +13,14 @@ import { type FakeOpenAI, startFakeOpenAI } from "../fakes/openai.js";
 import { eventually } from "../helpers/eventually.js";
 import { addKey, gw, json, makeHome, spawnServe } from "../helpers/gateway-harness.js";
 import { tempDir } from "../helpers/temp-dirs.js";
+import { usageLines, usageRow } from "../helpers/usage-rows.js";
 
 const now = new Date();
 const period = periodOf(now);
 
-const row = (id: string, credits: unknown, agent: unknown = "agent-1"): UsageRow =>
-  ({
-    id,
-    time: now.toISOString(),
-    agent,
-    keyPrefix: "gw_abcdefgh",
-    endpoint: "chat.completions",
-    model: "m/x",
-    provider: "p",
-    units: { prompt_tokens: 1, completion_tokens: 2 },
-    credits,
-    requestId: `req-${id}`,
-  }) as UsageRow;
+const row = (id: string, credits: unknown, agent: unknown = "agent-1"): UsageRow => usageRow(id, credits, { time: now.toISOString(), agent });
 
-const lines = (...rows: UsageRow[]) => rows.map((each) => `${JSON.stringify(each)}\n`).join("");
+const lines = usageLines;
 
 /** A data directory laid out as in a gw home: data/usage/ and data/usage-watermark.json beside it. */
 function dataDirectory() {
