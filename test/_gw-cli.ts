@@ -21,6 +21,11 @@ export interface GwOptions {
 }
 
 export function gw(args: string[], options: GwOptions = {}): Promise<GwResult> {
+  return runNode([bin, ...args], options);
+}
+
+/** `node` with these arguments, in the environment a user's shell gives `gw`. */
+export function runNode(nodeArgs: string[], options: GwOptions = {}): Promise<GwResult> {
   // ava sets NODE_ENV=test, which makes oclif try to load the TypeScript sources through tsx/ts-node
   // (three times slower); a user's shell runs the built commands.
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: undefined, GW_API_KEY: undefined, GW_BASE_URL: undefined, ...options.env };
@@ -29,7 +34,7 @@ export function gw(args: string[], options: GwOptions = {}): Promise<GwResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      [bin, ...args],
+      nodeArgs,
       { env, cwd: options.cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
       (error: ExecFileException | null, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;

@@ -2,7 +2,6 @@
 // answered without oclif print, fail and exit exactly as oclif's own run of the same command
 // line, which is run here beside it (bin/run.js's oclif branch, without the fast path). Command
 // lines it does not take go to oclif untouched; the JSON GETs it sends over node:http read as fetch.
-import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -17,7 +16,7 @@ import { answerShape, hasList } from "../src/client/answer-shape.js";
 import { GwApiError } from "../src/client/gw-api-error.js";
 import { HttpTransport } from "../src/client/http-transport.js";
 import { LOG_LEVELS } from "../src/server/server-logger.js";
-import { type GwResult, gw } from "./_gw-cli.js";
+import { type GwResult, gw, runNode } from "./_gw-cli.js";
 import { addKey, editHomeConfig, makeHome, projectRoot, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 
 /** bin/run.js's oclif branch alone: what every command line printed before the fast path. */
@@ -26,18 +25,7 @@ settings.enableAutoTranspile = false;
 await execute({ dir: ${JSON.stringify(`${projectRoot}/bin/run.js`)}, args: process.argv.slice(1) });`;
 
 function throughOclif(args: string[], options: { home?: string; env?: Record<string, string | undefined> } = {}): Promise<GwResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: undefined, GW_API_KEY: undefined, GW_BASE_URL: undefined, ...options.env };
-  if (options.home) env.GW_HOME = options.home;
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ["--input-type=module", "-e", OCLIF_ONLY, "--", ...args],
-      { env, cwd: projectRoot, timeout: 120_000, encoding: "utf8" },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end("");
-  });
+  return runNode(["--input-type=module", "-e", OCLIF_ONLY, "--", ...args], { ...options, cwd: projectRoot });
 }
 
 /** Both runs of `args`, which must agree to the byte. */
