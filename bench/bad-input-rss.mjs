@@ -7,7 +7,7 @@
 // and RSS comes back once V8 shrinks its heap.
 //
 //   npm run build && node bench/bad-input-rss.mjs [--requests 20000] [--rounds 3] [--concurrency 12] [--idle-seconds 120]
-//                                                 [--node-flags "--optimize-for-size"]
+//                                                 [--node-flags=--optimize-for-size]
 //
 // RSS is read from /proc/<pid>/status (Linux), the heap from the server's own GET /metrics.
 // Results go to docs/benchmarks.md under "Memory under bad input" by hand.

@@ -11,9 +11,10 @@
 // --warmup-pairs N (4, not counted, after an 8-second load on each gateway), --telemetry
 // http/protobuf|http/json (the working tree's gateway exports traces to a sink that discards them,
 // bench/start-gw.sh; the base's does not: `bench-ab.mjs HEAD --telemetry http/protobuf` on a clean
-// tree is the cost of traces on against off), --node-flags "..." (Node/V8 flags for the working
-// tree's gateway only: `bench-ab.mjs HEAD --node-flags "--max-semi-space-size=4"` on a clean tree
-// is what the flags cost and save; each gateway's peak RSS is printed). The gateways get
+// tree is the cost of traces on against off), --node-flags=... (Node/V8 flags for the working
+// tree's gateway only, given with "=" since parseArgs refuses a separate value starting with "--":
+// `bench-ab.mjs HEAD --node-flags=--max-semi-space-size=4` on a clean tree is what the flags cost
+// and save; each gateway's peak RSS is printed). The gateways get
 // core 1, loadgen and upstream core 0 (taskset). As root it runs in a private network namespace
 // with only loopback, as the harness does; otherwise on the host's loopback.
 import { execFileSync, spawn } from "node:child_process";
