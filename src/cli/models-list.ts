@@ -1,9 +1,11 @@
 // `gw models`: GET /v1/models and its table, shared by the oclif command (commands/models.ts) and
 // the start-up fast path (fast-path.ts), so that both list and draw alike.
+import { readFileSync } from "node:fs";
 import type { ModelEntry, ModelList } from "../client/api-types.js";
 import { GwApiError } from "../client/gw-api-error.js";
 import type { GwClient } from "../client/gw-client.js";
 import { homePaths, resolveHome } from "../config/paths.js";
+import { isObject } from "../json/json-values.js";
 import type { CommandOutcome } from "./command-outcome.js";
 import { gatewayClient, homeServerUrl } from "./gateway-client.js";
 import { type DefaultPriced, modelTable } from "./model-table.js";
@@ -21,7 +23,7 @@ export async function modelsList(flags: ModelsListFlags): Promise<CommandOutcome
   return {
     result: body,
     view: async () => {
-      const { headers, rows } = modelTable(body, await autoModel(client), await homeDefaultPriced(flags.home, client.transport.baseUrl));
+      const { headers, rows } = modelTable(body, await autoModel(client), homeDefaultPriced(flags.home, client.transport.baseUrl));
       printTable(headers, rows, "no models");
     },
   };
@@ -40,16 +42,22 @@ async function autoModel(client: GwClient): Promise<ModelEntry | undefined> {
 /**
  * Which models the home's config bills at the default price, when the gateway called is the home's
  * own server: whether a price is the default one is not part of the API body, and another server's
- * config may differ.
+ * config may differ. A model is default-priced when models[] gives it no `pricing` (priceOf in
+ * config/default-pricing.ts, which the gateway bills by). Read from the raw JSON, as homeServerUrl
+ * reads the address: validating the whole config would load its schema (zod), most of this
+ * command's start. A config that is not a JSON object: no marker (`gw doctor` says what is wrong).
  */
-async function homeDefaultPriced(homeFlag: string | undefined, baseUrl: string): Promise<DefaultPriced | undefined> {
+function homeDefaultPriced(homeFlag: string | undefined, baseUrl: string): DefaultPriced | undefined {
   if (new URL(baseUrl).origin !== new URL(homeServerUrl(homeFlag)).origin) return undefined;
-  // Imported here: the config schema (zod) costs start-up time that a listing from another gateway does not need.
-  const [{ loadConfigFile }, { priceOf }] = await Promise.all([import("../config/load-config.js"), import("../config/default-pricing.js")]);
+  let raw: unknown;
   try {
-    const config = loadConfigFile(homePaths(resolveHome(homeFlag)).config);
-    return (modelId) => priceOf(config, modelId).isDefault;
+    raw = JSON.parse(readFileSync(homePaths(resolveHome(homeFlag)).config, "utf8"));
   } catch {
-    return undefined; // no or broken config: list without the marker (`gw doctor` says what is wrong)
+    return undefined;
   }
+  const models = isObject(raw) && Array.isArray(raw.models) ? raw.models : [];
+  const priced = new Set(
+    models.filter((model) => isObject(model) && isObject(model.pricing) && typeof model.id === "string").map((model) => model.id as string),
+  );
+  return (modelId) => !priced.has(modelId);
 }
