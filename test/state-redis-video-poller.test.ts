@@ -11,12 +11,13 @@ import type { ToolCallContext } from "../src/gateway/upstream-calls/tool-provide
 import { VideoPoller } from "../src/gateway/video/video-poller.js";
 import { type VideoJobBody, VideoService } from "../src/gateway/video/video-service.js";
 import { RedisVideoJobStore } from "../src/store/redis-video-jobs.js";
+import { StateStoreFailure } from "../src/store/state-failure.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { newVideoJobId, type VideoJobRecord } from "../src/store/video-jobs.js";
 import { type FakeOpenAIVideo, startFakeOpenAIVideo } from "./fakes/openai-video.js";
 import type { VideoTaskScript } from "./fakes/video-tasks.js";
 import { eventually } from "./helpers/eventually.js";
-import { addKey, makeHome, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
+import { addKey, makeHome, quietLogger, startTestGateway, type TestGateway } from "./helpers/gateway-harness.js";
 import { startRedis, type TestRedis } from "./helpers/redis-server.js";
 
 const OPENAI_KEY = "sk-video-secret-789";
@@ -209,4 +210,28 @@ test("a job cancelled on one instance while the other downloads its clip is neit
   const stored = await fetch(`${setup.gateway.url}/v1/storage/files`, { headers: { authorization: `Bearer ${setup.key}` } });
   t.is(stored.status, 200);
   t.deepEqual(((await stored.json()) as { data: unknown[] }).data, [], "the clip was not kept");
+});
+
+test("a tick while the job store fails (Redis down) is told in the log, and the next tick works again", async (t) => {
+  const setup = await start(t);
+  const shared = (setup.gateway.gateway.video as unknown as { shared: ServiceContext }).shared;
+  let failing = true;
+  const jobs = new RedisVideoJobStore(redis.client(), setup.prefix);
+  const flaky = new Proxy(jobs, {
+    get: (target, name, receiver) =>
+      name === "active" && failing
+        ? () => Promise.reject(new StateStoreFailure("Redis videoJobs.active: no answer in time"))
+        : Reflect.get(target, name, receiver),
+  });
+  const poller = new VideoPoller(shared, flaky, new VideoService(shared, flaky));
+  t.teardown(() => poller.stop());
+  const job = await submit(setup.a, setup, "a lighthouse at dusk");
+  await t.notThrowsAsync(poller.tick());
+  t.true(quietLogger.lines.includes("warn video jobs: looking for work failed: the state store failed: Redis videoJobs.active: no answer in time"));
+  t.is(submits(setup.sora).length, 0, "nothing was started while the store failed");
+  failing = false;
+  await poller.tick();
+  await poller.idle();
+  t.is(submits(setup.sora).length, 1, "the next tick found the job");
+  t.truthy(await jobs.get(job.id));
 });

@@ -10,10 +10,16 @@ export class RepeatingTick {
     return this.timer !== undefined;
   }
 
-  /** Call `tick` every `seconds` from now on; the timer alone does not keep the process alive. */
-  start(seconds: number, tick: () => Promise<void>): void {
+  /**
+   * Call `tick` every `seconds` from now on; the timer alone does not keep the process alive. A
+   * tick that fails goes to `onError`: a rejection left unhandled would end the process (a state
+   * store that is down for a moment must not stop the server).
+   */
+  start(seconds: number, tick: () => Promise<void>, onError: (error: unknown) => void): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void tick(), seconds * 1000);
+    this.timer = setInterval(() => {
+      tick().catch(onError);
+    }, seconds * 1000);
     this.timer.unref();
   }
 

@@ -69,7 +69,11 @@ export class BatchRunner {
   start(): void {
     if (this.schedule.running) return;
     const seconds = this.parts.shared.config().batch.tickSeconds;
-    this.schedule.start(seconds, () => this.tick());
+    this.schedule.start(
+      seconds,
+      () => this.tick(),
+      (error) => this.parts.shared.warn(`batches: a tick failed: ${messageOf(error)}`),
+    );
     void this.tick();
   }
 

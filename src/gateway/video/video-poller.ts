@@ -76,7 +76,11 @@ export class VideoPoller {
   start(): void {
     if (this.schedule.running) return;
     const seconds = this.shared.config().video.tickSeconds;
-    this.schedule.start(seconds, () => this.tick());
+    this.schedule.start(
+      seconds,
+      () => this.tick(),
+      (error) => this.shared.warn(`video jobs: a tick failed: ${reason(error)}`),
+    );
   }
 
   /** Stop scheduling and wait for the operations in flight (aborted after a grace period). */
@@ -103,6 +107,9 @@ export class VideoPoller {
         if ((this.perProvider.get(job.provider) ?? 0) >= config.video.concurrencyPerProvider) continue;
         this.launch(job);
       }
+    } catch (error) {
+      // The job store is down (Redis unreachable): the next tick tries again.
+      this.shared.warn(`video jobs: looking for work failed: ${reason(error)}`);
     } finally {
       this.ticking = false;
     }
