@@ -31,7 +31,11 @@ export class SettleOutbox implements CreditStore {
     private readonly file: string,
     private readonly log: { warn(message: string): void; info(message: string): void },
   ) {
-    this.timer = setInterval(() => void this.replay(), REPLAY_EVERY_MS);
+    // A replay that fails (the outbox cannot be rewritten: a full disk) is told and tried again; a
+    // rejection left unhandled would end the process.
+    this.timer = setInterval(() => {
+      this.replay().catch((error: unknown) => this.log.warn(`usage rows in ${this.file}: replaying them failed: ${String(error)}`));
+    }, REPLAY_EVERY_MS);
     this.timer.unref();
   }
 
