@@ -6,14 +6,12 @@
 import { findAgent } from "../store/provisioning.js";
 import type { AgentRecord, KeyRecord, MetadataData } from "../store/records.js";
 import type { UsageRow } from "../store/usage-log.js";
-import { dayOf, type GroupSums, NO_VALUE, overageOf, type RowSums, textValue as text } from "../store/usage-sums.js";
+import { type GroupSums, groupValue, NO_VALUE, overageOf, type RowSums } from "../store/usage-sums.js";
 import type { ReportRange } from "./usage-range.js";
 import { DAY_MS, dayLabel, startOfDay } from "./usage-range.js";
 
 export const USAGE_DIMENSIONS = ["day", "model", "agent", "key", "endpoint", "tag"] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
-
-export { NO_VALUE, overageOf };
 
 export interface UsageGroup {
   /** The group's value: a day (YYYY-MM-DD, UTC), model, agent name, key prefix, endpoint or tag. */
@@ -150,7 +148,10 @@ export class UsageTally {
       const tags = tagsOf(row);
       if (tags.length === 0) this.addTo(NO_VALUE, row, overage, agent);
       for (const tag of tags) this.addTo(tag, row, overage, agent);
-    } else if (this.dimension) this.addTo(this.valueOf(row, agent), row, overage, agent);
+    } else if (this.dimension) {
+      // The summed dimensions group by the same rule as the log's checkpoint sums (usage-sums.ts).
+      this.addTo(this.dimension === "agent" ? (agent?.name ?? row.agent) : groupValue(this.dimension, row), row, overage, agent);
+    }
     return true;
   }
 
@@ -195,21 +196,6 @@ export class UsageTally {
     const agent = key ? this.agents.agentName(key.agentId) : sum.agent;
     if (agent) group.agent = agent;
     return group;
-  }
-
-  private valueOf(row: UsageRow, agent: AgentRecord | undefined): string {
-    switch (this.dimension) {
-      case "day":
-        return dayOf(row.time);
-      case "agent":
-        return agent?.name ?? row.agent;
-      case "key":
-        return text(row.keyPrefix);
-      case "model":
-        return text(row.model);
-      default:
-        return text(row.endpoint);
-    }
   }
 }
 

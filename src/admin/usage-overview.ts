@@ -9,8 +9,9 @@ import type { AgentRecord, MetadataData } from "../store/records.js";
 import type { UsageHistory } from "../store/usage-history.js";
 import type { UsageRow } from "../store/usage-log.js";
 import type { UsageRange } from "../store/usage-rows.js";
+import { dayOf, NO_VALUE, textValue as text } from "../store/usage-sums.js";
 import { csvLine } from "./usage-csv.js";
-import { AgentDirectory, NO_VALUE, tagsOf } from "./usage-groups.js";
+import { AgentDirectory, tagsOf } from "./usage-groups.js";
 import { DAY_MS, dayLabel, startOfDay } from "./usage-range.js";
 import { csvCells, ROW_CSV_HEADERS } from "./usage-report.js";
 
@@ -169,15 +170,4 @@ export async function* usageCsv(history: UsageHistory, metadata: MetadataData, r
     for (const row of batch) if (rowMatches(row, filter, agents)) out += csvLine(csvCells(row, agents.directory));
     if (out) yield out;
   }
-}
-
-/** The UTC day of a row's time. */
-function dayOf(time: unknown): string {
-  if (typeof time !== "string") return NO_VALUE;
-  const parsed = Date.parse(time);
-  return Number.isFinite(parsed) ? dayLabel(startOfDay(parsed)) : NO_VALUE;
-}
-
-function text(value: unknown): string {
-  return typeof value === "string" && value !== "" ? value : NO_VALUE;
 }

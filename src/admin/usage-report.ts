@@ -12,10 +12,10 @@ import type { AgentRecord, MetadataData } from "../store/records.js";
 import type { UsageHistory, UsageReading } from "../store/usage-history.js";
 import type { UsageRow } from "../store/usage-log.js";
 import type { UsageSummary } from "../store/usage-rows.js";
-import { SUMMED_DIMENSIONS, type SummedDimension } from "../store/usage-sums.js";
+import { overageOf, SUMMED_DIMENSIONS, type SummedDimension } from "../store/usage-sums.js";
 import { AdminLookupError } from "./admin-requests.js";
 import { type CsvCell, csvLine } from "./usage-csv.js";
-import { AgentDirectory, overageOf, tagsOf, type UsageDimension, type UsageGroup, UsageTally } from "./usage-groups.js";
+import { AgentDirectory, tagsOf, type UsageDimension, type UsageGroup, UsageTally } from "./usage-groups.js";
 import { describeRange, iso, type ReportRange } from "./usage-range.js";
 
 export const USAGE_FORMATS = ["table", "json", "csv"] as const;

@@ -26,24 +26,30 @@ export function gatewayClient(flags: GatewayFlags, env: NodeJS.ProcessEnv = proc
   return new GwClient({ baseUrl, plainGets: true, ...(apiKey ? { apiKey } : {}), ...(selfSignedCertificate ? { selfSignedCertificate } : {}) });
 }
 
+/**
+ * The home's config as raw JSON (as config/load-config.ts readRawConfig reads it, without
+ * importing the config schema, zod, that module loads: every endpoint command starts here);
+ * undefined when there is none or it cannot be read as JSON (`gw doctor`'s business).
+ */
+export function homeRawConfig(homeFlag: string | undefined): unknown {
+  const file = homePaths(resolveHome(homeFlag)).config;
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 /** http://host:port from the home's config; the built-in default when there is none. */
 export function homeServerUrl(homeFlag: string | undefined): string {
   let host = "127.0.0.1";
   let port = 8787;
-  const file = homePaths(resolveHome(homeFlag)).config;
-  if (existsSync(file)) {
-    try {
-      // The raw JSON, as config/load-config.ts readRawConfig reads it, without importing the config
-      // schema (zod) that module loads: every endpoint command starts here.
-      const raw: unknown = JSON.parse(readFileSync(file, "utf8"));
-      const server = isObject(raw) ? raw.server : undefined;
-      if (isObject(server)) {
-        if (typeof server.host === "string" && server.host) host = server.host;
-        if (typeof server.port === "number" && server.port > 0) port = server.port;
-      }
-    } catch {
-      // An unreadable config is `gw doctor`'s business; fall back to the default address.
-    }
+  const raw = homeRawConfig(homeFlag);
+  const server = isObject(raw) ? raw.server : undefined;
+  if (isObject(server)) {
+    if (typeof server.host === "string" && server.host) host = server.host;
+    if (typeof server.port === "number" && server.port > 0) port = server.port;
   }
   // A server bound to every interface is reached on loopback.
   if (host === "0.0.0.0" || host === "::") host = "127.0.0.1";

@@ -1,13 +1,11 @@
 // `gw models`: GET /v1/models and its table, shared by the oclif command (commands/models.ts) and
 // the start-up fast path (fast-path.ts), so that both list and draw alike.
-import { readFileSync } from "node:fs";
 import type { ModelEntry, ModelList } from "../client/api-types.js";
 import { GwApiError } from "../client/gw-api-error.js";
 import type { GwClient } from "../client/gw-client.js";
-import { homePaths, resolveHome } from "../config/paths.js";
 import { isObject } from "../json/json-values.js";
 import type { CommandOutcome } from "./command-outcome.js";
-import { gatewayClient, homeServerUrl } from "./gateway-client.js";
+import { gatewayClient, homeRawConfig, homeServerUrl } from "./gateway-client.js";
 import { type DefaultPriced, modelTable } from "./model-table.js";
 import { printTable } from "./output.js";
 
@@ -44,18 +42,14 @@ async function autoModel(client: GwClient): Promise<ModelEntry | undefined> {
  * own server: whether a price is the default one is not part of the API body, and another server's
  * config may differ. A model is default-priced when models[] gives it no `pricing` (priceOf in
  * config/default-pricing.ts, which the gateway bills by). Read from the raw JSON, as homeServerUrl
- * reads the address: validating the whole config would load its schema (zod), most of this
+ * reads the address (gateway-client.ts homeRawConfig): validating the whole config would load its schema (zod), most of this
  * command's start. A config that is not a JSON object: no marker (`gw doctor` says what is wrong).
  */
 function homeDefaultPriced(homeFlag: string | undefined, baseUrl: string): DefaultPriced | undefined {
   if (new URL(baseUrl).origin !== new URL(homeServerUrl(homeFlag)).origin) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(homePaths(resolveHome(homeFlag)).config, "utf8"));
-  } catch {
-    return undefined;
-  }
-  const models = isObject(raw) && Array.isArray(raw.models) ? raw.models : [];
+  const raw = homeRawConfig(homeFlag);
+  if (!isObject(raw)) return undefined;
+  const models = Array.isArray(raw.models) ? raw.models : [];
   const priced = new Set(
     models.filter((model) => isObject(model) && isObject(model.pricing) && typeof model.id === "string").map((model) => model.id as string),
   );

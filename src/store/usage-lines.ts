@@ -25,6 +25,23 @@ export interface LinePosition {
 }
 
 /**
+ * Hand each complete, non-blank line of `buffer` to `onLine` with its number (counting on from
+ * `number`, blank lines included). Returns the last line's number and where the incomplete rest
+ * of the buffer (after its last newline) begins.
+ */
+function eachCompleteLine(buffer: Buffer, number: number, onLine: (text: string, number: number) => void): { number: number; rest: number } {
+  let start = 0;
+  let counted = number;
+  for (let newline = buffer.indexOf(NEWLINE); newline !== -1; newline = buffer.indexOf(NEWLINE, start)) {
+    counted += 1;
+    const text = buffer.toString("utf8", start, newline);
+    if (text.trim()) onLine(text, counted);
+    start = newline + 1;
+  }
+  return { number: counted, rest: start };
+}
+
+/**
  * Synchronously, for the log's opening (a start has nothing else to do meanwhile): every complete
  * line from `from` to the end of the file as it is now. Returns the position after the last
  * complete line, and the file's size (more when its last line is incomplete).
@@ -45,16 +62,11 @@ export function readLinesSync(file: string, from: LinePosition, onLine: (text: s
       if (read === 0) break;
       readAt += read;
       const view = buffer.subarray(0, carried + read);
-      let start = 0;
-      for (let newline = view.indexOf(NEWLINE); newline !== -1; newline = view.indexOf(NEWLINE, start)) {
-        number += 1;
-        const text = view.toString("utf8", start, newline);
-        if (text.trim()) onLine(text, number);
-        start = newline + 1;
-      }
-      end += start;
-      carried = view.length - start;
-      if (carried > 0 && start > 0) view.copy(buffer, 0, start);
+      const cut = eachCompleteLine(view, number, onLine);
+      number = cut.number;
+      end += cut.rest;
+      carried = view.length - cut.rest;
+      if (carried > 0 && cut.rest > 0) view.copy(buffer, 0, cut.rest);
     }
     return { bytes: end, lines: number, size: readAt };
   } finally {
@@ -73,14 +85,9 @@ export async function* readLines(file: string, bytes: number, from: LinePosition
   for await (const chunk of createReadStream(file, { start: from.bytes, end: bytes - 1, highWaterMark: CHUNK_BYTES })) {
     const buffer: Buffer = carry ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
     const lines: LogLine[] = [];
-    let start = 0;
-    for (let newline = buffer.indexOf(NEWLINE); newline !== -1; newline = buffer.indexOf(NEWLINE, start)) {
-      number += 1;
-      const text = buffer.toString("utf8", start, newline);
-      if (text.trim()) lines.push({ text, number });
-      start = newline + 1;
-    }
-    carry = start < buffer.length ? buffer.subarray(start) : null;
+    const cut = eachCompleteLine(buffer, number, (text, at) => lines.push({ text, number: at }));
+    number = cut.number;
+    carry = cut.rest < buffer.length ? buffer.subarray(cut.rest) : null;
     yield lines;
   }
 }

@@ -458,12 +458,22 @@ function parseRow(text: string, file: string, number: number): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new StoreError(`usage log ${file} is corrupt at line ${number}; refusing to start — restore it from a backup`);
+    throw corruptLineError(file, number);
   }
 }
 
+/** A line of the log that is not JSON: corruption, which refuses a start and a report alike. */
+export function corruptLineError(file: string, line: number): StoreError {
+  return new StoreError(`usage log ${file} is corrupt at line ${line}; refusing to start — restore it from a backup`);
+}
+
+/** What is said of a row left out of every balance (invalid credits or agent). */
+export function skippedRowWarning(file: string, line: number, problem: string): string {
+  return `usage log ${file} line ${line}: ${problem}; row skipped, not counted in any balance`;
+}
+
 function warningsOf(file: string, skipped: readonly SkippedLine[]): string[] {
-  return skipped.map(({ line, problem }) => `usage log ${file} line ${line}: ${problem}; row skipped, not counted in any balance`);
+  return skipped.map(({ line, problem }) => skippedRowWarning(file, line, problem));
 }
 
 /** Whether a line is a valid row with this id (a line that is not JSON is not). */

@@ -5,11 +5,10 @@
 // skipped with a warning, and an unterminated last line (a write that was never acknowledged) is
 // ignored (docs/decisions.md §15).
 import { existsSync, statSync } from "node:fs";
-import { StoreError } from "./store-error.js";
 import { type AgentSums, readCheckpoint } from "./usage-checkpoint.js";
 import { usageLogFile } from "./usage-files.js";
 import { type LinePosition, readLines, readLinesBackward } from "./usage-lines.js";
-import { rowProblem, UsageLog, type UsageRow } from "./usage-log.js";
+import { corruptLineError, rowProblem, skippedRowWarning, UsageLog, type UsageRow } from "./usage-log.js";
 import type { DimensionSums } from "./usage-sums.js";
 
 /** Instants in milliseconds since the epoch: `since` inclusive, `until` exclusive. */
@@ -94,19 +93,15 @@ export async function* usageRows(
         try {
           judged = judgeRow(text, slice.whole, range);
         } catch {
-          throw new StoreError(`usage log ${slice.file} is corrupt at line ${number}; refusing to start — restore it from a backup`);
+          throw corruptLineError(slice.file, number);
         }
         // An invalid row is reported when it may lie in the range: its time can be as wrong as the rest.
-        if (typeof judged === "string") onSkipped(skippedWarning(slice.file, number, judged));
+        if (typeof judged === "string") onSkipped(skippedRowWarning(slice.file, number, judged));
         else if (judged) batch.push(judged);
       }
       if (batch.length > 0) yield batch;
     }
   }
-}
-
-function skippedWarning(file: string, line: number, problem: string): string {
-  return `usage log ${file} line ${line}: ${problem}; row skipped, not counted in any balance`;
 }
 
 /**
@@ -141,7 +136,7 @@ export function usageSummary(
   if (slices.length !== 1 || !slice?.whole || slice.from) return undefined;
   const checkpoint = readCheckpoint(directory, slice.period, slice.file);
   if (!checkpoint || checkpoint.bytes > slice.bytes) return undefined;
-  for (const { line, problem } of checkpoint.skipped) onSkipped(skippedWarning(slice.file, line, problem));
+  for (const { line, problem } of checkpoint.skipped) onSkipped(skippedRowWarning(slice.file, line, problem));
   return {
     agents: checkpoint.agents,
     groups: checkpoint.groups,
@@ -154,7 +149,7 @@ export function usageSummary(
         try {
           judged = judgeRow(text, true, range);
         } catch {
-          throw new StoreError(`usage log ${slice.file} is corrupt at line ${number}; refusing to start — restore it from a backup`);
+          throw corruptLineError(slice.file, number);
         }
         // An invalid row was named with the checkpoint's.
         if (typeof judged === "string" || !judged || !keep(judged)) continue;
