@@ -1,28 +1,11 @@
 // One upstream call's abort: the caller's signal, the request's total deadline (one timer for the
 // wait and the answer's last byte), or a failure found while reading (an answer over its cap).
-// undici aborts the request, or destroys the answer's body, with the reason given here, so
-// whoever reads the body gets that error.
-import { EventEmitter } from "node:events";
-
-/**
- * What undici is given as the request's signal: undici takes an EventEmitter with `aborted` and
- * `reason` as well as an AbortSignal. Why not an AbortController per call: on Node 20 creating
- * one costs about 6 µs, and listening on its signal a few more, a measurable share of a chat call.
- */
-class CallSignal extends EventEmitter {
-  aborted = false;
-  reason: unknown;
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit("abort");
-  }
-}
+// The answer (dispatched-answer.ts) is aborted with the reason given here, so whoever reads its
+// body gets that error.
 
 export class CallAbort {
-  private readonly callSignal = new CallSignal();
+  private aborted = false;
+  private reason: unknown;
   private timer: NodeJS.Timeout | undefined;
   private readonly forwardCallerAbort: () => void;
 
@@ -32,8 +15,10 @@ export class CallAbort {
     deadline: number,
     /** The failure the deadline ends the call with. */
     outOfTime: () => Error,
+    /** Ends the call's answer (an abort listener per call would cost more: no AbortController is made per call). */
+    private readonly end: (reason: Error) => void,
   ) {
-    this.forwardCallerAbort = () => this.callSignal.abort(caller.reason);
+    this.forwardCallerAbort = () => this.abort(caller.reason);
     if (caller.aborted) this.forwardCallerAbort();
     else caller.addEventListener("abort", this.forwardCallerAbort, { once: true });
     if (Number.isFinite(deadline)) {
@@ -43,24 +28,26 @@ export class CallAbort {
     }
   }
 
-  /** What undici is given: aborted by the caller, the deadline or fail(). */
-  get signal(): EventEmitter {
-    return this.callSignal;
-  }
-
   /** The call failed for a reason of gw's own (the deadline, an answer over its cap). */
   get failure(): Error | undefined {
-    return this.callSignal.aborted && !this.caller.aborted ? (this.callSignal.reason as Error) : undefined;
+    return this.aborted && !this.caller.aborted ? (this.reason as Error) : undefined;
   }
 
   fail(error: Error): void {
     this.release();
-    this.callSignal.abort(error);
+    this.abort(error);
   }
 
-  /** The call is over (its body ended or was dropped): nothing may abort it any more. */
+  /** The call is over (its answer ended or was dropped): nothing may abort it any more. */
   release(): void {
     clearTimeout(this.timer);
     this.caller.removeEventListener("abort", this.forwardCallerAbort);
+  }
+
+  private abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.end(reason instanceof Error ? reason : new Error(String(reason ?? "the call was aborted")));
   }
 }

@@ -3,6 +3,7 @@
 // buffered past it. The count is one addition per network read, on the read the caller makes anyway.
 import { Readable } from "node:stream";
 import type { AnswerLimit } from "./answer-limits.js";
+import type { AnswerSource } from "./dispatched-answer.js";
 
 const BYTE_ORDER_MARK = 0xfeff;
 
@@ -10,60 +11,45 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
   private received = 0;
 
   constructor(
-    private readonly source: Readable,
+    private readonly source: AnswerSource,
     /** None for a file answer, which its caller bounds. */
     private readonly limit: AnswerLimit | undefined,
-    /** Ends the call with this error (undici then destroys the source with it). */
+    /** Ends the call with this error (the source then fails with it). */
     private readonly fail: (error: Error) => void,
   ) {}
 
   [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-    const reads = this.source[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
-    if (!this.limit) return reads;
     return {
-      next: () => reads.next().then((read) => this.counted(read)),
-      return: (value?: unknown) => reads.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+      next: () => this.source.next().then((read) => this.counted(read)),
+      // A reader that stops early (a break, a client gone) leaves the rest unread: the connection is closed.
+      return: () => {
+        this.discard();
+        return Promise.resolve({ done: true, value: undefined });
+      },
     };
   }
 
-  /**
-   * The whole answer's bytes. Read with listeners, not the async iterator: a whole answer is the
-   * hot path of every non-streamed call, and the iterator costs a promise and more per read.
-   */
-  bytes(): Promise<Buffer> {
-    const { source, limit } = this;
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const onData = (chunk: Buffer) => {
+  /** The whole answer's bytes, collected as they arrive (the hot path of every non-streamed call: no promise per read). */
+  async bytes(): Promise<Buffer> {
+    const { limit } = this;
+    const chunks: Buffer[] = [];
+    let over: Error | undefined;
+    try {
+      await this.source.each((chunk) => {
+        if (over) return;
         this.received += chunk.length;
         if (limit && this.received > limit.maxBytes) {
-          cleanup();
-          // undici destroys the body with this error next; nobody listens any more.
-          source.on("error", () => {});
-          const error = limit.passed();
-          this.fail(error);
-          reject(error);
+          over = limit.passed();
+          this.fail(over);
           return;
         }
         chunks.push(chunk);
-      };
-      const onEnd = () => {
-        cleanup();
-        resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        reject(error);
-      };
-      const cleanup = () => {
-        source.off("data", onData);
-        source.off("end", onEnd);
-        source.off("error", onError);
-      };
-      source.on("data", onData);
-      source.on("end", onEnd);
-      source.on("error", onError);
-    });
+      });
+    } catch (error) {
+      throw over ?? error;
+    }
+    if (over) throw over;
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
   }
 
   /** The whole answer as UTF-8 text, a leading byte order mark dropped (as fetch's text() does). */
@@ -79,17 +65,15 @@ export class UpstreamBody implements AsyncIterable<Uint8Array> {
 
   /** Drops the answer unread: the connection is closed rather than read to its end. */
   discard(): void {
-    // undici reports the abort as an error; nobody listens any more.
-    this.source.on("error", () => {});
-    this.source.destroy();
+    this.source.abort(new Error("the answer was dropped unread"));
   }
 
   /** The body as a stream, for a caller that pipes it (a file answer's is not counted: its caller bounds it). */
   stream(): Readable {
-    return this.limit ? Readable.from(this) : this.source;
+    return Readable.from(this, { objectMode: false });
   }
 
-  private counted(read: IteratorResult<Uint8Array>): IteratorResult<Uint8Array> {
+  private counted(read: IteratorResult<Buffer, undefined>): IteratorResult<Uint8Array> {
     if (read.done || !this.limit) return read;
     this.received += read.value.length;
     if (this.received > this.limit.maxBytes) {

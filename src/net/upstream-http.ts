@@ -3,10 +3,11 @@
 // docs/decisions.md §4: one deadline for the whole call, the answer's last byte included, and a
 // size cap per kind of answer, counted as the answer is read. Failures come back as
 // UpstreamNetworkError / UpstreamHttpError so the gateway can decide on retry and fallback.
-import { Agent, type Dispatcher, errors } from "undici";
+import { Agent, errors } from "undici";
 import type { UpstreamSettings } from "../config/config-schema.js";
 import { type AnswerKind, announcedTooLarge, answerLimit, unreadErrorBody } from "./answer-limits.js";
 import { CallAbort } from "./call-deadline.js";
+import { type AnswerHead, type AnswerSource, DispatchedAnswer } from "./dispatched-answer.js";
 import { type Redact, redactNothing } from "./secret-redaction.js";
 import { UpstreamBody } from "./upstream-body.js";
 import { passthroughContentType } from "./upstream-content-type.js";
@@ -60,25 +61,34 @@ export class UpstreamHttp {
 
   /**
    * Send a request; resolves on a 2xx status, throws UpstreamHttpError otherwise. The deadline's
-   * timer stays armed until the body is read to its end or dropped: the whole answer is bounded.
+   * timer stays armed until the answer's last byte has come or it is dropped: the whole answer is bounded.
    */
   async send(upstream: UpstreamRequest, settings: UpstreamSettings): Promise<UpstreamResponse> {
     const { provider, answer } = upstream;
     const file = answer === "file";
     const deadline = file ? Number.POSITIVE_INFINITY : (upstream.deadline ?? performance.now() + settings.totalTimeoutMs);
     let answered = false;
-    const call = new CallAbort(upstream.signal, deadline, () => outOfTime(provider, upstream.target.origin, settings.totalTimeoutMs, answered));
-    let response: Dispatcher.ResponseData;
+    const dispatched = new DispatchedAnswer(() => call.release());
+    const call = new CallAbort(
+      upstream.signal,
+      deadline,
+      () => outOfTime(provider, upstream.target.origin, settings.totalTimeoutMs, answered),
+      (reason) => dispatched.abort(reason),
+    );
+    let response: AnswerHead;
     try {
-      response = await this.agentFor(settings).request({
-        origin: upstream.target.origin,
-        path: upstream.target.path,
-        method: upstream.method ?? "POST",
-        headers: upstream.headers,
-        body: upstream.body,
-        signal: call.signal,
-        headersTimeout: firstByteTimeout(upstream, settings, deadline),
-      });
+      this.agentFor(settings).dispatch(
+        {
+          origin: upstream.target.origin,
+          path: upstream.target.path,
+          method: upstream.method ?? "POST",
+          headers: upstream.headers,
+          body: upstream.body,
+          headersTimeout: firstByteTimeout(upstream, settings, deadline),
+        },
+        dispatched,
+      );
+      response = await dispatched.head;
     } catch (error) {
       call.release();
       throw (
@@ -87,34 +97,33 @@ export class UpstreamHttp {
       );
     }
     answered = true;
-    response.body.once("close", () => call.release());
     const length = Number(headerValue(response.headers["content-length"]));
-    if (response.statusCode >= 200 && response.statusCode < 300) {
+    if (response.status >= 200 && response.status < 300) {
       const fail = (error: Error) => call.fail(error);
-      if (file) return { status: response.statusCode, headers: response.headers, body: new UpstreamBody(response.body, undefined, fail) };
+      if (file) return { status: response.status, headers: response.headers, body: new UpstreamBody(dispatched, undefined, fail) };
       if (length > settings.maxAnswerBytes[answer]) {
         const error = announcedTooLarge(provider, answer, settings.maxAnswerBytes, length);
         fail(error);
         throw error;
       }
       return {
-        status: response.statusCode,
+        status: response.status,
         headers: response.headers,
-        body: new UpstreamBody(response.body, answerLimit(provider, answer, settings.maxAnswerBytes), fail),
+        body: new UpstreamBody(dispatched, answerLimit(provider, answer, settings.maxAnswerBytes), fail),
       };
     }
     const redact = upstream.redact ?? redactNothing;
     let text: string | undefined;
     try {
-      text = await readErrorBody(response.body, length, settings.maxAnswerBytes.error, call);
+      text = await readErrorBody(dispatched, length, settings.maxAnswerBytes.error, call);
     } catch (error) {
       throw call.failure ?? toNetworkError(provider, error, upstream.signal);
     }
     const contentType = text === undefined ? "application/json" : passthroughContentType(headerValue(response.headers["content-type"]), redact);
     throw new UpstreamHttpError({
       provider,
-      status: response.statusCode,
-      body: text === undefined ? unreadErrorBody(provider, response.statusCode, settings.maxAnswerBytes) : redact(text),
+      status: response.status,
+      body: text === undefined ? unreadErrorBody(provider, response.status, settings.maxAnswerBytes) : redact(text),
       contentType,
       retryAfterMs: retryAfterMs(response.headers),
       request: { method: upstream.method ?? "POST", path: redact(upstream.target.path.split("?")[0] ?? "") },
@@ -148,7 +157,7 @@ export class UpstreamHttp {
 }
 
 /** An error answer's text; undefined when it is over its cap (announced or read), which is left unread. */
-async function readErrorBody(source: Dispatcher.ResponseData["body"], length: number, maxBytes: number, call: CallAbort): Promise<string | undefined> {
+async function readErrorBody(source: AnswerSource, length: number, maxBytes: number, call: CallAbort): Promise<string | undefined> {
   const overCap = new Error("the error body passed its cap");
   if (length > maxBytes) {
     call.fail(overCap);
