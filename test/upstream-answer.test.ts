@@ -4,7 +4,7 @@
 // call whose caller has already gone never reaches the upstream.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import test from "ava";
+import test, { type ExecutionContext } from "ava";
 import { type UpstreamSettings, upstreamSchema } from "../src/config/config-schema.js";
 import { UpstreamHttp, upstreamTarget } from "../src/net/upstream-http.js";
 
@@ -73,15 +73,20 @@ async function settledValue(read: () => number, until: number, polls = 10): Prom
   return last;
 }
 
-test("a reader that stops reading pauses the upstream: a 256 MiB answer is not read ahead into memory", async (t) => {
-  const upstream = await startUpstream(256 * MIB);
+/** An upstream of `total` bytes and a GET of it through gw's client; both are stopped when the test ends. */
+async function fileUpstream(t: ExecutionContext, total: number) {
+  const upstream = await startUpstream(total);
   t.teardown(upstream.stop);
   const client = new UpstreamHttp();
   t.teardown(() => client.close());
-  const response = await client.send(
-    { provider: "big", target: upstreamTarget(upstream.url), method: "GET", signal: new AbortController().signal, answer: "file" },
-    settings,
-  );
+  const get = (signal = new AbortController().signal) =>
+    client.send({ provider: "big", target: upstreamTarget(upstream.url), method: "GET", signal, answer: "file" }, settings);
+  return { upstream, get };
+}
+
+test("a reader that stops reading pauses the upstream: a 256 MiB answer is not read ahead into memory", async (t) => {
+  const { upstream, get } = await fileUpstream(t, 256 * MIB);
+  const response = await get();
   t.is(response.status, 200);
   const reads = response.body[Symbol.asyncIterator]();
   const first = await reads.next();
@@ -95,15 +100,9 @@ test("a reader that stops reading pauses the upstream: a 256 MiB answer is not r
 });
 
 test("an answer read to its end gives every byte, in order, and its connection serves the next call", async (t) => {
-  const upstream = await startUpstream(3 * MIB + 17);
-  t.teardown(upstream.stop);
-  const client = new UpstreamHttp();
-  t.teardown(() => client.close());
+  const { upstream, get } = await fileUpstream(t, 3 * MIB + 17);
   for (let call = 0; call < 2; call += 1) {
-    const response = await client.send(
-      { provider: "big", target: upstreamTarget(upstream.url), method: "GET", signal: new AbortController().signal, answer: "file" },
-      settings,
-    );
+    const response = await get();
     let bytes = 0;
     let onlyA = true;
     for await (const chunk of response.body) {
@@ -117,30 +116,19 @@ test("an answer read to its end gives every byte, in order, and its connection s
 });
 
 test("an answer dropped unread closes its connection", async (t) => {
-  const upstream = await startUpstream(64 * MIB);
-  t.teardown(upstream.stop);
-  const client = new UpstreamHttp();
-  t.teardown(() => client.close());
-  const response = await client.send(
-    { provider: "big", target: upstreamTarget(upstream.url), method: "GET", signal: new AbortController().signal, answer: "file" },
-    settings,
-  );
+  const { upstream, get } = await fileUpstream(t, 64 * MIB);
+  const response = await get();
   response.body.discard();
   await upstream.closed;
-  t.pass();
+  t.true(upstream.written < 64 * MIB, `the upstream wrote all ${upstream.written} bytes to an answer that was dropped`);
 });
 
 test("a call whose caller has already gone fails with the caller's reason and never reaches the upstream", async (t) => {
-  const upstream = await startUpstream(10);
-  t.teardown(upstream.stop);
-  const client = new UpstreamHttp();
-  t.teardown(() => client.close());
+  const { upstream, get } = await fileUpstream(t, 10);
   const gone = new AbortController();
   const reason = new Error("the client went away");
   gone.abort(reason);
-  const error = await t.throwsAsync(
-    client.send({ provider: "big", target: upstreamTarget(upstream.url), method: "GET", signal: gone.signal, answer: "file" }, settings),
-  );
+  const error = await t.throwsAsync(get(gone.signal));
   t.is(error, reason);
   t.is(upstream.requests, 0);
 });
