@@ -2,9 +2,9 @@
 // Why not undici's request(): it wraps every body in a Readable stream and every step in an async
 // scope, and the stream's machinery (buffering, events, the async iterator's promise per read) was
 // the larger part of undici's cost on a chat call (docs/benchmarks.md, "The upstream answer without
-// a stream"). Here a whole answer is collected as it arrives, and a stream is read chunk by chunk,
-// the connection paused while more than PAUSE_AT_BYTES wait unread (undici's own body pauses at the
-// same 64 KiB).
+// a stream"). Here a whole answer is collected as it arrives, and a stream is read in what each
+// network read brought, the connection paused while more than PAUSE_AT_BYTES wait unread
+// (undici's own body pauses at the same 64 KiB).
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
 

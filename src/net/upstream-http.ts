@@ -68,6 +68,7 @@ export class UpstreamHttp {
     const file = answer === "file";
     const deadline = file ? Number.POSITIVE_INFINITY : (upstream.deadline ?? performance.now() + settings.totalTimeoutMs);
     let answered = false;
+    // The answer tells the call when it is over; the call aborts the answer (neither acts before dispatch).
     const dispatched = new DispatchedAnswer(() => call.release());
     const call = new CallAbort(
       upstream.signal,
