@@ -4,6 +4,7 @@
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import test from "ava";
+import sharp from "sharp";
 import { homePaths } from "../src/config/paths.js";
 import { periodOf, UsageLog } from "../src/store/usage-log.js";
 import { type FakeOpenAI, startFakeOpenAI } from "./fakes/openai.js";
@@ -44,6 +45,33 @@ test("first stdout line is `listening on http://HOST:PORT`; SIGTERM drains an op
   t.true(text.trimEnd().endsWith("data: [DONE]"), "the in-flight stream finished");
   t.is(await serve.exited, 0);
   await t.throwsAsync(fetch(`${serve.url}/health`), undefined, "no longer accepting");
+});
+
+test("the built server removes a large picture's flat background on its worker thread", async (t) => {
+  // bin/run.js runs the bundled server (scripts/bundle-cli.mjs); over one megapixel the pass runs
+  // on a worker thread, whose file the bundle must ship next to the chunk that starts it.
+  const home = await makeHome((config) => {
+    config.providers = { local: { type: "local" } };
+    config.tools.background = { default: "local/flat-background", allow: [] };
+  });
+  const key = await addKey(home, "pictures", "pro");
+  const serve = await spawnServe(home);
+  t.teardown(() => serve.child.kill("SIGTERM"));
+  const [width, height] = [1600, 1000];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#ffffff"/><circle cx="800" cy="500" r="300" fill="#c03030"/></svg>`;
+  const picture = await sharp(Buffer.from(svg)).png().toBuffer();
+  const response = await fetch(`${serve.url}/v1/image/background-removal`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ image: `data:image/png;base64,${picture.toString("base64")}`, output_format: "png" }),
+  });
+  const body = (await response.json()) as { data?: { b64_json: string }[] };
+  t.is(response.status, 200, JSON.stringify(body));
+  const { data, info } = await sharp(Buffer.from(body.data![0]!.b64_json, "base64")).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  t.deepEqual([info.width, info.height], [width, height]);
+  const alpha = (x: number, y: number) => data[(y * info.width + x) * 4 + 3];
+  t.is(alpha(0, 0), 0, "the white corner is transparent");
+  t.is(alpha(800, 500), 255, "the disc stays opaque");
 });
 
 test("an initialised home with a missing metadata file refuses to start", async (t) => {
