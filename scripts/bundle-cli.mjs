@@ -11,10 +11,13 @@
 // its own files next to itself (ioredis reads its package.json by __dirname, which an ES module
 // does not have), oclif (the commands the fast path does not take run from dist/commands), and
 // the large packages only some servers load (OpenTelemetry, the MCP SDK, prom-client).
+import { rmSync } from "node:fs";
 import { build } from "esbuild";
 
 const EXTERNAL = ["sharp", "@oclif/*", "ioredis", "@opentelemetry/*", "@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/*", "prom-client", "pino-pretty"];
 
+// Chunk names carry a hash of their content: a rebuild would leave the old ones beside the new.
+rmSync("dist/bundle", { recursive: true, force: true });
 await build({
   entryPoints: {
     "fast-path": "dist/src/cli/fast-path.js",

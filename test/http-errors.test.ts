@@ -116,6 +116,32 @@ test.serial("unknown paths are 404 and wrong methods 405, in the envelope, with 
   t.truthy(wrongMethod.headers.get("x-request-id"));
 });
 
+test.serial("the media endpoints, loaded on their first request, answer a wrong method 405 and a right one as before", async (t) => {
+  // Several at once: the first requests to a group that is not loaded yet share one load.
+  const wrong = await Promise.all(
+    [
+      ["GET", "/v1/image/generations"],
+      ["GET", "/v1/images/edits"],
+      ["DELETE", "/v1/audio/speech"],
+      ["PUT", "/v1/audio/transcriptions"],
+      ["GET", "/v1/vision/ocr"],
+      ["POST", "/v1/public/image-models"],
+    ].map(([method, path]) => fetch(`${gateway.url}${path}`, { method })),
+  );
+  for (const response of wrong) {
+    t.is(response.status, 405, response.url);
+    t.truthy(response.headers.get("x-request-id"));
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    t.is(error.code, "method_not_allowed");
+    t.regex(error.message, /is not allowed on \/v1\//);
+  }
+  const catalog = await fetch(`${gateway.url}/v1/public/image-models`);
+  t.is(catalog.status, 200);
+  t.true(Array.isArray(((await catalog.json()) as { models: unknown[] }).models));
+  const unknown = await fetch(`${gateway.url}/v1/image/nothing`, { method: "POST" });
+  t.is(unknown.status, 404);
+});
+
 test.serial("every response carries a distinct X-Request-Id", async (t) => {
   const ids = new Set<string>();
   for (const path of ["/health", "/v1/models", "/v1/chat/completions", "/nope"]) {

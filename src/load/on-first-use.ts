@@ -14,3 +14,19 @@ export function onFirstUse<T>(specifier: string): () => T {
     return loaded;
   };
 }
+
+/**
+ * `load()` starts `importer` on its first call and returns the same promise ever after: for an
+ * ES module (and what is built from it) that a process may never need. A failed load is tried
+ * again by the next call rather than failing every call after it.
+ */
+export function onFirstLoad<T>(importer: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | undefined;
+  return () => {
+    loading ??= importer().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+}

@@ -1,6 +1,6 @@
 // The h3 app: request id on every response, one error renderer, one module per endpoint group.
 import { H3 } from "h3";
-import { MethodNotAllowedError, RouteNotFoundError } from "../gateway/errors.js";
+import { RouteNotFoundError } from "../gateway/errors.js";
 import type { Gateway } from "../gateway/gateway.js";
 import type { AccessLog } from "./access-log.js";
 import { ProviderHealth } from "./admin/provider-health.js";
@@ -8,14 +8,12 @@ import { type ErrorDialect, errorResponse } from "./render-error.js";
 import { RequestCharges } from "./request-charges.js";
 import { requestIdOf } from "./request-context.js";
 import { type AdminEndpoint, registerAdmin } from "./routes/admin.js";
-import { AUDIO_PATHS, registerAudio } from "./routes/audio.js";
 import { registerBatches } from "./routes/batches.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
 import { registerConsole } from "./routes/console.js";
 import { EMBEDDINGS_PATH, registerEmbeddings } from "./routes/embeddings.js";
 import { registerFiles } from "./routes/files.js";
 import { READY_PATH, registerHealth } from "./routes/health.js";
-import { IMAGE_PATHS, registerImages } from "./routes/images.js";
 import { KEY_PATH, registerKey } from "./routes/key.js";
 import { MCP_PATH, registerMcp } from "./routes/mcp.js";
 import { COUNT_TOKENS_PATH, MESSAGES_PATH, registerMessages } from "./routes/messages.js";
@@ -23,11 +21,11 @@ import { METRICS_PATH, type MetricsEndpoint, registerMetrics } from "./routes/me
 import { registerModels } from "./routes/models.js";
 import { PROJECTS_PATH, registerProjects } from "./routes/projects.js";
 import { RESPONSES_PATH, registerResponses } from "./routes/responses.js";
+import { AUDIO_PATHS, IMAGE_PATHS, methodNotAllowed, registerOnFirstRequest, VISION_PATHS } from "./routes/route-groups.js";
 import { registerSearch, SEARCH_PATHS } from "./routes/search.js";
 import { isStoragePath, registerStorage } from "./routes/storage.js";
 import { registerStorageLinks } from "./routes/storage-links.js";
 import { registerVideo, VIDEO_PATHS } from "./routes/video.js";
-import { registerVision, VISION_PATHS } from "./routes/vision.js";
 import type { ServerDrain } from "./server-drain.js";
 import { ServerShuttingDownError } from "./server-errors.js";
 import type { ServerLogger } from "./server-logger.js";
@@ -67,9 +65,19 @@ export function createApp(
   registerKey(app, gateway);
   registerMessages(app, gateway, charges);
   registerResponses(app, gateway, logger, charges);
-  registerImages(app, gateway, charges);
-  registerVision(app, gateway, charges);
-  registerAudio(app, gateway, charges);
+  // The media endpoints load on their first request (routes/route-groups.ts).
+  registerOnFirstRequest(app, IMAGE_PATHS, async () => {
+    const { registerImages } = await import("./routes/images.js");
+    return (group) => registerImages(group, gateway, charges);
+  });
+  registerOnFirstRequest(app, VISION_PATHS, async () => {
+    const { registerVision } = await import("./routes/vision.js");
+    return (group) => registerVision(group, gateway, charges);
+  });
+  registerOnFirstRequest(app, AUDIO_PATHS, async () => {
+    const { registerAudio } = await import("./routes/audio.js");
+    return (group) => registerAudio(group, gateway, charges);
+  });
   registerVideo(app, gateway);
   registerSearch(app, gateway, charges);
   registerProjects(app, gateway);
@@ -95,17 +103,12 @@ export function createApp(
         RESPONSES_PATH,
         PROJECTS_PATH,
         MCP_PATH,
-        ...IMAGE_PATHS,
-        ...VISION_PATHS,
-        ...AUDIO_PATHS,
         ...VIDEO_PATHS,
         ...SEARCH_PATHS,
       ].includes(event.url.pathname) ||
       /^\/v1\/video\/jobs\/[^/]+$/.test(event.url.pathname) ||
       /^\/v1\/responses\/[^/]+(?:\/input_items)?$/.test(event.url.pathname);
-    throw known
-      ? new MethodNotAllowedError(`${event.req.method} is not allowed on ${event.url.pathname}.`)
-      : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);
+    throw known ? methodNotAllowed(event) : new RouteNotFoundError(`No endpoint at ${event.req.method} ${event.url.pathname}.`);
   });
   return app;
 }

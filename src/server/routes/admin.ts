@@ -1,17 +1,13 @@
 // /admin/v1/…: the admin API (docs/decisions.md §25). Every call is admitted by an admin token
 // (server/admin/admin-access.ts) and written to the audit log (server/admin/admin-audit.ts); the
 // API is off (404, nothing audited) until a token exists. A path under /admin that names no
-// route is the unknown path's 404, as it is while the API is off.
+// route is the unknown path's 404, as it is while the API is off. Its routes load on the first
+// /admin request made while it is on (server/admin/admin-api.ts): a server whose API is never
+// called never builds them (their request schemas cost ~5 MiB at start).
 import type { H3 } from "h3";
 import type { Gateway } from "../../gateway/gateway.js";
-import { adminOf, admitAdmin, requireAdminOn } from "../admin/admin-access.js";
-import { auditAdminCall } from "../admin/admin-audit.js";
-import { registerAdminConfig } from "../admin/admin-config.js";
-import { registerAdminJobs } from "../admin/admin-jobs.js";
-import { registerAdminKeys } from "../admin/admin-keys.js";
-import { guardedRoutes } from "../admin/admin-routes.js";
-import { registerAdminUsage } from "../admin/admin-usage.js";
-import { registerAdminViews } from "../admin/admin-views.js";
+import { onFirstLoad } from "../../load/on-first-use.js";
+import { requireAdminOn } from "../admin/admin-access.js";
 import type { ProviderHealth } from "../admin/provider-health.js";
 import type { ServerLogger } from "../server-logger.js";
 
@@ -24,21 +20,9 @@ export interface AdminEndpoint {
 }
 
 export function registerAdmin(app: H3, gateway: Gateway, logger: ServerLogger, endpoint: AdminEndpoint): void {
-  const routes = guardedRoutes(app, async (event) => {
+  const adminApi = onFirstLoad(async () => (await import("../admin/admin-api.js")).adminApi(gateway, logger, endpoint));
+  app.all("/admin/**", async (event) => {
     await requireAdminOn(event, gateway);
-    // From here every call is audited, refusals included (who tried, from where).
-    auditAdminCall(event, gateway, logger);
-    admitAdmin(event, gateway, endpoint.peerAddress);
+    return (await adminApi()).handler(event);
   });
-  routes.get("/admin/v1/me", (event) => {
-    const { id, name, prefix, readOnly, createdAt, expiresAt } = adminOf(event).token;
-    return { object: "admin_token", id, name, prefix, readOnly, createdAt, expiresAt: expiresAt ?? null };
-  });
-  // Loaded when asked for: building it costs the start of every server that never serves it.
-  routes.get("/admin/v1/openapi.json", async () => (await import("../admin/admin-openapi.js")).adminOpenApi);
-  registerAdminKeys(routes, gateway);
-  registerAdminViews(routes, gateway, endpoint.health);
-  registerAdminConfig(routes, gateway);
-  registerAdminJobs(routes, gateway);
-  registerAdminUsage(routes, gateway, logger);
 }

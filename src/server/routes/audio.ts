@@ -15,15 +15,6 @@ import type { RequestCharges } from "../request-charges.js";
 import { nodeRequest } from "../request-context.js";
 import { toolCallContext } from "./tool-call-context.js";
 
-export const AUDIO_PATHS = [
-  "/v1/public/audio-models",
-  "/v1/audio/voices",
-  "/v1/audio/transcriptions",
-  "/v1/audio/speech",
-  "/v1/audio/synthesize",
-  "/v1/audio/transcribe",
-];
-
 export function registerAudio(app: H3, gateway: Gateway, charges: RequestCharges): void {
   app.get("/v1/public/audio-models", () => gateway.audioCatalog());
 

@@ -17,17 +17,6 @@ import type { RequestCharges } from "../request-charges.js";
 import { nodeRequest } from "../request-context.js";
 import { toolCallContext } from "./tool-call-context.js";
 
-export const IMAGE_PATHS = [
-  "/v1/public/image-models",
-  "/v1/image/styles",
-  "/v1/image/generations",
-  "/v1/image/edits",
-  "/v1/image/upscale",
-  "/v1/image/background-removal",
-  "/v1/images/generations",
-  "/v1/images/edits",
-];
-
 export function registerImages(app: H3, gateway: Gateway, charges: RequestCharges): void {
   app.get("/v1/public/image-models", () => gateway.imageCatalog());
 

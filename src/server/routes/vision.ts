@@ -10,8 +10,6 @@ import { readJsonObject } from "../read-json-body.js";
 import type { RequestCharges } from "../request-charges.js";
 import { admitCaller, headerTagsOf, requestIdOf } from "../request-context.js";
 
-export const VISION_PATHS = ["/v1/image/describe", "/v1/vision/describe", "/v1/vision/ocr"];
-
 export function registerVision(app: H3, gateway: Gateway, charges: RequestCharges): void {
   app.post(
     "/v1/image/describe",
