@@ -11,14 +11,14 @@
 // its own files next to itself (ioredis reads its package.json by __dirname, which an ES module
 // does not have), oclif (the commands the fast path does not take run from dist/commands), and
 // the large packages only some servers load (OpenTelemetry, the MCP SDK, prom-client).
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
 const EXTERNAL = ["sharp", "@oclif/*", "ioredis", "@opentelemetry/*", "@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/*", "prom-client", "pino-pretty"];
 
 // Chunk names carry a hash of their content: a rebuild would leave the old ones beside the new.
 rmSync("dist/bundle", { recursive: true, force: true });
-await build({
+const { outputFiles } = await build({
   entryPoints: {
     "fast-path": "dist/src/cli/fast-path.js",
     // The local background remover's worker thread, found next to the chunk that starts it
@@ -35,4 +35,26 @@ await build({
   // CommonJS dependencies inside an ES module chunk call `require` for Node's builtins and each other.
   banner: { js: 'import { createRequire as gwCreateRequire } from "node:module"; const require = gwCreateRequire(import.meta.url);' },
   logLevel: "warning",
+  write: false,
 });
+mkdirSync("dist/bundle", { recursive: true });
+for (const file of outputFiles) writeFileSync(file.path, oneByteSource(file.text));
+
+/**
+ * The chunk's text with every character past Latin-1 written as a `\uXXXX` escape. V8 keeps a
+ * script's source for as long as the script lives, at two bytes a character when any one of them
+ * is past U+00FF, else at one: a single "…" in a comment doubled a 1 MB chunk, ~6 MiB of an idle
+ * server in all. esbuild escapes such characters in strings and plain templates, not in comments,
+ * regular expression literals or tagged templates (the console's html``). In a comment the escape
+ * is text; in a regular expression it matches the same character (an escaped one, `\—`, loses
+ * its backslash: the escape is the character itself), only the pattern's `source` reads
+ * otherwise; in a tagged template the cooked string is the same (a tag reading `strings.raw`
+ * would see the escape; none of gw's does). U+2028 and U+2029 stay: outside a string they end a
+ * line.
+ */
+function oneByteSource(text) {
+  return text.replace(/(\\*)([\u0100-\u2027\u202a-\uffff])/g, (_match, slashes, character) => {
+    const escaped = `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
+    return (slashes.length % 2 === 1 ? slashes.slice(1) : slashes) + escaped;
+  });
+}
