@@ -1,7 +1,8 @@
-// A CommonJS package required the first time it is used rather than when its importer loads: for
-// what a chat server may never need (multipart parsing, picture headers, pretty logs), whose
-// import would cost start-up time and memory in every process (docs/decisions.md §28). A leaf:
-// imports nothing from gw.
+// A module loaded the first time it is used rather than when its importer loads: for what a chat
+// server may never need (multipart parsing, picture headers, pretty logs, the admin and media
+// routes), whose import would cost start-up time and memory in every process (docs/decisions.md
+// §28). `onFirstUse` requires a CommonJS package inside a synchronous call; `onFirstLoad` imports
+// an ES module. A leaf: imports nothing from gw.
 import { createRequire } from "node:module";
 
 const requireFromHere = createRequire(import.meta.url);

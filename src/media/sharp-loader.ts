@@ -6,15 +6,11 @@
 // thread per core, or 1 on glibc without jemalloc; a lower default is kept).
 import os from "node:os";
 import type SharpFactory from "sharp";
+import { onFirstLoad } from "../load/on-first-use.js";
 
-let loading: Promise<typeof SharpFactory> | undefined;
-
-export function loadSharp(): Promise<typeof SharpFactory> {
-  loading ??= import("sharp").then((module) => {
-    const sharp = module.default;
-    const spare = Math.max(1, os.availableParallelism() - 1);
-    if (sharp.concurrency() > spare) sharp.concurrency(spare);
-    return sharp;
-  });
-  return loading;
-}
+export const loadSharp: () => Promise<typeof SharpFactory> = onFirstLoad(async () => {
+  const sharp = (await import("sharp")).default;
+  const spare = Math.max(1, os.availableParallelism() - 1);
+  if (sharp.concurrency() > spare) sharp.concurrency(spare);
+  return sharp;
+});
